@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Recreates the tiny test clips in Fixtures/ with the ffmpeg CLI (a dev tool; the product never runs it).
+# Usage: bash Fixtures/make-fixtures.sh   (needs Debian's ffmpeg package)
+# The clips are deterministic in content (synthetic test patterns and tones); encoders may differ in bytes
+# across FFmpeg builds, so tests assert on probed properties, never on these files' checksums.
+set -euo pipefail
+cd "$(dirname "$0")"
+FF=(ffmpeg -nostdin -hide_banner -loglevel error -y)
+X264=(-c:v libx264 -preset veryfast -crf 30 -pix_fmt yuv420p -g 30)
+AAC=(-c:a aac -b:a 64k)
+EPOCH=(-metadata creation_time=2024-05-01T12:34:56.000000Z -fflags +bitexact)
+
+# Landscape H.264 + AAC, 320x180, 30 fps, 2 s, in a QuickTime container.
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=30:duration=2 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=2 \
+  "${X264[@]}" "${AAC[@]}" -ac 2 -shortest landscape.mov
+
+# Portrait as phones record it: coded 320x180 with a 90° display matrix (shown as 180x320).
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=30:duration=2 -f lavfi -i sine=frequency=660:sample_rate=44100:duration=2 \
+  "${X264[@]}" "${AAC[@]}" -ac 1 -shortest portrait-tmp.mov
+# (FFmpeg 5.1 only turns the rotate tag into a display matrix when stream-copying.)
+"${FF[@]}" -i portrait-tmp.mov -c copy -metadata:s:v:0 rotate=90 portrait-rotated.mov && rm portrait-tmp.mov
+
+# A 1920x1080 clip (1 s) so size presets have something to shrink.
+"${FF[@]}" -f lavfi -i testsrc2=size=1920x1080:rate=30:duration=1 -f lavfi -i sine=frequency=330:sample_rate=48000:duration=1 \
+  -c:v libx264 -preset veryfast -crf 40 -pix_fmt yuv420p -g 30 "${AAC[@]}" -ac 2 -shortest hd1080.mp4
+
+# HEVC + AAC in MP4 (hvc1 tag, as Apple writes it).
+"${FF[@]}" -f lavfi -i testsrc2=size=320x240:rate=25:duration=1 -f lavfi -i sine=frequency=550:sample_rate=48000:duration=1 \
+  -c:v libx265 -preset ultrafast -crf 32 -pix_fmt yuv420p -tag:v hvc1 -x265-params log-level=error "${AAC[@]}" -ac 2 -shortest hevc.mp4
+
+# Variable frame rate: 15 frames at 30 fps, then 10 fps, in MP4.
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=30:duration=2 \
+  -vf "setpts='if(lt(N,15),N/30,0.5+(N-15)/10)/TB'" -fps_mode vfr "${X264[@]}" -frames:v 30 vfr.mp4
+
+# Audio only: AAC in M4A, stereo 44.1 kHz, 2 s.
+"${FF[@]}" -f lavfi -i sine=frequency=440:sample_rate=44100:duration=2 -ac 2 "${AAC[@]}" audio.m4a
+
+# Odd-sized picture (not a multiple of 16; halves to odd numbers).
+"${FF[@]}" -f lavfi -i testsrc2=size=322x242:rate=24:duration=1 -f lavfi -i sine=frequency=220:sample_rate=48000:duration=1 \
+  "${X264[@]}" "${AAC[@]}" -ac 2 -shortest odd-322x242.mov
+
+# Creation time and GPS location in the container metadata.
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=30:duration=1 -f lavfi -i sine=frequency=880:sample_rate=48000:duration=1 \
+  "${X264[@]}" "${AAC[@]}" -ac 2 -shortest "${EPOCH[@]}" -metadata location=+48.8584+002.2945/ metadata.mov
+
+ls -l

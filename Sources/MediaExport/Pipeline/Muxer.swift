@@ -1,0 +1,110 @@
+import CFFmpeg
+import Foundation
+
+/// Containers mediaexport writes, chosen from the output's extension.
+public enum Container: String, Codable, Sendable, CaseIterable {
+    case mp4, mov, m4v, m4a, mkv
+
+    /// The container for a file name's extension, case-insensitively.
+    public init?(extension ext: String) { self.init(rawValue: ext.lowercased()) }
+
+    /// The libavformat muxer name. `.m4v` uses the MP4 muxer (so HEVC fits), `.m4a` the iPod one (M4A brand).
+    var muxerName: String {
+        switch self {
+        case .mp4, .m4v: return "mp4"
+        case .mov: return "mov"
+        case .m4a: return "ipod"
+        case .mkv: return "matroska"
+        }
+    }
+
+    /// ISO-BMFF/QuickTime containers get faststart (the moov atom first, like `shouldOptimizeForNetworkUse`).
+    var isQuickTimeFamily: Bool { self != .mkv }
+
+    /// True when the container can hold a stream of this codec.
+    func canHold(_ codecID: AVCodecID) -> Bool {
+        guard let fmt = av_guess_format(muxerName, nil, nil) else { return false }
+        if self == .m4a { return codecID == AV_CODEC_ID_AAC || codecID == AV_CODEC_ID_ALAC }
+        return avformat_query_codec(fmt, codecID, FF_COMPLIANCE_NORMAL) == 1
+    }
+}
+
+/// Stage 5: writes packets into the output container (a temporary file, renamed by the caller when complete).
+final class Muxer {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    let path: String
+    let container: Container
+    private var headerWritten = false
+    private var ioOpen = false
+
+    init(path: String, container: Container, interrupt: UnsafeMutablePointer<Int32>?) throws {
+        self.path = path
+        self.container = container
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        let code = avformat_alloc_output_context2(&ctx, nil, container.muxerName, path)
+        guard code >= 0, let ctx else {
+            throw ExportError.outputUnwritable(path: path, reason: "cannot create \(container.rawValue) muxer: \(ffmpegMessage(code))")
+        }
+        context = ctx
+        if let interrupt { cff_set_interrupt(ctx, interrupt) }
+    }
+
+    deinit {
+        if ioOpen { avio_closep(&context.pointee.pb) }
+        avformat_free_context(context)
+    }
+
+    /// Whether encoders must put codec headers in extradata (MP4/MOV/MKV do).
+    var needsGlobalHeader: Bool { (context.pointee.oformat.pointee.flags & cff_fmt_globalheader()) != 0 }
+
+    /// Adds an output stream.
+    func addStream() throws -> UnsafeMutablePointer<AVStream> {
+        guard let s = avformat_new_stream(context, nil) else {
+            throw ExportError.ffmpeg(stage: .mux, path: path, code: -1, message: "cannot add a stream")
+        }
+        return s
+    }
+
+    /// Opens the file and writes the header; MP4-family outputs get `movflags=+faststart`.
+    func writeHeader(metadata: [String: String]) throws {
+        for (k, v) in metadata { av_dict_set(&context.pointee.metadata, k, v, 0) }
+        if (context.pointee.oformat.pointee.flags & cff_fmt_nofile()) == 0 {
+            let code = avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
+            if code < 0 { throw ExportError.outputUnwritable(path: path, reason: ffmpegMessage(code)) }
+            ioOpen = true
+        }
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        if container.isQuickTimeFamily { av_dict_set(&options, "movflags", "+faststart", 0) }
+        try check(avformat_write_header(context, &options), .mux, path, "writing the \(container.rawValue) header")
+        headerWritten = true
+    }
+
+    /// Writes one packet; the muxer interleaves by time and takes ownership of the packet's data.
+    func write(_ packet: Packet) throws {
+        let code = av_interleaved_write_frame(context, packet.pointer)
+        if code < 0 { try writeFailure(code, "writing a packet") }
+    }
+
+    /// Writes the trailer (for faststart this rewrites the file with the moov atom first) and closes the file.
+    func finish() throws {
+        guard headerWritten else { return }
+        let code = av_write_trailer(context)
+        if code < 0 { try writeFailure(code, "finishing the file") }
+        if ioOpen {
+            let ioError = context.pointee.pb.pointee.error
+            let closeCode = avio_closep(&context.pointee.pb)
+            ioOpen = false
+            if ioError < 0 { try writeFailure(ioError, "writing the file") }
+            if closeCode < 0 { try writeFailure(closeCode, "closing the file") }
+        }
+    }
+
+    private func writeFailure(_ code: Int32, _ what: String) throws {
+        if code == AVCode.exit { throw ExportError.cancelled }
+        if code == cff_averror(ENOSPC) || code == cff_averror(EIO) || code == cff_averror(EDQUOT) {
+            throw ExportError.outputUnwritable(path: path, reason: "\(what): \(ffmpegMessage(code))")
+        }
+        throw ExportError.ffmpeg(stage: .mux, path: path, code: code, message: "\(what): \(ffmpegMessage(code))")
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// Finds presets by name, Apple alias or file path, and validates preset files.
+///
+/// Built-in presets are the JSON files of the repository's `Presets/` folder. The folder is looked up, in order:
+/// `$MEDIAEXPORT_PRESETS_DIR`; `Presets` or `../share/mediaexport/Presets` beside the executable; and the
+/// `Presets/` folder of the source tree the tool was built from.
+public struct PresetCatalog: Sendable {
+    /// The presets, sorted for display.
+    public let presets: [Preset]
+    /// The folder they came from.
+    public let directory: URL
+
+    /// Loads every `*.json` preset of `directory`.
+    public init(directory: URL) throws {
+        self.directory = directory
+        let files: [URL]
+        do {
+            files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+                .filter { $0.pathExtension.lowercased() == "json" }
+                .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        } catch {
+            throw ExportError.invalidPreset(path: directory.path, field: "-", reason: "cannot list preset folder: \(error.localizedDescription)")
+        }
+        presets = try files.map { try PresetCatalog.load(file: $0) }
+            .sorted { PresetCatalog.displayOrder($0) < PresetCatalog.displayOrder($1) }
+    }
+
+    /// The built-in catalog (see the type's documentation for where it is looked up).
+    public static func builtIn() throws -> PresetCatalog {
+        guard let dir = builtInDirectory() else {
+            throw ExportError.invalidPreset(path: "Presets/", field: "-",
+                                            reason: "built-in preset folder not found; set MEDIAEXPORT_PRESETS_DIR to the repository's Presets folder")
+        }
+        return try PresetCatalog(directory: dir)
+    }
+
+    /// The folder holding the built-in presets, if one is found.
+    public static func builtInDirectory() -> URL? {
+        var candidates: [URL] = []
+        if let env = ProcessInfo.processInfo.environment["MEDIAEXPORT_PRESETS_DIR"], !env.isEmpty {
+            candidates.append(URL(fileURLWithPath: env))
+        }
+        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+        candidates.append(exe.appendingPathComponent("Presets"))
+        candidates.append(exe.appendingPathComponent("../share/mediaexport/Presets").standardizedFileURL)
+        // Source tree: Sources/MediaExport/Presets/PresetCatalog.swift → ../../../Presets
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../Presets").standardizedFileURL
+        candidates.append(source)
+        return candidates.first { url in
+            var isDir: ObjCBool = false
+            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) && isDir.boolValue
+        }
+    }
+
+    /// Resolves `nameOrPath`: a path (contains `/` or ends in `.json`) loads that file; anything else is a
+    /// built-in name or alias, matched case-insensitively.
+    public func resolve(_ nameOrPath: String) throws -> Preset {
+        if nameOrPath.contains("/") || nameOrPath.lowercased().hasSuffix(".json") {
+            return try PresetCatalog.load(file: URL(fileURLWithPath: nameOrPath))
+        }
+        let key = nameOrPath.lowercased()
+        if let p = presets.first(where: { $0.name.lowercased() == key || $0.aliases.contains { $0.lowercased() == key } }) {
+            return p
+        }
+        throw ExportError.presetNotFound(name: nameOrPath, known: presets.map(\.name))
+    }
+
+    /// Loads and validates one preset file; errors name the file and the field.
+    public static func load(file: URL) throws -> Preset {
+        let path = file.path
+        let data: Data
+        do { data = try Data(contentsOf: file) } catch {
+            if !FileManager.default.fileExists(atPath: path) {
+                throw ExportError.presetNotFound(name: path, known: [])
+            }
+            throw ExportError.invalidPreset(path: path, field: "-", reason: "cannot read file: \(error.localizedDescription)")
+        }
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: data) } catch {
+            throw ExportError.invalidPreset(path: path, field: "-", reason: "not valid JSON")
+        }
+        guard let dict = object as? [String: Any] else {
+            throw ExportError.invalidPreset(path: path, field: "-", reason: "top level must be a JSON object")
+        }
+        try rejectUnknownKeys(dict, allowed: Preset.CodingKeys.allCases.map(\.rawValue), prefix: "", path: path)
+        if let v = dict["video"] as? [String: Any] {
+            try rejectUnknownKeys(v, allowed: VideoSettings.CodingKeys.allCases.map(\.rawValue), prefix: "video.", path: path)
+        }
+        if let a = dict["audio"] as? [String: Any] {
+            try rejectUnknownKeys(a, allowed: AudioSettings.CodingKeys.allCases.map(\.rawValue), prefix: "audio.", path: path)
+        }
+        let preset: Preset
+        do { preset = try JSONDecoder().decode(Preset.self, from: data) } catch let error as DecodingError {
+            throw describe(error, path: path)
+        }
+        try validate(preset, path: path)
+        return preset
+    }
+
+    /// Checks values that JSON types alone cannot (ranges, names the encoders know).
+    static func validate(_ p: Preset, path: String) throws {
+        func bad(_ field: String, _ reason: String) -> ExportError { .invalidPreset(path: path, field: field, reason: reason) }
+        if p.name.isEmpty || p.name.contains("/") { throw bad("name", "must be a non-empty name without '/'") }
+        let containers = ["mp4", "mov", "m4v", "m4a", "mkv"]
+        if !containers.contains(p.defaultExtension.lowercased()) {
+            throw bad("defaultExtension", "must be one of \(containers.joined(separator: ", "))")
+        }
+        if !p.passthrough && p.video == nil && p.audio == nil {
+            throw bad("video", "a preset needs video or audio settings, or passthrough: true")
+        }
+        if let v = p.video {
+            let speeds = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+            if !speeds.contains(v.encoderPreset) { throw bad("video.encoderPreset", "must be one of \(speeds.joined(separator: ", "))") }
+            if !(0...51).contains(v.crf) { throw bad("video.crf", "must be between 0 and 51, got \(v.crf)") }
+            let formats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv444p"]
+            if !formats.contains(v.pixelFormat) { throw bad("video.pixelFormat", "must be one of \(formats.joined(separator: ", "))") }
+        }
+        if let a = p.audio {
+            if !(8_000...1_000_000).contains(a.bitrate) { throw bad("audio.bitrate", "must be between 8000 and 1000000 bits/s, got \(a.bitrate)") }
+            let rates = [8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]
+            if !rates.contains(a.sampleRate) { throw bad("audio.sampleRate", "must be one of \(rates.map(String.init).joined(separator: ", "))") }
+            if !(1...8).contains(a.channels) { throw bad("audio.channels", "must be between 1 and 8, got \(a.channels)") }
+        }
+    }
+
+    private static func rejectUnknownKeys(_ dict: [String: Any], allowed: [String], prefix: String, path: String) throws {
+        if let unknown = dict.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw ExportError.invalidPreset(path: path, field: prefix + unknown,
+                                            reason: "unknown key (known: \(allowed.joined(separator: ", ")))")
+        }
+    }
+
+    private static func describe(_ error: DecodingError, path: String) -> ExportError {
+        func field(_ codingPath: [CodingKey], _ key: CodingKey? = nil) -> String {
+            let keys = codingPath + (key.map { [$0] } ?? [])
+            return keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+                .replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .typeMismatch(let type, let ctx):
+            return .invalidPreset(path: path, field: field(ctx.codingPath), reason: "expected \(type)")
+        case .valueNotFound(let type, let ctx):
+            return .invalidPreset(path: path, field: field(ctx.codingPath), reason: "expected \(type), found null")
+        case .keyNotFound(let key, let ctx):
+            return .invalidPreset(path: path, field: field(ctx.codingPath, key), reason: "required key is missing")
+        case .dataCorrupted(let ctx):
+            return .invalidPreset(path: path, field: field(ctx.codingPath), reason: ctx.debugDescription)
+        @unknown default:
+            return .invalidPreset(path: path, field: "-", reason: "\(error)")
+        }
+    }
+
+    private static func displayOrder(_ p: Preset) -> (Int, Int, String) {
+        let fixed = ["highest", "medium", "low"]
+        if let i = fixed.firstIndex(of: p.name) { return (0, i, p.name) }
+        if p.passthrough { return (4, 0, p.name) }
+        if p.video == nil { return (5, 0, p.name) }
+        let group = p.video?.codec == .hevc ? 2 : 1
+        return (group, p.video?.maxSize?.long ?? 0, p.name)
+    }
+}

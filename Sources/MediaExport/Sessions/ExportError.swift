@@ -1,0 +1,114 @@
+import Foundation
+
+/// The stage of an export where something went wrong, named in every failure.
+public enum ExportStage: String, Codable, Sendable, CaseIterable {
+    case preset, open, probe, decode, filter, encode, mux, write
+}
+
+/// Every failure the library reports: each case says which file and why, so a caller can act on it.
+public enum ExportError: Error, Equatable, Sendable {
+    /// The input path does not exist or cannot be read.
+    case inputUnreadable(path: String, reason: String)
+    /// The input exists but is not media FFmpeg can open (empty, text, truncated, corrupt).
+    case notMedia(path: String, reason: String)
+    /// The input has no stream the preset can deliver (e.g. a video preset on a file without video or audio).
+    case noUsableStreams(path: String, reason: String)
+    /// The requested time range is empty or lies outside the media.
+    case invalidTimeRange(path: String, reason: String)
+    /// No preset of that name exists, built in or as a file.
+    case presetNotFound(name: String, known: [String])
+    /// A preset file is not valid; `field` is the JSON key at fault.
+    case invalidPreset(path: String, field: String, reason: String)
+    /// The output exists and `overwrite` was not given.
+    case outputExists(path: String)
+    /// The output would replace the input (same path, symlink or hard link).
+    case outputIsInput(path: String)
+    /// The output resolves outside the sandbox directory.
+    case outputOutsideSandbox(path: String, sandbox: String)
+    /// The output cannot be written: missing or unwritable directory, unknown container, write error.
+    case outputUnwritable(path: String, reason: String)
+    /// FFmpeg failed at a stage of the pipeline; `message` is FFmpeg's own text.
+    case ffmpeg(stage: ExportStage, path: String, code: Int32, message: String)
+    /// The export was cancelled (API call or signal); nothing was left behind.
+    case cancelled
+
+    /// The stage this error belongs to.
+    public var stage: ExportStage {
+        switch self {
+        case .inputUnreadable, .notMedia: return .open
+        case .noUsableStreams, .invalidTimeRange: return .probe
+        case .presetNotFound, .invalidPreset: return .preset
+        case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return .write
+        case .ffmpeg(let stage, _, _, _): return stage
+        case .cancelled: return .write
+        }
+    }
+
+    /// The file the error is about.
+    public var path: String? {
+        switch self {
+        case .inputUnreadable(let p, _), .notMedia(let p, _), .noUsableStreams(let p, _), .invalidTimeRange(let p, _),
+             .invalidPreset(let p, _, _), .outputExists(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
+             .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _):
+            return p
+        case .presetNotFound, .cancelled: return nil
+        }
+    }
+
+    /// The process exit code the CLI uses for this error (documented in the README).
+    public var exitCode: Int32 {
+        switch self {
+        case .inputUnreadable: return ExitStatus.inputUnreadable
+        case .notMedia, .noUsableStreams: return ExitStatus.notMedia
+        case .invalidTimeRange: return ExitStatus.usage
+        case .presetNotFound, .invalidPreset: return ExitStatus.badPreset
+        case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return ExitStatus.outputRefused
+        case .ffmpeg: return ExitStatus.exportFailed
+        case .cancelled: return ExitStatus.cancelledByInterrupt
+        }
+    }
+}
+
+extension ExportError: LocalizedError, CustomStringConvertible {
+    /// One line: the file, then the cause.
+    public var description: String {
+        switch self {
+        case .inputUnreadable(let p, let r): return "\(p): cannot read input: \(r)"
+        case .notMedia(let p, let r): return "\(p): not a media file FFmpeg can open: \(r)"
+        case .noUsableStreams(let p, let r): return "\(p): nothing to export: \(r)"
+        case .invalidTimeRange(let p, let r): return "\(p): invalid time range: \(r)"
+        case .presetNotFound(let n, let known):
+            return "unknown preset '\(n)' (built in: \(known.joined(separator: ", ")); or give a path to a .json preset file)"
+        case .invalidPreset(let p, let f, let r): return "\(p): invalid preset: field '\(f)': \(r)"
+        case .outputExists(let p): return "\(p): output exists (use --overwrite to replace it)"
+        case .outputIsInput(let p): return "\(p): output is the input file itself; refusing to overwrite the input"
+        case .outputOutsideSandbox(let p, let s): return "\(p): output resolves outside the sandbox \(s)"
+        case .outputUnwritable(let p, let r): return "\(p): cannot write output: \(r)"
+        case .ffmpeg(let stage, let p, _, let m): return "\(p): \(stage.rawValue) failed: \(m)"
+        case .cancelled: return "export cancelled; no output written"
+        }
+    }
+    public var errorDescription: String? { description }
+}
+
+/// Process exit codes of the `mediaexport` tool (sysexits-style where one fits).
+public enum ExitStatus {
+    /// Success.
+    public static let success: Int32 = 0
+    /// The export ran and failed in FFmpeg (decode, encode, mux).
+    public static let exportFailed: Int32 = 1
+    /// Bad command line or bad time range.
+    public static let usage: Int32 = 64
+    /// The input is not media, or has nothing the preset can use.
+    public static let notMedia: Int32 = 65
+    /// The input is missing or unreadable.
+    public static let inputUnreadable: Int32 = 66
+    /// The output was refused: exists, is the input, escapes the sandbox, or cannot be written.
+    public static let outputRefused: Int32 = 73
+    /// The preset is unknown or its file is invalid.
+    public static let badPreset: Int32 = 78
+    /// Cancelled by SIGINT (or the API).
+    public static let cancelledByInterrupt: Int32 = 130
+    /// Cancelled by SIGTERM.
+    public static let cancelledByTerminate: Int32 = 143
+}

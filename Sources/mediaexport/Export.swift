@@ -1,0 +1,137 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import MediaExport
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export a file with a preset (the default subcommand).",
+        discussion: """
+        The output's extension picks the container: .mp4, .mov, .m4v, .m4a or .mkv (none: the preset's).
+        The output is written to a hidden temporary file beside it and renamed when complete; an existing
+        output is kept unless --overwrite; Ctrl-C (SIGINT) or SIGTERM cancels and leaves nothing behind.
+
+        Examples:
+          mediaexport --preset highest in.mov out.mp4
+          mediaexport export --preset AVAssetExportPreset1280x720 in.mov out.mp4
+          mediaexport --preset passthrough --start 2 --end 8 in.mov cut.mov
+          mediaexport --preset ./my-preset.json --json in.mov out.mp4 > events.jsonl
+        """
+    )
+
+    @Option(name: .shortAndLong, help: "Preset name, Apple alias, or path to a preset .json file (see `mediaexport presets`).")
+    var preset: String = "highest"
+
+    @Argument(help: "The input media file.", completion: .file())
+    var input: String
+
+    @Argument(help: "The output file.", completion: .file())
+    var output: String
+
+    @Option(help: "Start of the exported range, in seconds.")
+    var start: Double?
+
+    @Option(help: "End of the exported range, in seconds.")
+    var end: Double?
+
+    @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.")
+    var overwrite = false
+
+    @Option(help: "The output must resolve inside this folder (default: the output's own folder).", completion: .directory)
+    var sandbox: String?
+
+    @Flag(help: "Print JSON Lines events on stdout (schema in the README).")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "No progress display.")
+    var quiet = false
+
+    @Flag(name: .long, help: "Show FFmpeg's own warnings and errors on stderr.")
+    var verbose = false
+
+    func validate() throws {
+        if let s = start, s < 0 { throw ValidationError("--start must be 0 or more") }
+        if let s = start, let e = end, e <= s { throw ValidationError("--end must be after --start") }
+    }
+
+    func run() throws {
+        FFmpegLog.setVerbose(verbose)
+        let emit: (ExportEvent) -> Void = { event in if json { printLine(event.jsonLine()) } }
+
+        let resolvedPreset: Preset
+        do {
+            resolvedPreset = try PresetCatalog.builtIn().resolve(preset)
+        } catch let error as ExportError {
+            emit(.failed(.init(error)))
+            printError(error.description)
+            throw ExitCode(error.exitCode)
+        }
+
+        let timeRange = (start != nil || end != nil) ? TimeRange(start: start, end: end) : nil
+        let request = ExportRequest(input: input, output: output, preset: resolvedPreset, timeRange: timeRange,
+                                    overwrite: overwrite, sandbox: sandbox)
+        let session = ExportSession(request: request)
+        let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
+        let humanOutput = !json && !quiet
+        session.onEvent = { event in
+            emit(event)
+            renderer.handle(event)
+            if humanOutput, case .started(let s) = event {
+                FileHandle.standardError.write(Data(("\(s.input) → \(s.output) [\(s.preset)]\n" + HumanSummary.plan(s).joined(separator: "\n") + "\n").utf8))
+            }
+        }
+
+        let signals = SignalCancellation(session: session)
+        defer { signals.stop() }
+        do {
+            let completed = try session.run()
+            if !json { printLine(HumanSummary.completed(completed)) }
+            for note in completed.notes where !json { printError("note: \(note)") }
+        } catch let error as ExportError {
+            if case .cancelled = error {
+                printError("cancelled; no output written")
+                throw ExitCode(signals.received == SIGTERM ? ExitStatus.cancelledByTerminate : ExitStatus.cancelledByInterrupt)
+            }
+            printError(error.description)
+            throw ExitCode(error.exitCode)
+        }
+    }
+}
+
+/// Turns SIGINT/SIGTERM into `session.cancel()`; a second signal removes temporary files and exits at once.
+final class SignalCancellation: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var _received: Int32 = 0
+    var received: Int32 { lock.withLock { _received } }
+
+    init(session: ExportSession) {
+        let queue = DispatchQueue(label: "mediaexport.signals")
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                let first = self.lock.withLock { () -> Bool in
+                    defer { self._received = sig }
+                    return self._received == 0
+                }
+                if first {
+                    session.cancel()
+                } else {
+                    TemporaryFiles.shared.removeAll()
+                    _exit(sig == SIGTERM ? ExitStatus.cancelledByTerminate : ExitStatus.cancelledByInterrupt)
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func stop() {
+        for s in sources { s.cancel() }
+        sources.removeAll()
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}

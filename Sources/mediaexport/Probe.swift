@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import MediaExport
+
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a file's container, streams, rotation, creation time and location.",
+        discussion: """
+        Examples:
+          mediaexport probe in.mov
+          mediaexport probe --json in.mov
+        """
+    )
+
+    @Argument(help: "The media file.", completion: .file())
+    var file: String
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        FFmpegLog.setVerbose(false)
+        do {
+            let info = try MediaProbe.probe(path: file)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                printLine(String(decoding: try encoder.encode(info), as: UTF8.self))
+            } else {
+                printLine(ProbeReport.render(info))
+            }
+        } catch let error as ExportError {
+            printError(error.description)
+            throw ExitCode(error.exitCode)
+        }
+    }
+}

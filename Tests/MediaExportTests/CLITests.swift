@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import MediaExport
+
+/// Runs the built `mediaexport` binary and checks stdout, stderr and exit codes.
+@Suite struct CLITests {
+    @Test func exportIsTheDefaultSubcommand() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("o.mp4").path
+        let r = try TestSupport.tool(["--preset", "AVAssetExportPreset640x480", "-q", TestSupport.fixture("hd1080.mp4"), out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("Exported \(out): h264 + aac 640x360"))
+        #expect(r.stderr.isEmpty)
+        let v = try #require(try FFprobe(out).video)
+        #expect(v.width == 640 && v.height == 360)
+        let again = try TestSupport.tool(["export", "--preset", "low", "-q", TestSupport.fixture("hd1080.mp4"), out])
+        #expect(again.status == ExitStatus.outputRefused)
+        #expect(again.stderr == "mediaexport: \(out): output exists (use --overwrite to replace it)\n")
+    }
+
+    @Test func jsonLinesHaveOneFinalRecord() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("o.mp4").path
+        let r = try TestSupport.tool(["--json", "--preset", "low", TestSupport.fixture("landscape.mov"), out])
+        #expect(r.status == 0)
+        let records = r.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(records.allSatisfy { $0["version"] as? Int == 1 })
+        let kinds = records.map { $0["kind"] as! String }
+        #expect(kinds.first == "started" && kinds.last == "completed" && kinds.contains("progress"))
+        let started = records[0]["payload"] as! [String: Any]
+        let streams = started["streams"] as! [[String: Any]]
+        #expect(streams.map { $0["action"] as! String } == ["transcode", "transcode"])
+        let completed = records.last!["payload"] as! [String: Any]
+        #expect(completed["output"] as? String == out)
+        #expect(completed["codecs"] as? [String] == ["h264", "aac"])
+        #expect((completed["bytes"] as? Int ?? 0) > 0)
+        #expect(r.stderr.isEmpty, "JSON mode keeps stderr quiet: \(r.stderr)")
+    }
+
+    @Test func failuresAreOneLineWithDocumentedExitCodes() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let text = dir.appendingPathComponent("notes.mov").path
+        try "hello".write(toFile: text, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("o.mp4").path
+        let cases: [([String], Int32, String)] = [
+            ([text, out], ExitStatus.notMedia, text),
+            ([dir.appendingPathComponent("missing.mov").path, out], ExitStatus.inputUnreadable, "missing.mov"),
+            (["--preset", "nope", TestSupport.fixture("landscape.mov"), out], ExitStatus.badPreset, "unknown preset 'nope'"),
+            ([TestSupport.fixture("landscape.mov"), dir.path + "/x/o.mp4"], ExitStatus.outputRefused, "does not exist"),
+            (["--start", "9", TestSupport.fixture("landscape.mov"), out], ExitStatus.usage, "past the end"),
+            (["--start", "3", "--end", "1", TestSupport.fixture("landscape.mov"), out], ExitStatus.usage, "--end must be after --start"),
+        ]
+        for (args, code, text) in cases {
+            let r = try TestSupport.tool(["-q"] + args)
+            #expect(r.status == code, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains(text), "\(args): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count <= 3)
+        }
+        // JSON mode: a failed record on stdout too.
+        let r = try TestSupport.tool(["--json", text, out])
+        let last = try #require(r.stdout.split(separator: "\n").last)
+        let record = try JSONSerialization.jsonObject(with: Data(last.utf8)) as! [String: Any]
+        #expect(record["kind"] as? String == "failed")
+        #expect((record["payload"] as? [String: Any])?["stage"] as? String == "open")
+        #expect(TestSupport.contents(dir) == ["notes.mov"])
+    }
+
+    @Test func sigintCancelsAndLeavesNothing() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        for (sig, code) in [(SIGINT, ExitStatus.cancelledByInterrupt), (SIGTERM, ExitStatus.cancelledByTerminate)] {
+            let out = dir.appendingPathComponent("o.mp4").path
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestSupport.binary)
+            // A custom preset that is slow enough to be interrupted mid-way.
+            process.arguments = ["--json", "--preset", "highest", TestSupport.fixture("hd1080.mp4"), out]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Wait for the first progress record, then interrupt.
+            var buffer = Data()
+            while !String(decoding: buffer, as: UTF8.self).contains("\"progress\"") {
+                let chunk = pipe.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+            }
+            kill(process.processIdentifier, sig)
+            buffer.append(pipe.fileHandleForReading.readDataToEndOfFile())
+            process.waitUntilExit()
+            let text = String(decoding: buffer, as: UTF8.self)
+            if process.terminationStatus == 0 { continue }  // finished before the signal landed: nothing to check
+            #expect(process.terminationStatus == code)
+            #expect(text.contains("\"kind\":\"cancelled\""))
+            #expect(TestSupport.contents(dir).isEmpty, "left behind: \(TestSupport.contents(dir))")
+        }
+    }
+
+    @Test func presetsAndProbeAndVersion() throws {
+        let table = try TestSupport.tool(["presets"])
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("AVAssetExportPreset1280x720"))
+        let list = try TestSupport.tool(["presets", "--json"])
+        let presets = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]
+        #expect(presets.count == 13)
+
+        let probe = try TestSupport.tool(["probe", "--json", TestSupport.fixture("portrait-rotated.mov")])
+        let info = try JSONDecoder().decode(MediaInfo.self, from: Data(probe.stdout.utf8))
+        let oracle = try FFprobe(TestSupport.fixture("portrait-rotated.mov"))
+        #expect(info.streams.first?.rotation == oracle.video?.rotation)
+        #expect(info.streams.first?.displayWidth == 180 && info.streams.first?.displayHeight == 320)
+        #expect(abs((info.duration ?? 0) - oracle.duration) < 0.001)
+        #expect(info.streams.last?.channels == oracle.audio?.channels)
+        let meta = try TestSupport.tool(["probe", TestSupport.fixture("metadata.mov")])
+        #expect(meta.stdout.contains("created 2024-05-01T12:34:56.000000Z"))
+        #expect(meta.stdout.contains("location +48.8584+002.2945/"))
+
+        let version = try TestSupport.tool(["--version"])
+        #expect(version.stdout.contains("mediaexport \(MediaExportVersion.string)"))
+        #expect(version.stdout.contains("libavcodec 59."))
+        let help = try TestSupport.tool(["export", "--help"])
+        #expect(help.stdout.contains("Examples:"))
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+@testable import MediaExport
+
+/// Paths and helpers shared by the tests.
+enum TestSupport {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = repoRoot.appendingPathComponent("Fixtures")
+
+    static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+
+    /// A fresh empty folder, removed by the caller with `cleanup`.
+    static func tempDir(_ label: String = #function) -> URL {
+        let safe = label.filter { $0.isLetter || $0.isNumber }
+        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("mediaexport-tests-\(safe)-\(UUID().uuidString.prefix(8))")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func cleanup(_ url: URL) { try? FileManager.default.removeItem(at: url) }
+
+    /// Names in a folder, hidden ones included (temporary files start with a dot).
+    static func contents(_ dir: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).sorted()
+    }
+
+    static func preset(_ name: String) throws -> Preset { try PresetCatalog.builtIn().resolve(name) }
+
+    /// Runs an export through the library.
+    @discardableResult
+    static func export(_ input: String, to output: String, preset: String, range: TimeRange? = nil, overwrite: Bool = false,
+                       sandbox: String? = nil) throws -> ExportEvent.Completed {
+        let request = ExportRequest(input: input, output: output, preset: try Self.preset(preset), timeRange: range,
+                                    overwrite: overwrite, sandbox: sandbox)
+        return try ExportSession(request: request).run()
+    }
+
+    /// The built `mediaexport` binary (next to the test bundle), or `$MEDIAEXPORT_BIN`.
+    static var binary: String {
+        if let env = ProcessInfo.processInfo.environment["MEDIAEXPORT_BIN"] { return env }
+        var dir = Bundle.main.bundleURL
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("mediaexport")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            dir = dir.deletingLastPathComponent()
+        }
+        return repoRoot.appendingPathComponent(".build/debug/mediaexport").path
+    }
+
+    struct RunResult { var status: Int32; var stdout: String; var stderr: String }
+
+    /// Runs a program to completion and captures its output.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> RunResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes concurrently so neither fills up.
+        var errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return RunResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Runs the tool.
+    static func tool(_ arguments: [String]) throws -> RunResult { try run(binary, arguments) }
+
+    static func sha256(_ path: String) throws -> String {
+        let r = try run("/usr/bin/sha256sum", [path])
+        return String(r.stdout.prefix(64))
+    }
+}
+
+/// ffprobe as an independent oracle: what the exported file really contains.
+struct FFprobe {
+    struct Stream {
+        var type: String
+        var codec: String
+        var tag: String
+        var width: Int?
+        var height: Int?
+        var pixelFormat: String?
+        var sampleRate: Int?
+        var channels: Int?
+        var duration: Double?
+        var startTime: Double?
+        var rotation: Int?
+    }
+    var formatName: String
+    var duration: Double
+    var tags: [String: String]
+    var streams: [Stream]
+
+    var video: Stream? { streams.first { $0.type == "video" } }
+    var audio: Stream? { streams.first { $0.type == "audio" } }
+
+    init(_ path: String) throws {
+        let r = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path])
+        guard r.status == 0, let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else {
+            throw NSError(domain: "ffprobe", code: Int(r.status), userInfo: [NSLocalizedDescriptionKey: "ffprobe failed on \(path): \(r.stderr)"])
+        }
+        let format = json["format"] as? [String: Any] ?? [:]
+        formatName = format["format_name"] as? String ?? ""
+        duration = Double(format["duration"] as? String ?? "") ?? 0
+        tags = format["tags"] as? [String: String] ?? [:]
+        streams = (json["streams"] as? [[String: Any]] ?? []).map { s in
+            let sideData = s["side_data_list"] as? [[String: Any]] ?? []
+            let rotation = sideData.compactMap { $0["rotation"] as? Int }.first
+            return Stream(type: s["codec_type"] as? String ?? "", codec: s["codec_name"] as? String ?? "",
+                          tag: s["codec_tag_string"] as? String ?? "",
+                          width: s["width"] as? Int, height: s["height"] as? Int, pixelFormat: s["pix_fmt"] as? String,
+                          sampleRate: Int(s["sample_rate"] as? String ?? ""), channels: s["channels"] as? Int,
+                          duration: Double(s["duration"] as? String ?? ""), startTime: Double(s["start_time"] as? String ?? ""),
+                          rotation: rotation)
+        }
+    }
+
+    /// True when the `moov` atom comes before `mdat` (faststart).
+    static func isFaststart(_ path: String) throws -> Bool {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        var offset: UInt64 = 0
+        while true {
+            try handle.seek(toOffset: offset)
+            guard let header = try handle.read(upToCount: 16), header.count >= 8 else { return false }
+            var size = UInt64(header[0]) << 24 | UInt64(header[1]) << 16 | UInt64(header[2]) << 8 | UInt64(header[3])
+            let type = String(decoding: header[4..<8], as: UTF8.self)
+            if type == "moov" { return true }
+            if type == "mdat" { return false }
+            if size == 1, header.count >= 16 { size = header[8..<16].reduce(0) { $0 << 8 | UInt64($1) } }
+            if size < 8 { return false }
+            offset += size
+        }
+    }
+}
