@@ -44,3 +44,35 @@ EPOCH=(-metadata creation_time=2024-05-01T12:34:56.000000Z -fflags +bitexact)
   "${X264[@]}" "${AAC[@]}" -ac 2 -shortest "${EPOCH[@]}" -metadata location=+48.8584+002.2945/ metadata.mov
 
 ls -l
+
+# Assets (issue: versions). Files that share a base name form one asset.
+mkdir -p assets
+# 1. An original with our JSON edit sidecar: trim 1–3 s, crop, rotate, mute.
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=30:duration=4 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=4 \
+  "${X264[@]}" "${AAC[@]}" -ac 2 -shortest assets/IMG_0001.MOV
+cat > assets/IMG_0001.edit.json <<'JSON'
+{ "formatVersion": 1,
+  "trim": { "start": 1.0, "end": 3.0 },
+  "crop": { "x": 0, "y": 0, "width": 160, "height": 90 },
+  "rotate": 90,
+  "mute": true }
+JSON
+# 2. An original (3 s, 320x180) and Apple's rendered edit of it (2 s, 240x136).
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=30:duration=3 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=3 \
+  "${X264[@]}" "${AAC[@]}" -ac 2 -shortest assets/IMG_0002.MOV
+"${FF[@]}" -f lavfi -i testsrc2=size=240x136:rate=30:duration=2 -f lavfi -i sine=frequency=550:sample_rate=48000:duration=2 \
+  "${X264[@]}" "${AAC[@]}" -ac 2 -shortest assets/IMG_E0002.MOV
+# 3. An original with only Apple adjustment data (.AAE, XML plist): not renderable here.
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=30:duration=1 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=1 \
+  "${X264[@]}" "${AAC[@]}" -ac 2 -shortest assets/IMG_0003.MOV
+python3 - <<'PY'
+import plistlib
+plistlib.dump({"adjustmentFormatIdentifier": "com.apple.video.slomo", "adjustmentFormatVersion": "1.1",
+               "adjustmentBaseVersion": 0, "adjustmentData": b"\x00opaque\x01", "adjustmentEditorBundleID": "com.apple.mobileslideshow"},
+              open("assets/IMG_0003.AAE", "wb"), fmt=plistlib.FMT_XML)
+PY
+# 4. A Live Photo: a still and its paired movie.
+"${FF[@]}" -f lavfi -i testsrc2=size=320x240:rate=1:duration=1 -frames:v 1 assets/IMG_0004.JPG
+"${FF[@]}" -f lavfi -i testsrc2=size=320x240:rate=30:duration=1.5 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=1.5 \
+  "${X264[@]}" "${AAC[@]}" -ac 2 -shortest assets/IMG_0004.MOV
+ls -l assets

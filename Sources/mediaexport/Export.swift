@@ -16,6 +16,8 @@ struct Export: ParsableCommand {
           mediaexport export --preset AVAssetExportPreset1280x720 in.mov out.mp4
           mediaexport --preset passthrough --start 2 --end 8 in.mov cut.mov
           mediaexport --preset ./my-preset.json --json in.mov out.mp4 > events.jsonl
+          mediaexport --original IMG_1234.MOV original.mp4
+          mediaexport --edits trim.edit.json --preset 1280x720 IMG_1234.MOV edited.mp4
         """
     )
 
@@ -39,6 +41,18 @@ struct Export: ParsableCommand {
 
     @Option(help: "The output must resolve inside this folder (default: the output's own folder).", completion: .directory)
     var sandbox: String?
+
+    @Option(name: .customLong("asset-version"), help: "current (edits applied: rendered edit, else the JSON sidecar, else the original) or original.")
+    var assetVersion: AssetVersion = .current
+
+    @Flag(help: "Short for --asset-version original.")
+    var original = false
+
+    @Option(help: "A JSON edit sidecar to apply to the original (instead of one found beside the input).", completion: .file(extensions: ["json"]))
+    var edits: String?
+
+    @Flag(name: .customLong("require-current"), help: "Fail instead of delivering the original when the edits cannot be rendered (an .AAE only).")
+    var requireCurrent = false
 
     @Flag(help: "Print JSON Lines events on stdout (schema in the README).")
     var json = false
@@ -69,7 +83,8 @@ struct Export: ParsableCommand {
 
         let timeRange = (start != nil || end != nil) ? TimeRange(start: start, end: end) : nil
         let request = ExportRequest(input: input, output: output, preset: resolvedPreset, timeRange: timeRange,
-                                    overwrite: overwrite, sandbox: sandbox)
+                                    overwrite: overwrite, sandbox: sandbox, version: original ? .original : assetVersion,
+                                    editsPath: edits, requireCurrent: requireCurrent)
         let session = ExportSession(request: request)
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
         let humanOutput = !json && !quiet
@@ -85,7 +100,10 @@ struct Export: ParsableCommand {
         defer { signals.stop() }
         do {
             let completed = try session.run()
-            if !json { printLine(HumanSummary.completed(completed)) }
+            if !json {
+                printLine(HumanSummary.completed(completed))
+                if let v = completed.version { printLine(HumanSummary.version(v)) }
+            }
             for note in completed.notes where !json { printError("note: \(note)") }
         } catch let error as ExportError {
             if case .cancelled = error {

@@ -17,7 +17,7 @@ struct MediaExportCommand: ParsableCommand {
         """,
         version: "mediaexport \(MediaExportVersion.string)\n" + FFmpegVersions.lines.joined(separator: "\n")
             + "\nFFmpeg \(FFmpegVersions.release)",
-        subcommands: [Export.self, Presets.self, Probe.self],
+        subcommands: [Export.self, Presets.self, Probe.self, Resources.self],
         defaultSubcommand: Export.self
     )
 }

@@ -19,7 +19,7 @@ public final class OutputTarget: @unchecked Sendable {
     private var removed = false
 
     /// Validates the output against the input and sandbox, and creates the temporary file (exclusively).
-    public init(output: String, input: String, overwrite: Bool, sandbox: String?, defaultExtension: String) throws {
+    public init(output: String, inputs: [String], overwrite: Bool, sandbox: String?, defaultExtension: String) throws {
         var outputPath = output
         if URL(fileURLWithPath: outputPath).pathExtension.isEmpty { outputPath += "." + defaultExtension }
         let ext = URL(fileURLWithPath: outputPath).pathExtension
@@ -55,7 +55,8 @@ public final class OutputTarget: @unchecked Sendable {
         }
 
         // Never onto the input: same path, through a symlink, or a hard link to it.
-        if let realInput = OutputTarget.realPath(input) {
+        for input in inputs {
+            guard let realInput = OutputTarget.realPath(input) else { continue }
             if realInput == resolved || OutputTarget.realPath(resolved) == realInput || OutputTarget.sameFile(realInput, resolved) {
                 throw ExportError.outputIsInput(path: outputPath)
             }

@@ -77,10 +77,12 @@ final class VideoTranscodeRoute: StreamRoute {
     private let endTS: Int64?
     private let frameDuration: Int64
     private var lastPTS: Int64 = Int64.min
+    private let crop: VideoGeometry.Rect?
 
-    init(input stream: UnsafeMutablePointer<AVStream>, width: Int32, height: Int32, settings: VideoSettings,
+    init(input stream: UnsafeMutablePointer<AVStream>, width: Int32, height: Int32, settings: VideoSettings, geometry: VideoGeometry,
          muxer: Muxer, timeline: Timeline, stats: PipelineStats, path: String) throws {
         inputIndex = stream.pointee.index
+        crop = geometry.crop
         decoder = try StreamDecoder(stream: stream, path: path)
         self.muxer = muxer; self.timeline = timeline; self.stats = stats
         inTimeBase = stream.pointee.time_base
@@ -120,7 +122,7 @@ final class VideoTranscodeRoute: StreamRoute {
         }
         outStream.pointee.time_base = enc.pointee.time_base
         outStream.pointee.avg_frame_rate = rate
-        copyStreamInfo(from: stream, to: outStream, displayMatrix: true)
+        copyStreamInfo(from: stream, to: outStream, displayMatrix: geometry.displayMatrix ?? sourceMatrix(stream))
     }
 
     func send(_ packet: Packet) throws {
@@ -154,12 +156,28 @@ final class VideoTranscodeRoute: StreamRoute {
         if let endTS, outTS >= endTS { isDone = true; return }
         if ts <= lastPTS { return }  // duplicate or backwards timestamp: the muxer would reject it
         lastPTS = ts
+        if let crop { try applyCrop(crop, to: frame) }
         let converted = try scaler.convert(frame)
         converted.pointer.pointee.pts = outTS
         converted.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE  // let the encoder choose; never force keyframes
         try encoder.send(converted)
         stats.videoFrames += 1
         try writeEncoded(encoder, outStream, muxer, outPacket, stats, defaultDuration: frameDuration)
+    }
+}
+
+extension VideoTranscodeRoute {
+    /// Crops the decoded picture in place (moves the plane pointers; no copy).
+    private func applyCrop(_ rect: VideoGeometry.Rect, to frame: Frame) throws {
+        let f = frame.pointer
+        let w = f.pointee.width, h = f.pointee.height
+        let left = min(max(0, rect.left), w - 2), top = min(max(0, rect.top), h - 2)
+        let width = min(rect.width, w - left), height = min(rect.height, h - top)
+        f.pointee.crop_left = Int(left)
+        f.pointee.crop_top = Int(top)
+        f.pointee.crop_right = Int(w - left - width)
+        f.pointee.crop_bottom = Int(h - top - height)
+        try check(av_frame_apply_cropping(f, Int32(AV_FRAME_CROP_UNALIGNED)), .filter, muxer.path, "cropping")
     }
 }
 
@@ -177,10 +195,12 @@ final class AudioTranscodeRoute: StreamRoute {
     private let frame = Frame()
     private let outPacket = Packet()
     private let inTimeBase: AVRational
+    private let gain: Float
 
-    init(input stream: UnsafeMutablePointer<AVStream>, channels: Int32, settings: AudioSettings,
+    init(input stream: UnsafeMutablePointer<AVStream>, channels: Int32, settings: AudioSettings, gain: Double,
          muxer: Muxer, timeline: Timeline, stats: PipelineStats, path: String) throws {
         inputIndex = stream.pointee.index
+        self.gain = Float(gain)
         decoder = try StreamDecoder(stream: stream, path: path)
         self.muxer = muxer; self.timeline = timeline; self.stats = stats
         inTimeBase = stream.pointee.time_base
@@ -199,7 +219,7 @@ final class AudioTranscodeRoute: StreamRoute {
         outStream = try muxer.addStream()
         try check(avcodec_parameters_from_context(outStream.pointee.codecpar, enc), .mux, muxer.path, "stream parameters")
         outStream.pointee.time_base = enc.pointee.time_base
-        copyStreamInfo(from: stream, to: outStream, displayMatrix: false)
+        copyStreamInfo(from: stream, to: outStream, displayMatrix: nil)
     }
 
     func send(_ packet: Packet) throws {
@@ -232,8 +252,22 @@ final class AudioTranscodeRoute: StreamRoute {
 
     private func encodeAvailable(flushing: Bool) throws {
         while let f = try resampler.pull(flushing: flushing) {
+            if gain != 1 { applyGain(f) }
             try encoder.send(f)
             try writeEncoded(encoder, outStream, muxer, outPacket, stats, defaultDuration: 0)
+        }
+    }
+}
+
+extension AudioTranscodeRoute {
+    /// Scales planar float samples (the AAC encoder's format) by the edit's linear gain, clipping to ±1.
+    private func applyGain(_ frame: Frame) {
+        let f = frame.pointer
+        let count = Int(f.pointee.nb_samples)
+        for ch in 0..<Int(f.pointee.ch_layout.nb_channels) {
+            guard let raw = f.pointee.extended_data[ch] else { continue }
+            let samples = UnsafeMutableRawPointer(raw).assumingMemoryBound(to: Float.self)
+            for i in 0..<count { samples[i] = min(1, max(-1, samples[i] * gain)) }
         }
     }
 }
@@ -252,7 +286,8 @@ final class StreamCopyRoute: StreamRoute {
     /// Cutting at a start point: packets wholly before it are dropped (untrimmed, negative-time priming is kept).
     private let trimmed: Bool
 
-    init(input stream: UnsafeMutablePointer<AVStream>, muxer: Muxer, timeline: Timeline, trimmed: Bool, stats: PipelineStats) throws {
+    init(input stream: UnsafeMutablePointer<AVStream>, displayMatrix: [Int32]?, muxer: Muxer, timeline: Timeline, trimmed: Bool,
+         stats: PipelineStats) throws {
         self.trimmed = trimmed
         inputIndex = stream.pointee.index
         self.muxer = muxer; self.stats = stats
@@ -268,7 +303,7 @@ final class StreamCopyRoute: StreamRoute {
         outStream.pointee.time_base = inTimeBase
         outStream.pointee.avg_frame_rate = stream.pointee.avg_frame_rate
         outStream.pointee.r_frame_rate = stream.pointee.r_frame_rate
-        copyStreamInfo(from: stream, to: outStream, displayMatrix: true)
+        copyStreamInfo(from: stream, to: outStream, displayMatrix: displayMatrix ?? sourceMatrix(stream))
     }
 
     func send(_ packet: Packet) throws {
@@ -299,16 +334,22 @@ final class StreamCopyRoute: StreamRoute {
 
 /// Carries over what belongs to a stream beyond its codec: language and other tags, disposition, and the
 /// display matrix (rotation). The matrix is kept rather than rotating pixels — never both.
-private func copyStreamInfo(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>, displayMatrix: Bool) {
+private func copyStreamInfo(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>, displayMatrix: [Int32]?) {
     av_dict_copy(&output.pointee.metadata, input.pointee.metadata, 0)
     av_dict_set(&output.pointee.metadata, "encoder", nil, 0)
     av_dict_set(&output.pointee.metadata, "rotate", nil, 0)
     output.pointee.disposition = input.pointee.disposition
-    if displayMatrix {
-        var size: Int = 0
-        if let data = av_stream_get_side_data(input, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36,
-           let dst = av_stream_new_side_data(output, AV_PKT_DATA_DISPLAYMATRIX, size) {
-            dst.update(from: data, count: size)
+    if let displayMatrix, displayMatrix.count == 9,
+       let dst = av_stream_new_side_data(output, AV_PKT_DATA_DISPLAYMATRIX, 36) {
+        dst.withMemoryRebound(to: Int32.self, capacity: 9) { p in
+            for i in 0..<9 { p[i] = displayMatrix[i] }
         }
     }
+}
+
+/// The source stream's display matrix, if it has one.
+func sourceMatrix(_ stream: UnsafeMutablePointer<AVStream>) -> [Int32]? {
+    var size: Int = 0
+    guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return nil }
+    return data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
 }

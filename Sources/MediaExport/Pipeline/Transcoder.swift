@@ -14,30 +14,33 @@ final class Transcoder {
     let timeline: Timeline
     let expectedDuration: Double?
     let notes: [String]
-    private let request: ExportRequest
+    private let source: String
     private let target: OutputTarget
     private let cancelFlag: UnsafeMutablePointer<Int32>
     private let stats = PipelineStats()
 
     /// Opens the input, validates the time range and plans the streams (no decoding yet).
-    init(request: ExportRequest, target: OutputTarget, cancelFlag: UnsafeMutablePointer<Int32>) throws {
-        self.request = request
+    /// `range` is on the source's timeline (edits' trim already merged in); `edits` supplies crop, rotate, flip,
+    /// mute and volume.
+    init(source: String, preset: Preset, range: TimeRange?, edits: EditSidecar?, target: OutputTarget,
+         cancelFlag: UnsafeMutablePointer<Int32>) throws {
+        self.source = source
         self.target = target
         self.cancelFlag = cancelFlag
-        demuxer = try Demuxer(path: request.input, interrupt: cancelFlag)
-        plan = try ExportPlan(demuxer: demuxer, preset: request.preset, container: target.container)
+        demuxer = try Demuxer(path: source, interrupt: cancelFlag)
+        plan = try ExportPlan(demuxer: demuxer, preset: preset, container: target.container, edits: edits)
 
         var notes: [String] = []
         let mediaDuration = demuxer.duration
-        var start = request.timeRange?.start ?? 0
-        var end = request.timeRange?.end
-        if start < 0 || !start.isFinite { throw ExportError.invalidTimeRange(path: request.input, reason: "start \(start) s is negative") }
-        if let e = end, !(e > start) { throw ExportError.invalidTimeRange(path: request.input, reason: "end \(e) s is not after start \(start) s") }
+        var start = range?.start ?? 0
+        var end = range?.end
+        if start < 0 || !start.isFinite { throw ExportError.invalidTimeRange(path: source, reason: "start \(start) s is negative") }
+        if let e = end, !(e > start) { throw ExportError.invalidTimeRange(path: source, reason: "end \(e) s is not after start \(start) s") }
         if let d = mediaDuration {
-            if start >= d { throw ExportError.invalidTimeRange(path: request.input, reason: String(format: "start %.3f s is past the end (%.3f s)", start, d)) }
+            if start >= d { throw ExportError.invalidTimeRange(path: source, reason: String(format: "start %.3f s is past the end (%.3f s)", start, d)) }
             if let e = end, e > d { notes.append(String(format: "end %.3f s is past the media's end; exporting to %.3f s", e, d)); end = nil }
         }
-        if start > 0 && request.preset.passthrough {
+        if start > 0 && preset.passthrough {
             let keyframe = try Transcoder.keyframeTime(demuxer: demuxer, atOrBefore: start)
             if keyframe < start - 0.0005 {
                 notes.append(String(format: "passthrough cannot cut between keyframes: starts at the keyframe at %.3f s instead of %.3f s", keyframe, start))
@@ -53,21 +56,21 @@ final class Transcoder {
     func run(progress: (_ outputTime: Double, _ videoFrames: Int, _ final: Bool) -> Void) throws -> Outcome {
         let muxer = try Muxer(path: target.temporaryPath, container: target.container, interrupt: cancelFlag)
         var routes: [Int32: StreamRoute] = [:]
-        let path = request.input
+        let path = source
         for route in plan.routes {
             switch route {
-            case .video(let index, let w, let h, let settings):
+            case .video(let index, let w, let h, let settings, let geometry):
                 routes[Int32(index)] = try VideoTranscodeRoute(input: demuxer.streams[index], width: w, height: h, settings: settings,
-                                                               muxer: muxer, timeline: timeline, stats: stats, path: path)
-            case .audio(let index, let channels, let settings):
+                                                               geometry: geometry, muxer: muxer, timeline: timeline, stats: stats, path: path)
+            case .audio(let index, let channels, let settings, let gain):
                 // Audio stops at the container's end too: decoders emit an encoder's end padding that the
                 // source's edit list hides, which would make the output a frame longer than the input.
                 var audioTimeline = timeline
                 if audioTimeline.length == nil { audioTimeline.length = expectedDuration }
                 routes[Int32(index)] = try AudioTranscodeRoute(input: demuxer.streams[index], channels: channels, settings: settings,
-                                                               muxer: muxer, timeline: audioTimeline, stats: stats, path: path)
-            case .copy(let index):
-                routes[Int32(index)] = try StreamCopyRoute(input: demuxer.streams[index], muxer: muxer, timeline: timeline,
+                                                               gain: gain, muxer: muxer, timeline: audioTimeline, stats: stats, path: path)
+            case .copy(let index, let displayMatrix):
+                routes[Int32(index)] = try StreamCopyRoute(input: demuxer.streams[index], displayMatrix: displayMatrix, muxer: muxer, timeline: timeline,
                                                              trimmed: timeline.origin > demuxer.startTime, stats: stats)
             }
         }

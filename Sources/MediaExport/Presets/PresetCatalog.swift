@@ -93,7 +93,7 @@ public struct PresetCatalog: Sendable {
         }
         let preset: Preset
         do { preset = try JSONDecoder().decode(Preset.self, from: data) } catch let error as DecodingError {
-            throw describe(error, path: path)
+            throw ExportError.describe(error, file: path, sidecar: false)
         }
         try validate(preset, path: path)
         return preset
@@ -129,26 +129,6 @@ public struct PresetCatalog: Sendable {
         if let unknown = dict.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw ExportError.invalidPreset(path: path, field: prefix + unknown,
                                             reason: "unknown key (known: \(allowed.joined(separator: ", ")))")
-        }
-    }
-
-    private static func describe(_ error: DecodingError, path: String) -> ExportError {
-        func field(_ codingPath: [CodingKey], _ key: CodingKey? = nil) -> String {
-            let keys = codingPath + (key.map { [$0] } ?? [])
-            return keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-                .replacingOccurrences(of: ".[", with: "[")
-        }
-        switch error {
-        case .typeMismatch(let type, let ctx):
-            return .invalidPreset(path: path, field: field(ctx.codingPath), reason: "expected \(type)")
-        case .valueNotFound(let type, let ctx):
-            return .invalidPreset(path: path, field: field(ctx.codingPath), reason: "expected \(type), found null")
-        case .keyNotFound(let key, let ctx):
-            return .invalidPreset(path: path, field: field(ctx.codingPath, key), reason: "required key is missing")
-        case .dataCorrupted(let ctx):
-            return .invalidPreset(path: path, field: field(ctx.codingPath), reason: ctx.debugDescription)
-        @unknown default:
-            return .invalidPreset(path: path, field: "-", reason: "\(error)")
         }
     }
 

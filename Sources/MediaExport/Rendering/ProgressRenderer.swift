@@ -93,7 +93,7 @@ public enum HumanSummary {
                 let size = st.width.map { " \($0)x\(st.height ?? 0)" } ?? ""
                 return "  #\(st.index) \(st.type) \(st.codec) → \(st.outputCodec ?? "?")\(size)"
             }
-        } + s.notes.map { "  note: \($0)" }
+        } + s.notes.map { "  note: \($0)" } + (s.version.map { ["  " + version($0)] } ?? [])
     }
 
     /// `Exported out.mp4: h264 1280x720 + aac, 10.00 s, 4.2 MB in 3.1 s`
@@ -102,6 +102,14 @@ public enum HumanSummary {
         var line = "Exported \(c.output): \(c.codecs.joined(separator: " + "))\(size), "
             + String(format: "%.2f s, %@ in %.1f s", c.duration, bytes(c.bytes), c.wallTime)
         if c.skippedPackets > 0 { line += " (\(c.skippedPackets) corrupt packets skipped)" }
+        return line
+    }
+
+    /// `version: current delivered (asked current) from IMG_E1234.MOV — rendered edit IMG_E1234.MOV`
+    public static func version(_ v: VersionReport) -> String {
+        let name = (v.resource as NSString).lastPathComponent
+        var line = "version: \(v.delivered.rawValue) delivered (asked \(v.requested.rawValue)) from \(name) [\(v.resourceKind.rawValue)] — \(v.reason)"
+        if v.requested != v.delivered { line = "WARNING " + line }
         return line
     }
 

@@ -64,3 +64,15 @@ public enum ProbeReport {
         return lines.joined(separator: "\n")
     }
 }
+
+/// The `mediaexport resources` table.
+public enum ResourceTable {
+    /// One row per resource: kind, size, container, path.
+    public static func render(_ asset: Asset) -> String {
+        var rows = [["KIND", "SIZE", "TYPE", "PATH"]]
+        for r in asset.resources {
+            rows.append([r.kind.rawValue, HumanSummary.bytes(r.size), r.container, r.path])
+        }
+        return "asset \(asset.baseName) in \(asset.directory)\n" + PresetTable.align(rows)
+    }
+}

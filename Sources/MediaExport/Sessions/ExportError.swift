@@ -2,7 +2,7 @@ import Foundation
 
 /// The stage of an export where something went wrong, named in every failure.
 public enum ExportStage: String, Codable, Sendable, CaseIterable {
-    case preset, open, probe, decode, filter, encode, mux, write
+    case preset, edit, open, probe, decode, filter, encode, mux, write
 }
 
 /// Every failure the library reports: each case says which file and why, so a caller can act on it.
@@ -19,6 +19,13 @@ public enum ExportError: Error, Equatable, Sendable {
     case presetNotFound(name: String, known: [String])
     /// A preset file is not valid; `field` is the JSON key at fault.
     case invalidPreset(path: String, field: String, reason: String)
+    /// An edit sidecar is not valid; `field` is the JSON key at fault.
+    case invalidSidecar(path: String, field: String, reason: String)
+    /// The asked-for version cannot be delivered: `--require-current` with only an `.AAE` whose edits cannot
+    /// be rendered here, or `original` when only a rendered edit exists.
+    case versionUnavailable(path: String, version: AssetVersion, reason: String)
+    /// An edit that only a transcode can apply was asked of `passthrough`.
+    case editNeedsTranscode(path: String, edits: [String])
     /// The output exists and `overwrite` was not given.
     case outputExists(path: String)
     /// The output would replace the input (same path, symlink or hard link).
@@ -38,6 +45,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .inputUnreadable, .notMedia: return .open
         case .noUsableStreams, .invalidTimeRange: return .probe
         case .presetNotFound, .invalidPreset: return .preset
+        case .invalidSidecar, .versionUnavailable, .editNeedsTranscode: return .edit
         case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return .write
         case .ffmpeg(let stage, _, _, _): return stage
         case .cancelled: return .write
@@ -48,7 +56,8 @@ public enum ExportError: Error, Equatable, Sendable {
     public var path: String? {
         switch self {
         case .inputUnreadable(let p, _), .notMedia(let p, _), .noUsableStreams(let p, _), .invalidTimeRange(let p, _),
-             .invalidPreset(let p, _, _), .outputExists(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
+             .invalidPreset(let p, _, _), .invalidSidecar(let p, _, _), .versionUnavailable(let p, _, _),
+             .editNeedsTranscode(let p, _), .outputExists(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
              .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _):
             return p
         case .presetNotFound, .cancelled: return nil
@@ -62,6 +71,8 @@ public enum ExportError: Error, Equatable, Sendable {
         case .notMedia, .noUsableStreams: return ExitStatus.notMedia
         case .invalidTimeRange: return ExitStatus.usage
         case .presetNotFound, .invalidPreset: return ExitStatus.badPreset
+        case .invalidSidecar: return ExitStatus.badSidecar
+        case .versionUnavailable, .editNeedsTranscode: return ExitStatus.versionUnavailable
         case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return ExitStatus.outputRefused
         case .ffmpeg: return ExitStatus.exportFailed
         case .cancelled: return ExitStatus.cancelledByInterrupt
@@ -80,6 +91,10 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .presetNotFound(let n, let known):
             return "unknown preset '\(n)' (built in: \(known.joined(separator: ", ")); or give a path to a .json preset file)"
         case .invalidPreset(let p, let f, let r): return "\(p): invalid preset: field '\(f)': \(r)"
+        case .invalidSidecar(let p, let f, let r): return "\(p): invalid edit sidecar: field '\(f)': \(r)"
+        case .versionUnavailable(let p, let v, let r): return "\(p): the \(v.rawValue) version cannot be delivered: \(r)"
+        case .editNeedsTranscode(let p, let e):
+            return "\(p): \(e.joined(separator: " and ")) cannot be applied by passthrough (stream copy); use a transcoding preset such as highest"
         case .outputExists(let p): return "\(p): output exists (use --overwrite to replace it)"
         case .outputIsInput(let p): return "\(p): output is the input file itself; refusing to overwrite the input"
         case .outputOutsideSandbox(let p, let s): return "\(p): output resolves outside the sandbox \(s)"
@@ -107,8 +122,35 @@ public enum ExitStatus {
     public static let outputRefused: Int32 = 73
     /// The preset is unknown or its file is invalid.
     public static let badPreset: Int32 = 78
+    /// An edit sidecar is invalid.
+    public static let badSidecar: Int32 = 79
+    /// The asked-for version cannot be delivered (`--require-current` without renderable edits, or an edit
+    /// passthrough cannot apply).
+    public static let versionUnavailable: Int32 = 80
     /// Cancelled by SIGINT (or the API).
     public static let cancelledByInterrupt: Int32 = 130
     /// Cancelled by SIGTERM.
     public static let cancelledByTerminate: Int32 = 143
+}
+
+extension ExportError {
+    /// Turns a JSON decoding error into an error naming the file and the field (`video.crf`, `trim.start`).
+    static func describe(_ error: DecodingError, file path: String, sidecar: Bool) -> ExportError {
+        func make(_ field: String, _ reason: String) -> ExportError {
+            sidecar ? .invalidSidecar(path: path, field: field, reason: reason) : .invalidPreset(path: path, field: field, reason: reason)
+        }
+        func field(_ codingPath: [CodingKey], _ key: CodingKey? = nil) -> String {
+            let keys = codingPath + (key.map { [$0] } ?? [])
+            let joined = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+                .replacingOccurrences(of: ".[", with: "[")
+            return joined.isEmpty ? "-" : joined
+        }
+        switch error {
+        case .typeMismatch(let type, let ctx): return make(field(ctx.codingPath), "expected \(type)")
+        case .valueNotFound(let type, let ctx): return make(field(ctx.codingPath), "expected \(type), found null")
+        case .keyNotFound(let key, let ctx): return make(field(ctx.codingPath, key), "required key is missing")
+        case .dataCorrupted(let ctx): return make(field(ctx.codingPath), ctx.debugDescription)
+        @unknown default: return make("-", "\(error)")
+        }
+    }
 }

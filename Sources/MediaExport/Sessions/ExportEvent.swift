@@ -64,6 +64,8 @@ public enum ExportEvent: Sendable, Equatable {
         public var streams: [StreamPlan]
         /// Things the user should know (e.g. a passthrough trim starts at an earlier keyframe).
         public var notes: [String]
+        /// Version asked for and delivered, and the resource read.
+        public var version: VersionReport?
     }
 
     /// Progress, a few times a second.
@@ -97,6 +99,8 @@ public enum ExportEvent: Sendable, Equatable {
         /// Corrupt input packets skipped while decoding.
         public var skippedPackets: Int
         public var notes: [String]
+        /// Version asked for and delivered, and the resource read.
+        public var version: VersionReport?
     }
 
     /// The export failed; nothing was written.

@@ -24,10 +24,42 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     public var overwrite: Bool
     /// The output must resolve inside this folder; `nil` uses the output's own folder.
     public var sandbox: String?
+    /// Which version of the asset to export (default `current`: the user's edits applied).
+    public var version: AssetVersion
+    /// A JSON edit sidecar to apply, instead of one found beside the input.
+    public var editsPath: String?
+    /// Fail instead of delivering the original when the current version cannot be rendered (an `.AAE` only).
+    public var requireCurrent: Bool
 
-    /// Creates a request.
-    public init(input: String, output: String, preset: Preset, timeRange: TimeRange? = nil, overwrite: Bool = false, sandbox: String? = nil) {
+    /// Creates a request. `timeRange` is on the timeline of the version delivered (after a sidecar's trim).
+    public init(input: String, output: String, preset: Preset, timeRange: TimeRange? = nil, overwrite: Bool = false, sandbox: String? = nil,
+                version: AssetVersion = .current, editsPath: String? = nil, requireCurrent: Bool = false) {
         self.input = input; self.output = output; self.preset = preset; self.timeRange = timeRange
         self.overwrite = overwrite; self.sandbox = sandbox
+        self.version = version; self.editsPath = editsPath; self.requireCurrent = requireCurrent
+    }
+
+    enum CodingKeys: String, CodingKey { case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        input = try c.decode(String.self, forKey: .input)
+        output = try c.decode(String.self, forKey: .output)
+        preset = try c.decode(Preset.self, forKey: .preset)
+        timeRange = try c.decodeIfPresent(TimeRange.self, forKey: .timeRange)
+        overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
+        sandbox = try c.decodeIfPresent(String.self, forKey: .sandbox)
+        version = try c.decodeIfPresent(AssetVersion.self, forKey: .version) ?? .current
+        editsPath = try c.decodeIfPresent(String.self, forKey: .editsPath)
+        requireCurrent = try c.decodeIfPresent(Bool.self, forKey: .requireCurrent) ?? false
+    }
+
+    /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the
+    /// trim's start).
+    func sourceRange(edits: EditSidecar?) -> TimeRange? {
+        guard let trim = edits?.trim else { return timeRange }
+        let start = trim.start + (timeRange?.start ?? 0)
+        let end = timeRange?.end.map { min(trim.end, trim.start + $0) } ?? trim.end
+        return TimeRange(start: start, end: end)
     }
 }

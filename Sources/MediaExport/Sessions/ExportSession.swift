@@ -70,10 +70,12 @@ public final class ExportSession: @unchecked Sendable {
         var target: OutputTarget?
         do {
             if cancelFlag.pointee != 0 { throw ExportError.cancelled }
-            let t = try OutputTarget(output: request.output, input: request.input, overwrite: request.overwrite,
+            let selection = try VersionResolver.select(input: request.input, version: request.version,
+                                                       editsPath: request.editsPath, requireCurrent: request.requireCurrent)
+            let t = try OutputTarget(output: request.output, inputs: [request.input, selection.report.resource], overwrite: request.overwrite,
                                      sandbox: request.sandbox, defaultExtension: request.preset.defaultExtension)
             target = t
-            let completed = try runPipeline(target: t, began: began)
+            let completed = try runPipeline(target: t, selection: selection, began: began)
             lock.withLock { _status = .completed; _progress = 1 }
             emit(.completed(completed))
             continuation.finish()
@@ -95,12 +97,20 @@ public final class ExportSession: @unchecked Sendable {
         }
     }
 
-    private func runPipeline(target: OutputTarget, began: Date) throws -> ExportEvent.Completed {
-        let transcoder = try Transcoder(request: request, target: target, cancelFlag: cancelFlag)
+    private func runPipeline(target: OutputTarget, selection: VersionSelection, began: Date) throws -> ExportEvent.Completed {
+        let source = selection.report.resource
+        if let edits = selection.edits, let sidecar = selection.report.sidecar {
+            try edits.validate(against: try MediaProbe.probe(path: source), path: sidecar)
+            if request.preset.passthrough && !edits.needsTranscode.isEmpty {
+                throw ExportError.editNeedsTranscode(path: sidecar, edits: edits.needsTranscode)
+            }
+        }
+        let transcoder = try Transcoder(source: source, preset: request.preset, range: request.sourceRange(edits: selection.edits),
+                                        edits: selection.edits, target: target, cancelFlag: cancelFlag)
         let expected = transcoder.expectedDuration
         emit(.started(.init(input: request.input, output: target.finalPath, preset: request.preset.name,
                             container: target.container.rawValue, duration: expected, timeRange: request.timeRange,
-                            streams: transcoder.plan.streams, notes: transcoder.notes)))
+                            streams: transcoder.plan.streams, notes: transcoder.notes, version: selection.report)))
         var lastReport = Date.distantPast
         let outcome = try transcoder.run { outputTime, frames, final in
             let now = Date()
@@ -120,7 +130,8 @@ public final class ExportSession: @unchecked Sendable {
         let video = info?.streams.first { $0.type == "video" }
         return .init(output: target.finalPath, bytes: size, duration: info?.duration ?? 0,
                      codecs: info?.streams.map(\.codec) ?? [], width: video?.width, height: video?.height,
-                     wallTime: Date().timeIntervalSince(began), skippedPackets: outcome.skippedPackets, notes: outcome.notes)
+                     wallTime: Date().timeIntervalSince(began), skippedPackets: outcome.skippedPackets, notes: outcome.notes,
+                     version: selection.report)
     }
 
     private func emit(_ event: ExportEvent) {

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import MediaExport
+
+extension AssetVersion: ExpressibleByArgument {}
+
+struct Resources: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the resources of the asset a file belongs to (original, rendered edit, sidecars, Live Photo pair).",
+        discussion: """
+        Files in the same folder that share a base name form one asset: IMG_1234.MOV (original),
+        IMG_E1234.MOV or IMG_1234_edited.mov (rendered edit), IMG_1234.edit.json (JSON edit sidecar),
+        IMG_1234.AAE (Apple adjustment data), IMG_1234.HEIC/.JPG (Live Photo still, whose .MOV is the paired video).
+        Any of them may be given. Case does not matter.
+
+        Examples:
+          mediaexport resources IMG_1234.MOV
+          mediaexport resources --json IMG_E1234.MOV
+        """
+    )
+
+    @Argument(help: "Any file of the asset.", completion: .file())
+    var file: String
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        do {
+            let asset = try Asset.discover(from: file)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                printLine(String(decoding: try encoder.encode(asset), as: UTF8.self))
+            } else {
+                printLine(ResourceTable.render(asset))
+            }
+        } catch let error as ExportError {
+            printError(error.description)
+            throw ExitCode(error.exitCode)
+        }
+    }
+}
