@@ -18,10 +18,12 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libavutil libswscale libswresample",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
         ),
+        // FFmpeg's log callback (variadic, so written in C): keeps the last error line for error messages.
+        .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
         // The library: presets, sessions, the pipeline. No FFmpeg types in its public API.
         .target(
             name: "MediaExport",
-            dependencies: ["CFFmpeg"],
+            dependencies: ["CFFmpeg", "CFFmpegLog"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // The thin command-line tool.

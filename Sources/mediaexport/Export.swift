@@ -54,6 +54,18 @@ struct Export: ParsableCommand {
     @Flag(name: .customLong("require-current"), help: "Fail instead of delivering the original when the edits cannot be rendered (an .AAE only).")
     var requireCurrent = false
 
+    @Option(help: "Fallback when the input cannot be transcoded: auto (remux, then byte copy), remux, copy, none.")
+    var fallback: FallbackPolicy = .auto
+
+    @Flag(help: "Fail (or fall back) on the first corrupt packet instead of skipping it.")
+    var strict = false
+
+    @Option(name: .customLong("max-decode-errors"), help: "Corrupt packets/frames to skip before giving up on the transcode.")
+    var maxDecodeErrors: Int = ErrorPolicy().maxDecodeErrors
+
+    @Option(name: .customLong("stall-timeout"), help: "Seconds without progress before the export is stopped (0: never).")
+    var stallTimeout: Double = ErrorPolicy().stallTimeout
+
     @Flag(help: "Print JSON Lines events on stdout (schema in the README).")
     var json = false
 
@@ -66,6 +78,8 @@ struct Export: ParsableCommand {
     func validate() throws {
         if let s = start, s < 0 { throw ValidationError("--start must be 0 or more") }
         if let s = start, let e = end, e <= s { throw ValidationError("--end must be after --start") }
+        if maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
+        if stallTimeout < 0 { throw ValidationError("--stall-timeout must be 0 or more") }
     }
 
     func run() throws {
@@ -84,7 +98,8 @@ struct Export: ParsableCommand {
         let timeRange = (start != nil || end != nil) ? TimeRange(start: start, end: end) : nil
         let request = ExportRequest(input: input, output: output, preset: resolvedPreset, timeRange: timeRange,
                                     overwrite: overwrite, sandbox: sandbox, version: original ? .original : assetVersion,
-                                    editsPath: edits, requireCurrent: requireCurrent)
+                                    editsPath: edits, requireCurrent: requireCurrent, fallback: fallback,
+                                    errors: ErrorPolicy(strict: strict, maxDecodeErrors: maxDecodeErrors, stallTimeout: stallTimeout))
         let session = ExportSession(request: request)
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
         let humanOutput = !json && !quiet
@@ -94,6 +109,7 @@ struct Export: ParsableCommand {
             if humanOutput, case .started(let s) = event {
                 FileHandle.standardError.write(Data(("\(s.input) → \(s.output) [\(s.preset)]\n" + HumanSummary.plan(s).joined(separator: "\n") + "\n").utf8))
             }
+            if !json, case .fallback(let f) = event { printError(HumanSummary.fallback(f)) }
         }
 
         let signals = SignalCancellation(session: session)
@@ -105,6 +121,7 @@ struct Export: ParsableCommand {
                 if let v = completed.version { printLine(HumanSummary.version(v)) }
             }
             for note in completed.notes where !json { printError("note: \(note)") }
+            if !completed.fallbacks.isEmpty { throw ExitCode(ExitStatus.completedWithFallback) }
         } catch let error as ExportError {
             if case .cancelled = error {
                 printError("cancelled; no output written")

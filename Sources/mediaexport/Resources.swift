@@ -3,6 +3,7 @@ import Foundation
 import MediaExport
 
 extension AssetVersion: ExpressibleByArgument {}
+extension FallbackPolicy: ExpressibleByArgument {}
 
 struct Resources: ParsableCommand {
     static let configuration = CommandConfiguration(

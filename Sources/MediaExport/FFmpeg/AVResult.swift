@@ -1,10 +1,14 @@
 import CFFmpeg
+import CFFmpegLog
+import Foundation
 
-/// FFmpeg's error text for a negative return code.
+/// FFmpeg's error text for a negative return code, with the last error line FFmpeg logged when there is one
+/// (it often holds the real cause).
 func ffmpegMessage(_ code: Int32) -> String {
     var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
-    if av_strerror(code, &buffer, buffer.count) < 0 { return "FFmpeg error \(code)" }
-    return String(cString: buffer)
+    let text = av_strerror(code, &buffer, buffer.count) < 0 ? "FFmpeg error \(code)" : String(cString: buffer)
+    if let logged = FFmpegLog.takeLastError(), logged != text { return "\(text) (\(logged))" }
+    return text
 }
 
 /// Error codes the pipeline treats as control flow rather than failure.
@@ -43,8 +47,16 @@ public enum FFmpegVersions {
 public enum FFmpegLog {
     /// Shows FFmpeg's errors on stderr (verbose) or nothing at all (default).
     public static func setVerbose(_ verbose: Bool) {
-        cff_set_log_level(verbose ? cff_log_warning() : cff_log_quiet())
+        cff_install_log(verbose ? cff_log_warning() : cff_log_quiet())
         configured = true
+    }
+
+    /// The last error FFmpeg logged on this thread (then forgotten), if any.
+    static func takeLastError() -> String? {
+        var buf = [CChar](repeating: 0, count: 512)
+        cff_take_last_error(&buf, Int32(buf.count))
+        let s = String(cString: buf).trimmingCharacters(in: .whitespacesAndNewlines)
+        return s.isEmpty ? nil : s
     }
 
     private static var configured = false

@@ -10,8 +10,8 @@ import Glibc
 public final class OutputTarget: @unchecked Sendable {
     /// The final path (its folder resolved through symlinks).
     public let finalPath: String
-    /// The container chosen from the extension.
-    public let container: Container
+    /// The container chosen from the extension (`nil` for a byte copy under the source's own extension).
+    public let container: Container?
     /// The temporary file the muxer writes.
     public let temporaryPath: String
     private let overwrite: Bool
@@ -19,11 +19,14 @@ public final class OutputTarget: @unchecked Sendable {
     private var removed = false
 
     /// Validates the output against the input and sandbox, and creates the temporary file (exclusively).
-    public init(output: String, inputs: [String], overwrite: Bool, sandbox: String?, defaultExtension: String) throws {
+    /// `anyExtension` accepts any extension (a byte copy keeps the source's).
+    public init(output: String, inputs: [String], overwrite: Bool, sandbox: String?, defaultExtension: String,
+                anyExtension: Bool = false) throws {
         var outputPath = output
-        if URL(fileURLWithPath: outputPath).pathExtension.isEmpty { outputPath += "." + defaultExtension }
+        if URL(fileURLWithPath: outputPath).pathExtension.isEmpty && !anyExtension { outputPath += "." + defaultExtension }
         let ext = URL(fileURLWithPath: outputPath).pathExtension
-        guard let container = Container(extension: ext) else {
+        let container = Container(extension: ext)
+        if container == nil && !anyExtension {
             throw ExportError.outputUnwritable(path: outputPath, reason: "unsupported container '.\(ext)' (use \(Container.allCases.map { "." + $0.rawValue }.joined(separator: ", ")))")
         }
         self.container = container

@@ -7,12 +7,13 @@ final class StreamDecoder {
     let streamIndex: Int32
 
     /// Opens a decoder for `stream`, with FFmpeg's automatic thread count as the ffmpeg CLI uses.
-    init(stream: UnsafeMutablePointer<AVStream>, path: String) throws {
+    /// `strict` makes the decoder report every bitstream error instead of concealing it.
+    init(stream: UnsafeMutablePointer<AVStream>, path: String, strict: Bool = false) throws {
         self.path = path
         streamIndex = stream.pointee.index
         let params = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(params.pointee.codec_id) else {
-            let name = String(cString: avcodec_get_name(params.pointee.codec_id))
+            let name = codecName(params.pointee)
             throw ExportError.ffmpeg(stage: .decode, path: path, code: cff_averror_decoder_not_found(),
                                      message: "no decoder for \(name) (stream #\(stream.pointee.index)) in this FFmpeg build")
         }
@@ -21,6 +22,7 @@ final class StreamDecoder {
         try check(avcodec_parameters_to_context(ctx, params), .decode, path, "decoder parameters")
         ctx.pointee.pkt_timebase = stream.pointee.time_base
         ctx.pointee.thread_count = 0
+        if strict { ctx.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_CRCCHECK | AV_EF_BITSTREAM }
         if params.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             ctx.pointee.framerate = av_guess_frame_rate(nil, stream, nil)
         }

@@ -5,6 +5,8 @@ import Foundation
 final class Demuxer {
     private(set) var context: UnsafeMutablePointer<AVFormatContext>
     let path: String
+    /// The file's identity, size and modification time when it was opened.
+    private var opened = stat()
 
     /// Opens `path` and reads stream information. `interrupt` is polled by FFmpeg during blocking reads.
     init(path: String, interrupt: UnsafeMutablePointer<Int32>?) throws {
@@ -17,6 +19,11 @@ final class Demuxer {
         if (attrs.st_mode & S_IFMT) == S_IFDIR {
             throw ExportError.inputUnreadable(path: path, reason: "is a directory")
         }
+        // FIFOs and devices can block a read forever, out of the watchdog's reach: regular files only.
+        if (attrs.st_mode & S_IFMT) != S_IFREG {
+            throw ExportError.inputUnreadable(path: path, reason: "not a regular file")
+        }
+        opened = attrs
         if access(path, R_OK) != 0 {
             throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
@@ -35,8 +42,7 @@ final class Demuxer {
         context = ctx!
         let infoCode = avformat_find_stream_info(context, nil)
         if infoCode < 0 {
-            var c: UnsafeMutablePointer<AVFormatContext>? = context
-            avformat_close_input(&c)
+            // Every stored property is set, so throwing runs deinit, which closes the input (exactly once).
             if infoCode == AVCode.exit { throw ExportError.cancelled }
             throw ExportError.notMedia(path: path, reason: "cannot read stream information: \(ffmpegMessage(infoCode))")
         }
@@ -84,6 +90,22 @@ final class Demuxer {
     func seek(toSeconds seconds: Double) throws {
         let ts = Int64((seconds + startTime) * Double(AV_TIME_BASE))
         try check(avformat_seek_file(context, -1, Int64.min, ts, ts, 0), .decode, path, "seeking to \(seconds) s")
+    }
+
+    /// Throws when the file was replaced, removed, shrunk or modified since it was opened: the export may
+    /// have read a torn file.
+    func verifyUnchanged() throws {
+        var now = stat()
+        guard stat(path, &now) == 0 else { throw ExportError.inputChanged(path: path, reason: "the file was removed") }
+        if now.st_dev != opened.st_dev || now.st_ino != opened.st_ino {
+            throw ExportError.inputChanged(path: path, reason: "the file was replaced")
+        }
+        if now.st_size != opened.st_size {
+            throw ExportError.inputChanged(path: path, reason: "size changed from \(opened.st_size) to \(now.st_size) bytes")
+        }
+        if now.st_mtim.tv_sec != opened.st_mtim.tv_sec || now.st_mtim.tv_nsec != opened.st_mtim.tv_nsec {
+            throw ExportError.inputChanged(path: path, reason: "the file was modified")
+        }
     }
 
     /// Container-level metadata, e.g. `creation_time`, `location`.

@@ -12,6 +12,9 @@ struct ExportPlan {
     var routes: [Route] = []
     var streams: [StreamPlan] = []
     var notes: [String] = []
+    /// Main streams a stream copy would have to drop (the container cannot hold them): a fallback remux
+    /// is skipped when there are any, since it would not deliver what the preset keeps.
+    var remuxBlockers: [String] = []
 
     init(demuxer: Demuxer, preset: Preset, container: Container, edits: EditSidecar? = nil) throws {
         let streams = demuxer.streams
@@ -19,12 +22,16 @@ struct ExportPlan {
         let mainVideo = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         let muted = edits?.mute == true
         let gain = edits?.volume ?? 1
+        let mainAudio = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        // A stream copy made for a transcoding preset (fallback remux) keeps the kinds the preset keeps.
+        let copyVideo = preset.video != nil || preset.audio == nil
+        let copyAudio = preset.audio != nil || preset.video == nil
 
         for stream in streams {
             let index = Int(stream.pointee.index)
             let par = stream.pointee.codecpar.pointee
             let type = ExportPlan.typeName(par.codec_type)
-            let codec = String(cString: avcodec_get_name(par.codec_id))
+            let codec = codecName(par)
             var plan = StreamPlan(index: index, type: type, codec: codec, action: .drop)
             let attachedPic = (stream.pointee.disposition & cff_disposition_attached_pic()) != 0
 
@@ -35,7 +42,13 @@ struct ExportPlan {
             } else if muted && par.codec_type == AVMEDIA_TYPE_AUDIO {
                 drop("muted by the edit sidecar")
             } else if preset.passthrough {
-                if par.codec_type == AVMEDIA_TYPE_DATA || par.codec_type == AVMEDIA_TYPE_ATTACHMENT || par.codec_id == AV_CODEC_ID_NONE {
+                let isMain = stream.pointee.index == mainVideo || stream.pointee.index == mainAudio
+                if (par.codec_type == AVMEDIA_TYPE_VIDEO && !copyVideo) || (par.codec_type == AVMEDIA_TYPE_AUDIO && !copyAudio) {
+                    drop("preset \(preset.name) has no \(type)")
+                } else if isMain && !container.canHold(par.codec_id) {
+                    remuxBlockers.append(".\(container.rawValue) cannot hold \(type) stream #\(index) (\(codec))")
+                    drop(".\(container.rawValue) cannot hold \(codec)")
+                } else if par.codec_type == AVMEDIA_TYPE_DATA || par.codec_type == AVMEDIA_TYPE_ATTACHMENT || par.codec_id == AV_CODEC_ID_NONE {
                     drop("\(type) streams are not copied")
                 } else if container.canHold(par.codec_id) {
                     plan.action = .copy
@@ -180,4 +193,14 @@ struct VideoGeometry {
         }
         return m
     }
+}
+
+/// The codec's name, or `unknown 'fourcc'` for a codec FFmpeg does not know.
+func codecName(_ par: AVCodecParameters) -> String {
+    if par.codec_id == AV_CODEC_ID_NONE {
+        var buf = [CChar](repeating: 0, count: Int(AV_FOURCC_MAX_STRING_SIZE))
+        av_fourcc_make_string(&buf, par.codec_tag)
+        return "unknown '\(String(cString: buf))'"
+    }
+    return String(cString: avcodec_get_name(par.codec_id))
 }

@@ -19,8 +19,17 @@ final class PipelineStats {
     var outputTime: Double = 0
     /// Video frames sent to an encoder.
     var videoFrames: Int = 0
-    /// Corrupt packets the decoders rejected and the pipeline skipped.
+    /// Corrupt packets the decoders rejected and the pipeline skipped, plus frames decoders flagged corrupt.
     var skippedPackets: Int = 0
+    /// Decode under the strict error policy.
+    var strict = false
+
+    /// Counts a decoded frame the decoder marked as damaged (concealed errors).
+    func inspect(_ frame: Frame) {
+        if (frame.pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT) != 0 || frame.pointer.pointee.decode_error_flags != 0 {
+            skippedPackets += 1
+        }
+    }
 }
 
 /// One input stream's way from demuxer to muxer.
@@ -59,6 +68,14 @@ private func decode(_ decoder: StreamDecoder, _ packet: Packet?, _ stats: Pipeli
     }
 }
 
+/// Receives a frame; a decoder that reports corrupt data while draining counts it and goes on.
+private func receiveFrame(_ decoder: StreamDecoder, _ frame: Frame, _ stats: PipelineStats) throws -> StreamDecoder.Output {
+    do { return try decoder.receive(into: frame) } catch let ExportError.ffmpeg(_, _, code, _) where code == AVCode.invalidData {
+        stats.skippedPackets += 1
+        return .needsInput
+    }
+}
+
 /// demux → decode → scale/convert → encode → mux, for the main video stream.
 final class VideoTranscodeRoute: StreamRoute {
     let inputIndex: Int32
@@ -83,7 +100,7 @@ final class VideoTranscodeRoute: StreamRoute {
          muxer: Muxer, timeline: Timeline, stats: PipelineStats, path: String) throws {
         inputIndex = stream.pointee.index
         crop = geometry.crop
-        decoder = try StreamDecoder(stream: stream, path: path)
+        decoder = try StreamDecoder(stream: stream, path: path, strict: stats.strict)
         self.muxer = muxer; self.timeline = timeline; self.stats = stats
         inTimeBase = stream.pointee.time_base
         originTS = timeline.origin(in: inTimeBase)
@@ -140,8 +157,11 @@ final class VideoTranscodeRoute: StreamRoute {
         try writeEncoded(encoder, outStream, muxer, outPacket, stats, defaultDuration: frameDuration)
     }
 
+    private func receive() throws -> StreamDecoder.Output { try receiveFrame(decoder, frame, stats) }
+
     private func drainDecoder() throws {
-        while !isDone, case .frame = try decoder.receive(into: frame) {
+        while !isDone, case .frame = try receive() {
+            stats.inspect(frame)
             try encode(frame)
             frame.unref()
         }
@@ -201,7 +221,7 @@ final class AudioTranscodeRoute: StreamRoute {
          muxer: Muxer, timeline: Timeline, stats: PipelineStats, path: String) throws {
         inputIndex = stream.pointee.index
         self.gain = Float(gain)
-        decoder = try StreamDecoder(stream: stream, path: path)
+        decoder = try StreamDecoder(stream: stream, path: path, strict: stats.strict)
         self.muxer = muxer; self.timeline = timeline; self.stats = stats
         inTimeBase = stream.pointee.time_base
         encoder = try StreamEncoder(encoderName: "aac", path: muxer.path)
@@ -240,8 +260,11 @@ final class AudioTranscodeRoute: StreamRoute {
         try writeEncoded(encoder, outStream, muxer, outPacket, stats, defaultDuration: 0)
     }
 
+    private func receive() throws -> StreamDecoder.Output { try receiveFrame(decoder, frame, stats) }
+
     private func drainDecoder() throws {
-        while case .frame = try decoder.receive(into: frame) {
+        while case .frame = try receive() {
+            stats.inspect(frame)
             var ts = frame.pointer.pointee.best_effort_timestamp
             if ts == AVCode.noPTS { ts = frame.pointer.pointee.pts }
             let start = ts == AVCode.noPTS ? 0 : Double(ts) * av_q2d(inTimeBase) - timeline.origin

@@ -18,17 +18,27 @@ final class Transcoder {
     private let target: OutputTarget
     private let cancelFlag: UnsafeMutablePointer<Int32>
     private let stats = PipelineStats()
+    private let errors: ErrorPolicy
+    private let container: Container
+    /// Test hook: hang (until stopped) once the output reaches this time, to exercise the stall watchdog.
+    var debugStallAtOutputTime: Double?
 
     /// Opens the input, validates the time range and plans the streams (no decoding yet).
     /// `range` is on the source's timeline (edits' trim already merged in); `edits` supplies crop, rotate, flip,
     /// mute and volume.
     init(source: String, preset: Preset, range: TimeRange?, edits: EditSidecar?, target: OutputTarget,
-         cancelFlag: UnsafeMutablePointer<Int32>) throws {
+         cancelFlag: UnsafeMutablePointer<Int32>, errors: ErrorPolicy = ErrorPolicy()) throws {
         self.source = source
+        self.errors = errors
+        stats.strict = errors.strict
+        guard let container = target.container else {
+            throw ExportError.outputUnwritable(path: target.finalPath, reason: "no container for this extension")
+        }
+        self.container = container
         self.target = target
         self.cancelFlag = cancelFlag
         demuxer = try Demuxer(path: source, interrupt: cancelFlag)
-        plan = try ExportPlan(demuxer: demuxer, preset: preset, container: target.container, edits: edits)
+        plan = try ExportPlan(demuxer: demuxer, preset: preset, container: container, edits: edits)
 
         var notes: [String] = []
         let mediaDuration = demuxer.duration
@@ -54,7 +64,7 @@ final class Transcoder {
 
     /// Streams the whole export into the target's temporary file. `progress` is called after every packet.
     func run(progress: (_ outputTime: Double, _ videoFrames: Int, _ final: Bool) -> Void) throws -> Outcome {
-        let muxer = try Muxer(path: target.temporaryPath, container: target.container, interrupt: cancelFlag)
+        let muxer = try Muxer(path: target.temporaryPath, container: container, interrupt: cancelFlag)
         var routes: [Int32: StreamRoute] = [:]
         let path = source
         for route in plan.routes {
@@ -87,10 +97,18 @@ final class Transcoder {
             switch try demuxer.read(into: packet) {
             case .endOfFile: break reading
             case .packet:
+                // A packet the demuxer could only read in part (the file ends inside it) counts as corrupt.
+                if (packet.pointer.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 { stats.skippedPackets += 1 }
                 if let route = routes[packet.pointer.pointee.stream_index] { try route.send(packet) }
                 packet.unref()
             }
+            if stats.skippedPackets > errors.threshold {
+                throw ExportError.tooManyDecodeErrors(path: source, count: stats.skippedPackets, threshold: errors.threshold)
+            }
             progress(stats.outputTime, stats.videoFrames, false)
+            if let stallAt = debugStallAtOutputTime, stats.outputTime >= stallAt {
+                while cancelFlag.pointee == 0 { usleep(10_000) }
+            }
             if ordered.allSatisfy(\.isDone) { break reading }
         }
         // End of stream flows downstream explicitly: decoders, then filters, then encoders.
@@ -98,7 +116,17 @@ final class Transcoder {
             if cancelFlag.pointee != 0 { throw ExportError.cancelled }
             try route.flush()
         }
+        if stats.skippedPackets > errors.threshold {
+            throw ExportError.tooManyDecodeErrors(path: source, count: stats.skippedPackets, threshold: errors.threshold)
+        }
+        // The data ran out well before the container's own duration: a truncated file. Delivering the short
+        // result as if it were complete would hide the damage.
+        if timeline.length == nil, let expected = expectedDuration, expected - stats.outputTime > max(0.5, expected * 0.1) {
+            throw ExportError.ffmpeg(stage: .decode, path: source, code: AVCode.invalidData,
+                                     message: String(format: "the data ends at %.2f s of %.2f s: the file is truncated", stats.outputTime, expected))
+        }
         try muxer.finish()
+        try demuxer.verifyUnchanged()
         progress(stats.outputTime, stats.videoFrames, true)
         return Outcome(skippedPackets: stats.skippedPackets, notes: notes)
     }

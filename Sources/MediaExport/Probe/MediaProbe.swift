@@ -70,7 +70,7 @@ public enum MediaProbe {
         let par = stream.pointee.codecpar.pointee
         let type = ExportPlan.typeName(par.codec_type)
         let meta = Demuxer.dictionary(stream.pointee.metadata)
-        var info = StreamInfo(index: Int(stream.pointee.index), type: type, codec: String(cString: avcodec_get_name(par.codec_id)),
+        var info = StreamInfo(index: Int(stream.pointee.index), type: type, codec: codecName(par),
                               isAttachedPicture: (stream.pointee.disposition & cff_disposition_attached_pic()) != 0)
         if let p = avcodec_profile_name(par.codec_id, par.profile) { info.profile = String(cString: p) }
         info.language = meta["language"].flatMap { $0 == "und" ? nil : $0 }

@@ -102,6 +102,10 @@ public enum HumanSummary {
         var line = "Exported \(c.output): \(c.codecs.joined(separator: " + "))\(size), "
             + String(format: "%.2f s, %@ in %.1f s", c.duration, bytes(c.bytes), c.wallTime)
         if c.skippedPackets > 0 { line += " (\(c.skippedPackets) corrupt packets skipped)" }
+        if !c.fallbacks.isEmpty {
+            line += " — by \(c.route.rawValue) after " + c.fallbacks.map { "\($0.from.rawValue) failed" }.joined(separator: ", ")
+            if let sha = c.sha256 { line += "; SHA-256 \(sha.prefix(16))… matches the source" }
+        }
         return line
     }
 
@@ -111,6 +115,11 @@ public enum HumanSummary {
         var line = "version: \(v.delivered.rawValue) delivered (asked \(v.requested.rawValue)) from \(name) [\(v.resourceKind.rawValue)] — \(v.reason)"
         if v.requested != v.delivered { line = "WARNING " + line }
         return line
+    }
+
+    /// `fallback: transcode → remux: IMG.MOV: decode failed: …`
+    public static func fallback(_ f: ExportEvent.Fallback) -> String {
+        "fallback: \(f.from.rawValue) → \(f.to.rawValue): \(f.reason)"
     }
 
     /// `4.2 MB`

@@ -36,6 +36,14 @@ public enum ExportError: Error, Equatable, Sendable {
     case outputUnwritable(path: String, reason: String)
     /// FFmpeg failed at a stage of the pipeline; `message` is FFmpeg's own text.
     case ffmpeg(stage: ExportStage, path: String, code: Int32, message: String)
+    /// Decoding met more corrupt packets or frames than allowed (`threshold`; 0 under `strict`).
+    case tooManyDecodeErrors(path: String, count: Int, threshold: Int)
+    /// The export made no progress for `seconds` (the stall watchdog stopped it).
+    case stalled(path: String, seconds: Double)
+    /// The input changed, shrank or disappeared while it was being read.
+    case inputChanged(path: String, reason: String)
+    /// A byte copy did not match its source (SHA-256 differs).
+    case copyMismatch(path: String, expected: String, actual: String)
     /// The export was cancelled (API call or signal); nothing was left behind.
     case cancelled
 
@@ -48,6 +56,9 @@ public enum ExportError: Error, Equatable, Sendable {
         case .invalidSidecar, .versionUnavailable, .editNeedsTranscode: return .edit
         case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return .write
         case .ffmpeg(let stage, _, _, _): return stage
+        case .tooManyDecodeErrors, .stalled: return .decode
+        case .inputChanged: return .open
+        case .copyMismatch: return .write
         case .cancelled: return .write
         }
     }
@@ -58,7 +69,8 @@ public enum ExportError: Error, Equatable, Sendable {
         case .inputUnreadable(let p, _), .notMedia(let p, _), .noUsableStreams(let p, _), .invalidTimeRange(let p, _),
              .invalidPreset(let p, _, _), .invalidSidecar(let p, _, _), .versionUnavailable(let p, _, _),
              .editNeedsTranscode(let p, _), .outputExists(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
-             .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _):
+             .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _), .tooManyDecodeErrors(let p, _, _), .stalled(let p, _),
+             .inputChanged(let p, _), .copyMismatch(let p, _, _):
             return p
         case .presetNotFound, .cancelled: return nil
         }
@@ -74,8 +86,18 @@ public enum ExportError: Error, Equatable, Sendable {
         case .invalidSidecar: return ExitStatus.badSidecar
         case .versionUnavailable, .editNeedsTranscode: return ExitStatus.versionUnavailable
         case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return ExitStatus.outputRefused
-        case .ffmpeg: return ExitStatus.exportFailed
+        case .ffmpeg, .tooManyDecodeErrors, .stalled, .inputChanged, .copyMismatch: return ExitStatus.exportFailed
         case .cancelled: return ExitStatus.cancelledByInterrupt
+        }
+    }
+
+    /// True when the failure is the input's fault (it opened as media but cannot be transcoded), so the
+    /// fallback chain may deliver it by remux or copy. Output, cancellation and usage errors never qualify.
+    public var isInputFault: Bool {
+        switch self {
+        case .ffmpeg(let stage, _, _, _): return [.decode, .filter, .encode, .mux].contains(stage)
+        case .tooManyDecodeErrors, .stalled: return true
+        default: return false
         }
     }
 }
@@ -100,6 +122,12 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .outputOutsideSandbox(let p, let s): return "\(p): output resolves outside the sandbox \(s)"
         case .outputUnwritable(let p, let r): return "\(p): cannot write output: \(r)"
         case .ffmpeg(let stage, let p, _, let m): return "\(p): \(stage.rawValue) failed: \(m)"
+        case .tooManyDecodeErrors(let p, let n, let t):
+            return t == 0 ? "\(p): decode error (strict mode): \(n) corrupt packet(s) or frame(s)"
+                          : "\(p): too many decode errors: \(n) corrupt packets or frames (threshold \(t))"
+        case .stalled(let p, let s): return "\(p): export stalled: no progress for \(Int(s)) s"
+        case .inputChanged(let p, let r): return "\(p): input changed while being read: \(r)"
+        case .copyMismatch(let p, let e, let a): return "\(p): copy does not match its source (SHA-256 \(a.prefix(12))… ≠ \(e.prefix(12))…)"
         case .cancelled: return "export cancelled; no output written"
         }
     }
@@ -127,6 +155,8 @@ public enum ExitStatus {
     /// The asked-for version cannot be delivered (`--require-current` without renderable edits, or an edit
     /// passthrough cannot apply).
     public static let versionUnavailable: Int32 = 80
+    /// The export completed, but by a fallback (remux or byte copy) instead of the transcode asked for.
+    public static let completedWithFallback: Int32 = 3
     /// Cancelled by SIGINT (or the API).
     public static let cancelledByInterrupt: Int32 = 130
     /// Cancelled by SIGTERM.

@@ -29,6 +29,7 @@ public struct StreamPlan: Codable, Sendable, Equatable {
 public enum ExportEvent: Sendable, Equatable {
     case started(Started)
     case progress(Progress)
+    case fallback(Fallback)
     case completed(Completed)
     case failed(Failed)
     case cancelled(Cancelled)
@@ -41,6 +42,7 @@ public enum ExportEvent: Sendable, Equatable {
         switch self {
         case .started: return "started"
         case .progress: return "progress"
+        case .fallback: return "fallback"
         case .completed: return "completed"
         case .failed: return "failed"
         case .cancelled: return "cancelled"
@@ -49,7 +51,7 @@ public enum ExportEvent: Sendable, Equatable {
 
     /// True for `completed`, `failed` and `cancelled`.
     public var isFinal: Bool {
-        switch self { case .started, .progress: return false; default: return true }
+        switch self { case .started, .progress, .fallback: return false; default: return true }
     }
 
     /// The export began; says what will happen to each stream.
@@ -84,6 +86,16 @@ public enum ExportEvent: Sendable, Equatable {
         public var eta: Double?
     }
 
+    /// The input could not go the way asked; the export goes on by the next route.
+    public struct Fallback: Codable, Sendable, Equatable {
+        public var from: ExportRoute
+        public var to: ExportRoute
+        /// Why: FFmpeg's error, the count of bad packets, a stall, or why a route was skipped.
+        public var reason: String
+        /// The stage that failed.
+        public var stage: ExportStage?
+    }
+
     /// The output is complete and in place.
     public struct Completed: Codable, Sendable, Equatable {
         public var output: String
@@ -101,6 +113,12 @@ public enum ExportEvent: Sendable, Equatable {
         public var notes: [String]
         /// Version asked for and delivered, and the resource read.
         public var version: VersionReport?
+        /// How the output was made.
+        public var route: ExportRoute = .transcode
+        /// The fallback steps taken, in order (empty for a clean export).
+        public var fallbacks: [Fallback] = []
+        /// SHA-256 of a byte copy (equal to the source's), for `route: copy`.
+        public var sha256: String?
     }
 
     /// The export failed; nothing was written.
@@ -131,6 +149,7 @@ extension ExportEvent: Codable {
         switch self {
         case .started(let p): try c.encode(p, forKey: .payload)
         case .progress(let p): try c.encode(p, forKey: .payload)
+        case .fallback(let p): try c.encode(p, forKey: .payload)
         case .completed(let p): try c.encode(p, forKey: .payload)
         case .failed(let p): try c.encode(p, forKey: .payload)
         case .cancelled(let p): try c.encode(p, forKey: .payload)
@@ -143,6 +162,7 @@ extension ExportEvent: Codable {
         switch kind {
         case "started": self = .started(try c.decode(Started.self, forKey: .payload))
         case "progress": self = .progress(try c.decode(Progress.self, forKey: .payload))
+        case "fallback": self = .fallback(try c.decode(Fallback.self, forKey: .payload))
         case "completed": self = .completed(try c.decode(Completed.self, forKey: .payload))
         case "failed": self = .failed(try c.decode(Failed.self, forKey: .payload))
         case "cancelled": self = .cancelled(try c.decode(Cancelled.self, forKey: .payload))

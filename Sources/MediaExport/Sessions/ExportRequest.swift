@@ -28,18 +28,27 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     public var version: AssetVersion
     /// A JSON edit sidecar to apply, instead of one found beside the input.
     public var editsPath: String?
-    /// Fail instead of delivering the original when the current version cannot be rendered (an `.AAE` only).
+    /// Fail instead of delivering the original when the current version cannot be rendered (an `.AAE` only),
+    /// and refuse fallbacks that would deliver the original instead of the edited version.
     public var requireCurrent: Bool
+    /// Fallback steps allowed when the input cannot be transcoded.
+    public var fallback: FallbackPolicy
+    /// When decoding gives up.
+    public var errors: ErrorPolicy
 
     /// Creates a request. `timeRange` is on the timeline of the version delivered (after a sidecar's trim).
     public init(input: String, output: String, preset: Preset, timeRange: TimeRange? = nil, overwrite: Bool = false, sandbox: String? = nil,
-                version: AssetVersion = .current, editsPath: String? = nil, requireCurrent: Bool = false) {
+                version: AssetVersion = .current, editsPath: String? = nil, requireCurrent: Bool = false,
+                fallback: FallbackPolicy = .auto, errors: ErrorPolicy = ErrorPolicy()) {
         self.input = input; self.output = output; self.preset = preset; self.timeRange = timeRange
         self.overwrite = overwrite; self.sandbox = sandbox
         self.version = version; self.editsPath = editsPath; self.requireCurrent = requireCurrent
+        self.fallback = fallback; self.errors = errors
     }
 
-    enum CodingKeys: String, CodingKey { case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent }
+    enum CodingKeys: String, CodingKey {
+        case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors
+    }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -52,6 +61,8 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         version = try c.decodeIfPresent(AssetVersion.self, forKey: .version) ?? .current
         editsPath = try c.decodeIfPresent(String.self, forKey: .editsPath)
         requireCurrent = try c.decodeIfPresent(Bool.self, forKey: .requireCurrent) ?? false
+        fallback = try c.decodeIfPresent(FallbackPolicy.self, forKey: .fallback) ?? .auto
+        errors = try c.decodeIfPresent(ErrorPolicy.self, forKey: .errors) ?? ErrorPolicy()
     }
 
     /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the

@@ -63,56 +63,157 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     /// Runs the export on the calling thread. Throws `ExportError` on failure or cancellation.
+    ///
+    /// When the input cannot be transcoded (no decoder, the decoder rejects it, too many corrupt packets, a stall)
+    /// the fallback chain of `request.fallback` runs: remux, then byte copy, each announced by a `fallback` event.
     @discardableResult
     public func run() throws -> ExportEvent.Completed {
         let began = Date()
         lock.withLock { _status = .exporting }
-        var target: OutputTarget?
+        let watchdog = StallWatchdog(timeout: request.errors.stallTimeout, flag: cancelFlag)
+        activity = { watchdog.touch() }
+        defer { watchdog.stop() }
         do {
             if cancelFlag.pointee != 0 { throw ExportError.cancelled }
             let selection = try VersionResolver.select(input: request.input, version: request.version,
                                                        editsPath: request.editsPath, requireCurrent: request.requireCurrent)
-            let t = try OutputTarget(output: request.output, inputs: [request.input, selection.report.resource], overwrite: request.overwrite,
-                                     sandbox: request.sandbox, defaultExtension: request.preset.defaultExtension)
-            target = t
-            let completed = try runPipeline(target: t, selection: selection, began: began)
-            lock.withLock { _status = .completed; _progress = 1 }
-            emit(.completed(completed))
-            continuation.finish()
-            return completed
+            let first: ExportRoute = request.preset.passthrough ? .remux : .transcode
+            let chain = request.fallback.chain(startingWith: first)
+            var fallbacks: [ExportEvent.Fallback] = []
+            for (step, route) in chain.enumerated() {
+                var target: OutputTarget?
+                do {
+                    var completed = try attempt(route, selection: selection, began: began, target: &target)
+                    completed.route = route
+                    completed.fallbacks = fallbacks
+                    lock.withLock { _status = .completed; _progress = 1 }
+                    emit(.completed(completed))
+                    continuation.finish()
+                    return completed
+                } catch {
+                    target?.discard()
+                    let failure = translate(error)
+                    let skipped = error as? RouteSkipped
+                    guard skipped != nil || failure.isInputFault, step + 1 < chain.count else { throw failure }
+                    let next = chain[step + 1]
+                    if request.requireCurrent, let lost = editsLost(by: next, selection: selection) {
+                        throw ExportError.versionUnavailable(path: request.input, version: .current,
+                                                             reason: "\(failure.description); a \(next.rawValue) fallback would not apply \(lost) (--require-current)")
+                    }
+                    let fallback = ExportEvent.Fallback(from: route, to: next, reason: skipped?.reason ?? failure.description,
+                                                        stage: skipped == nil ? failure.stage : nil)
+                    fallbacks.append(fallback)
+                    emit(.fallback(fallback))
+                    cancelFlag.pointee = 0  // a stall ends this route only
+                    watchdog.touch()
+                }
+            }
+            throw ExportError.cancelled  // not reached: the last route either returns or throws
         } catch {
-            target?.discard()
-            let exportError = (error as? ExportError) ?? .ffmpeg(stage: .write, path: request.output, code: -1, message: "\(error)")
+            let exportError = translate(error)
             let elapsed = Date().timeIntervalSince(began)
             if case .cancelled = exportError {
                 lock.withLock { _status = .cancelled; _error = exportError }
                 emit(.cancelled(.init(output: request.output, elapsed: elapsed)))
             } else {
                 lock.withLock { _status = .failed; _error = exportError }
-                emit(.failed(.init(stage: exportError.stage, message: exportError.description, path: exportError.path,
-                                   exitCode: exportError.exitCode)))
+                emit(.failed(.init(exportError)))
             }
             continuation.finish()
             throw exportError
         }
     }
 
-    private func runPipeline(target: OutputTarget, selection: VersionSelection, began: Date) throws -> ExportEvent.Completed {
+    /// Test hook: the transcode route pretends to hang once output reaches this many seconds.
+    var debugStallAtOutputTime: Double?
+    private var activity: () -> Void = {}
+
+    /// A cancel flag of 2 is the watchdog's: the route stalled.
+    private func translate(_ error: Error) -> ExportError {
+        let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: request.output, code: -1, message: "\(error)")
+        if case .cancelled = e, cancelFlag.pointee == StallWatchdog.stalledFlag {
+            return .stalled(path: request.input, seconds: request.errors.stallTimeout)
+        }
+        return e
+    }
+
+    /// The edits a fallback route cannot apply, if the version delivered would then not be the current one.
+    private func editsLost(by route: ExportRoute, selection: VersionSelection) -> String? {
+        guard selection.report.delivered == .current, route != .transcode else { return nil }
+        var lost: [String] = []
+        if let edits = selection.edits, !edits.isEmpty {
+            lost = route == .copy ? ["the edits of \((selection.report.sidecar as NSString?)?.lastPathComponent ?? "the sidecar")"] : edits.needsTranscode
+        }
+        if route == .copy && request.timeRange != nil { lost.append("the time range") }
+        return lost.isEmpty ? nil : lost.joined(separator: ", ")
+    }
+
+    private func attempt(_ route: ExportRoute, selection: VersionSelection, began: Date, target: inout OutputTarget?) throws -> ExportEvent.Completed {
+        var report = selection.report
+        if let lost = editsLost(by: route, selection: selection), !(route == .remux && request.preset.passthrough) {
+            report.delivered = .original
+            report.reason += "; the \(route.rawValue) fallback does not apply \(lost)"
+        }
+        switch route {
+        case .transcode:
+            let t = try makeTarget(request.output, selection: selection)
+            target = t
+            return try runPipeline(preset: request.preset, edits: selection.edits, target: t, selection: selection, report: report, began: began)
+        case .remux:
+            let t = try makeTarget(request.output, selection: selection)
+            target = t
+            let remux = request.preset.passthrough ? request.preset : Preset(name: "\(request.preset.name) (remux)", defaultExtension: request.preset.defaultExtension,
+                                                                               passthrough: true, video: request.preset.video, audio: request.preset.audio)
+            var edits = selection.edits
+            if !request.preset.passthrough {
+                edits?.crop = nil
+                edits?.volume = nil
+            }
+            return try runPipeline(preset: remux, edits: edits, target: t, selection: selection, report: report, began: began)
+        case .copy:
+            let source = selection.report.resource
+            let base = (request.output as NSString).deletingPathExtension
+            let ext = (source as NSString).pathExtension.lowercased()
+            let t = try makeTarget(ext.isEmpty ? base : base + "." + ext, selection: selection, anyExtension: true)
+            target = t
+            emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name, container: ext,
+                                duration: nil, timeRange: nil, streams: [], notes: ["byte copy of \(source)"], version: report)))
+            let sha = try ByteCopy.copy(source: source, to: t, cancel: cancelFlag, activity: activity)
+            try t.commit()
+            var completed = describe(output: t.finalPath, began: began, skipped: 0,
+                                     notes: request.timeRange != nil ? ["time range not applied by a byte copy"] : [], report: report)
+            completed.sha256 = sha
+            return completed
+        }
+    }
+
+    private func makeTarget(_ output: String, selection: VersionSelection, anyExtension: Bool = false) throws -> OutputTarget {
+        try OutputTarget(output: output, inputs: [request.input, selection.report.resource], overwrite: request.overwrite,
+                         sandbox: request.sandbox, defaultExtension: request.preset.defaultExtension, anyExtension: anyExtension)
+    }
+
+    private func runPipeline(preset: Preset, edits: EditSidecar?, target: OutputTarget, selection: VersionSelection,
+                             report: VersionReport, began: Date) throws -> ExportEvent.Completed {
         let source = selection.report.resource
-        if let edits = selection.edits, let sidecar = selection.report.sidecar {
+        if let edits, let sidecar = selection.report.sidecar {
             try edits.validate(against: try MediaProbe.probe(path: source), path: sidecar)
-            if request.preset.passthrough && !edits.needsTranscode.isEmpty {
+            if preset.passthrough && !edits.needsTranscode.isEmpty && request.preset.passthrough {
                 throw ExportError.editNeedsTranscode(path: sidecar, edits: edits.needsTranscode)
             }
         }
-        let transcoder = try Transcoder(source: source, preset: request.preset, range: request.sourceRange(edits: selection.edits),
-                                        edits: selection.edits, target: target, cancelFlag: cancelFlag)
+        let transcoder = try Transcoder(source: source, preset: preset, range: request.sourceRange(edits: edits),
+                                        edits: edits, target: target, cancelFlag: cancelFlag, errors: request.errors)
+        if preset.passthrough && !request.preset.passthrough, !transcoder.plan.remuxBlockers.isEmpty {
+            throw RouteSkipped(reason: "remux skipped: \(transcoder.plan.remuxBlockers.joined(separator: "; "))")
+        }
+        transcoder.debugStallAtOutputTime = preset.passthrough ? nil : debugStallAtOutputTime
         let expected = transcoder.expectedDuration
         emit(.started(.init(input: request.input, output: target.finalPath, preset: request.preset.name,
-                            container: target.container.rawValue, duration: expected, timeRange: request.timeRange,
-                            streams: transcoder.plan.streams, notes: transcoder.notes, version: selection.report)))
+                            container: target.container?.rawValue ?? "", duration: expected, timeRange: request.timeRange,
+                            streams: transcoder.plan.streams, notes: transcoder.notes, version: report)))
         var lastReport = Date.distantPast
         let outcome = try transcoder.run { outputTime, frames, final in
+            self.activity()
             let now = Date()
             guard final || now.timeIntervalSince(lastReport) >= self.progressInterval else { return }
             lastReport = now
@@ -125,13 +226,17 @@ public final class ExportSession: @unchecked Sendable {
                                       fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta)))
         }
         try target.commit()
-        let info = try? MediaProbe.probe(path: target.finalPath)
-        let size = (try? FileManager.default.attributesOfItem(atPath: target.finalPath)[.size] as? NSNumber)?.int64Value ?? 0
+        return describe(output: target.finalPath, began: began, skipped: outcome.skippedPackets, notes: outcome.notes, report: report)
+    }
+
+    /// The `completed` record for a file in place, with what a probe of it says.
+    private func describe(output: String, began: Date, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
+        let info = try? MediaProbe.probe(path: output)
+        let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value ?? 0
         let video = info?.streams.first { $0.type == "video" }
-        return .init(output: target.finalPath, bytes: size, duration: info?.duration ?? 0,
+        return .init(output: output, bytes: size, duration: info?.duration ?? 0,
                      codecs: info?.streams.map(\.codec) ?? [], width: video?.width, height: video?.height,
-                     wallTime: Date().timeIntervalSince(began), skippedPackets: outcome.skippedPackets, notes: outcome.notes,
-                     version: selection.report)
+                     wallTime: Date().timeIntervalSince(began), skippedPackets: skipped, notes: notes, version: report)
     }
 
     private func emit(_ event: ExportEvent) {
@@ -140,3 +245,35 @@ public final class ExportSession: @unchecked Sendable {
     }
 }
 
+
+/// A route that cannot even start (e.g. remux when the container cannot hold a stream): go to the next one.
+struct RouteSkipped: Error {
+    var reason: String
+}
+
+/// Stops an export that makes no progress: if `touch()` is not called for `timeout` seconds, it sets the
+/// session's cancel flag to `stalledFlag`, which FFmpeg's interrupt callback and the pipeline loop both see.
+final class StallWatchdog: @unchecked Sendable {
+    static let stalledFlag: Int32 = 2
+    private let lock = NSLock()
+    private var last = DispatchTime.now()
+    private let timer: DispatchSourceTimer
+
+    init(timeout: Double, flag: UnsafeMutablePointer<Int32>) {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        let interval = max(0.05, min(1.0, timeout / 4))
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [weak self] in
+            guard let self, timeout > 0 else { return }
+            let idle = Double(DispatchTime.now().uptimeNanoseconds - self.lock.withLock { self.last }.uptimeNanoseconds) / 1e9
+            if idle >= timeout && flag.pointee == 0 { flag.pointee = StallWatchdog.stalledFlag }
+        }
+        timer.resume()
+    }
+
+    /// Progress happened.
+    func touch() { lock.withLock { last = DispatchTime.now() } }
+
+    /// Ends the watchdog.
+    func stop() { timer.cancel() }
+}

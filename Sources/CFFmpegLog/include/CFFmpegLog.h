@@ -1,0 +1,15 @@
+#ifndef MEDIAEXPORT_CFFMPEGLOG_H
+#define MEDIAEXPORT_CFFMPEGLOG_H
+
+/* FFmpeg reports the real cause of many failures only through av_log (e.g. "Picture size 100000x100000 is
+   invalid" behind a generic error code). This log callback keeps the last error line per thread so errors
+   can name it, and prints FFmpeg's messages only at or below the chosen level. (A C file, not the shim
+   header: the callback is variadic and needs static storage.) */
+
+/* Installs the callback; print_level is an AV_LOG_* level (AV_LOG_QUIET prints nothing). */
+void cff_install_log(int print_level);
+
+/* Copies this thread's last error line into out (empty if none) and forgets it. */
+void cff_take_last_error(char *out, int size);
+
+#endif
