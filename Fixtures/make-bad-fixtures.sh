@@ -23,11 +23,11 @@ python3 - <<'PY'
 data = open("bad/.fast.mp4", "rb").read()
 open("bad/cut-at-half.mp4", "wb").write(data[:len(data) // 2])
 PY
-# Flipped bytes inside the video packets (every 97th byte of the second half of mdat's payload).
+# Flipped bytes inside the video packets (every 23rd byte of the second half of mdat's payload).
 python3 - <<'PY'
 data = bytearray(open("bad/.fast.mp4", "rb").read())
 start = data.find(b"mdat") + 4
-for i in range(start + (len(data) - start) // 2, len(data) - 8, 97):
+for i in range(start + (len(data) - start) // 2, len(data) - 8, 23):
     data[i] ^= 0xFF
 open("bad/flipped-bytes.mp4", "wb").write(bytes(data))
 PY

@@ -94,19 +94,7 @@ final class Demuxer {
 
     /// Throws when the file was replaced, removed, shrunk or modified since it was opened: the export may
     /// have read a torn file.
-    func verifyUnchanged() throws {
-        var now = stat()
-        guard stat(path, &now) == 0 else { throw ExportError.inputChanged(path: path, reason: "the file was removed") }
-        if now.st_dev != opened.st_dev || now.st_ino != opened.st_ino {
-            throw ExportError.inputChanged(path: path, reason: "the file was replaced")
-        }
-        if now.st_size != opened.st_size {
-            throw ExportError.inputChanged(path: path, reason: "size changed from \(opened.st_size) to \(now.st_size) bytes")
-        }
-        if now.st_mtim.tv_sec != opened.st_mtim.tv_sec || now.st_mtim.tv_nsec != opened.st_mtim.tv_nsec {
-            throw ExportError.inputChanged(path: path, reason: "the file was modified")
-        }
-    }
+    func verifyUnchanged() throws { try InputSnapshot(path: path, attributes: opened).verify() }
 
     /// Container-level metadata, e.g. `creation_time`, `location`.
     var metadata: [String: String] { Demuxer.dictionary(context.pointee.metadata) }

@@ -63,7 +63,7 @@ final class Transcoder {
     }
 
     /// Streams the whole export into the target's temporary file. `progress` is called after every packet.
-    func run(progress: (_ outputTime: Double, _ videoFrames: Int, _ final: Bool) -> Void) throws -> Outcome {
+    func run(beforeCommit: () throws -> Void = {}, progress: (_ outputTime: Double, _ videoFrames: Int, _ final: Bool) -> Void) throws -> Outcome {
         let muxer = try Muxer(path: target.temporaryPath, container: container, interrupt: cancelFlag)
         var routes: [Int32: StreamRoute] = [:]
         let path = source
@@ -127,6 +127,7 @@ final class Transcoder {
         }
         try muxer.finish()
         try demuxer.verifyUnchanged()
+        try beforeCommit()
         progress(stats.outputTime, stats.videoFrames, true)
         return Outcome(skippedPackets: stats.skippedPackets, notes: notes)
     }

@@ -77,6 +77,8 @@ public final class ExportSession: @unchecked Sendable {
             if cancelFlag.pointee != 0 { throw ExportError.cancelled }
             let selection = try VersionResolver.select(input: request.input, version: request.version,
                                                        editsPath: request.editsPath, requireCurrent: request.requireCurrent)
+            let snapshot = try InputSnapshot(path: selection.report.resource)
+            self.snapshot = snapshot
             let first: ExportRoute = request.preset.passthrough ? .remux : .transcode
             let chain = request.fallback.chain(startingWith: first)
             var fallbacks: [ExportEvent.Fallback] = []
@@ -92,6 +94,8 @@ public final class ExportSession: @unchecked Sendable {
                     return completed
                 } catch {
                     target?.discard()
+                    // An input that changed under us is a failure, never a reason to deliver it some other way.
+                    try snapshot.verify()
                     let failure = translate(error)
                     let skipped = error as? RouteSkipped
                     guard skipped != nil || failure.isInputFault, step + 1 < chain.count else { throw failure }
@@ -102,10 +106,11 @@ public final class ExportSession: @unchecked Sendable {
                     }
                     let fallback = ExportEvent.Fallback(from: route, to: next, reason: skipped?.reason ?? failure.description,
                                                         stage: skipped == nil ? failure.stage : nil)
+                    // A stall ends this route only; a cancellation (flag 1) stands.
+                    if cancelFlag.pointee == StallWatchdog.stalledFlag { cancelFlag.pointee = 0 }
+                    watchdog.touch()
                     fallbacks.append(fallback)
                     emit(.fallback(fallback))
-                    cancelFlag.pointee = 0  // a stall ends this route only
-                    watchdog.touch()
                 }
             }
             throw ExportError.cancelled  // not reached: the last route either returns or throws
@@ -127,9 +132,13 @@ public final class ExportSession: @unchecked Sendable {
     /// Test hook: the transcode route pretends to hang once output reaches this many seconds.
     var debugStallAtOutputTime: Double?
     private var activity: () -> Void = {}
+    private var snapshot: InputSnapshot?
 
     /// A cancel flag of 2 is the watchdog's: the route stalled.
     private func translate(_ error: Error) -> ExportError {
+        if let skipped = error as? RouteSkipped {
+            return .ffmpeg(stage: .mux, path: request.input, code: -1, message: skipped.reason)
+        }
         let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: request.output, code: -1, message: "\(error)")
         if case .cancelled = e, cancelFlag.pointee == StallWatchdog.stalledFlag {
             return .stalled(path: request.input, seconds: request.errors.stallTimeout)
@@ -179,6 +188,7 @@ public final class ExportSession: @unchecked Sendable {
             emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name, container: ext,
                                 duration: nil, timeRange: nil, streams: [], notes: ["byte copy of \(source)"], version: report)))
             let sha = try ByteCopy.copy(source: source, to: t, cancel: cancelFlag, activity: activity)
+            try snapshot?.verify()
             try t.commit()
             var completed = describe(output: t.finalPath, began: began, skipped: 0,
                                      notes: request.timeRange != nil ? ["time range not applied by a byte copy"] : [], report: report)
@@ -212,7 +222,7 @@ public final class ExportSession: @unchecked Sendable {
                             container: target.container?.rawValue ?? "", duration: expected, timeRange: request.timeRange,
                             streams: transcoder.plan.streams, notes: transcoder.notes, version: report)))
         var lastReport = Date.distantPast
-        let outcome = try transcoder.run { outputTime, frames, final in
+        let outcome = try transcoder.run(beforeCommit: { try self.snapshot?.verify() }) { outputTime, frames, final in
             self.activity()
             let now = Date()
             guard final || now.timeIntervalSince(lastReport) >= self.progressInterval else { return }
