@@ -18,12 +18,14 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libavutil libswscale libswresample",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
         ),
+        // The system SQLite, for the batch export database.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // FFmpeg's log callback (variadic, so written in C): keeps the last error line for error messages.
         .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
         // The library: presets, sessions, the pipeline. No FFmpeg types in its public API.
         .target(
             name: "MediaExport",
-            dependencies: ["CFFmpeg", "CFFmpegLog"],
+            dependencies: ["CFFmpeg", "CFFmpegLog", "CSQLite"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // The thin command-line tool.

@@ -112,7 +112,7 @@ struct Export: ParsableCommand {
             if !json, case .fallback(let f) = event { printError(HumanSummary.fallback(f)) }
         }
 
-        let signals = SignalCancellation(session: session)
+        let signals = SignalCancellation { session.cancel() }
         defer { signals.stop() }
         do {
             let completed = try session.run()
@@ -133,14 +133,14 @@ struct Export: ParsableCommand {
     }
 }
 
-/// Turns SIGINT/SIGTERM into `session.cancel()`; a second signal removes temporary files and exits at once.
+/// Turns SIGINT/SIGTERM into a cancellation; a second signal removes temporary files and exits at once.
 final class SignalCancellation: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private let lock = NSLock()
     private var _received: Int32 = 0
     var received: Int32 { lock.withLock { _received } }
 
-    init(session: ExportSession) {
+    init(cancel: @escaping @Sendable () -> Void) {
         let queue = DispatchQueue(label: "mediaexport.signals")
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
@@ -152,7 +152,7 @@ final class SignalCancellation: @unchecked Sendable {
                     return self._received == 0
                 }
                 if first {
-                    session.cancel()
+                    cancel()
                 } else {
                     TemporaryFiles.shared.removeAll()
                     _exit(sig == SIGTERM ? ExitStatus.cancelledByTerminate : ExitStatus.cancelledByInterrupt)

@@ -35,6 +35,9 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     public var fallback: FallbackPolicy
     /// When decoding gives up.
     public var errors: ErrorPolicy
+    /// Start the chain at this route instead of the preset's (a batch that knows a file already fits the
+    /// preset asks for `remux` or `copy`); later fallbacks follow `fallback`.
+    public var startRoute: ExportRoute?
 
     /// Creates a request. `timeRange` is on the timeline of the version delivered (after a sidecar's trim).
     public init(input: String, output: String, preset: Preset, timeRange: TimeRange? = nil, overwrite: Bool = false, sandbox: String? = nil,
@@ -47,7 +50,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors
+        case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, startRoute
     }
 
     public init(from decoder: Decoder) throws {
@@ -61,6 +64,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         version = try c.decodeIfPresent(AssetVersion.self, forKey: .version) ?? .current
         editsPath = try c.decodeIfPresent(String.self, forKey: .editsPath)
         requireCurrent = try c.decodeIfPresent(Bool.self, forKey: .requireCurrent) ?? false
+        startRoute = try c.decodeIfPresent(ExportRoute.self, forKey: .startRoute)
         fallback = try c.decodeIfPresent(FallbackPolicy.self, forKey: .fallback) ?? .auto
         errors = try c.decodeIfPresent(ErrorPolicy.self, forKey: .errors) ?? ErrorPolicy()
     }

@@ -79,7 +79,7 @@ public final class ExportSession: @unchecked Sendable {
                                                        editsPath: request.editsPath, requireCurrent: request.requireCurrent)
             let snapshot = try InputSnapshot(path: selection.report.resource)
             self.snapshot = snapshot
-            let first: ExportRoute = request.preset.passthrough ? .remux : .transcode
+            let first: ExportRoute = request.startRoute ?? (request.preset.passthrough ? .remux : .transcode)
             let chain = request.fallback.chain(startingWith: first)
             var fallbacks: [ExportEvent.Fallback] = []
             for (step, route) in chain.enumerated() {

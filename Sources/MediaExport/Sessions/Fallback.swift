@@ -30,7 +30,9 @@ public enum FallbackPolicy: String, Codable, Sendable, CaseIterable {
         case .copy: fallbacks = [.copy]
         case .none: fallbacks = []
         }
-        return [first] + fallbacks.filter { $0 != first }
+        let order: [ExportRoute] = [.transcode, .remux, .copy]
+        let later = order.drop { $0 != first }.dropFirst()
+        return [first] + fallbacks.filter { later.contains($0) }
     }
 }
 

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Everything a batch run needs, as a plain value.
+public struct BatchOptions: Codable, Sendable {
+    /// Which assets a batch takes, like a library fetch's predicate.
+    public enum MediaFilter: String, Codable, Sendable, CaseIterable { case video, audio, all }
+    /// Order of the work.
+    public enum SortOrder: String, Codable, Sendable, CaseIterable { case name, created }
+    /// Whether to transcode assets that already fit the preset.
+    public enum Policy: String, Codable, Sendable, CaseIterable {
+        /// Transcode everything.
+        case always
+        /// Remux or copy assets that already fit the preset (codecs, container, size box, bit rate, pixel format).
+        case needed
+    }
+
+    /// A deterministic share of the assets: shard `index` of `count` (0-based, as Kubernetes'
+    /// `JOB_COMPLETION_INDEX` and Slurm's `SLURM_ARRAY_TASK_ID` count).
+    public struct Shard: Codable, Sendable, Equatable, CustomStringConvertible {
+        public var index: Int
+        public var count: Int
+        public init(index: Int, count: Int) { self.index = index; self.count = count }
+        /// Parses `K/N`.
+        public init?(_ text: String) {
+            let parts = text.split(separator: "/")
+            guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n > 0, k >= 0, k < n else { return nil }
+            self.init(index: k, count: n)
+        }
+        public var description: String { "\(index)/\(count)" }
+        /// True when the asset with this key belongs to the shard (FNV-1a of the key, stable across machines).
+        public func contains(_ key: String) -> Bool {
+            var hash: UInt64 = 0xcbf29ce484222325
+            for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+            return Int(hash % UInt64(count)) == index
+        }
+    }
+
+    public var inputs: [String]
+    public var outputDirectory: String
+    public var preset: Preset
+    public var jobs: Int
+    public var policy: Policy
+    public var dryRun: Bool
+    public var media: MediaFilter
+    public var minDuration: Double?
+    public var maxDuration: Double?
+    public var include: [String]
+    public var exclude: [String]
+    public var sort: SortOrder
+    public var version: AssetVersion
+    public var retryFailed: Bool
+    public var force: Bool
+    public var shard: Shard?
+    public var fallback: FallbackPolicy
+    public var errors: ErrorPolicy
+
+    /// Creates options with the defaults of the `batch` command.
+    public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,
+                dryRun: Bool = false, media: MediaFilter = .all, minDuration: Double? = nil, maxDuration: Double? = nil,
+                include: [String] = [], exclude: [String] = [], sort: SortOrder = .name, version: AssetVersion = .current,
+                retryFailed: Bool = false, force: Bool = false, shard: Shard? = nil, fallback: FallbackPolicy = .auto,
+                errors: ErrorPolicy = ErrorPolicy()) {
+        self.inputs = inputs; self.outputDirectory = outputDirectory; self.preset = preset; self.jobs = max(1, jobs)
+        self.policy = policy; self.dryRun = dryRun; self.media = media; self.minDuration = minDuration; self.maxDuration = maxDuration
+        self.include = include; self.exclude = exclude; self.sort = sort; self.version = version; self.retryFailed = retryFailed
+        self.force = force; self.shard = shard; self.fallback = fallback; self.errors = errors
+    }
+
+    /// Two jobs on up to 4 cores, then half the cores: encoders are multi-threaded already, so more jobs
+    /// mostly add memory.
+    public static var defaultJobs: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, max(2, ProcessInfo.processInfo.activeProcessorCount / 2))) }
+}

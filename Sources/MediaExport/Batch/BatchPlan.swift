@@ -1,0 +1,303 @@
+import Foundation
+
+/// What a batch will do with one asset, decided before any work.
+public enum BatchAction: String, Codable, Sendable {
+    case transcode, remux, copy, skip
+}
+
+/// One asset of a batch and its plan.
+public struct BatchItem: Codable, Sendable, Equatable {
+    /// Stable key: the asset's main file relative to its input (the database key and the shard hash input).
+    public var key: String
+    /// The file the export is asked for (the original, or the rendered edit when there is no original).
+    public var input: String
+    /// Every resource of the asset (for the database: sizes, times, hashes).
+    public var resources: [String]
+    /// Where the output goes, inside the output folder.
+    public var output: String
+    public var action: BatchAction
+    public var reason: String
+    /// Seconds of media, if known.
+    public var duration: Double?
+    /// Source bytes (the resource read).
+    public var sourceBytes: Int64
+    /// A rough estimate of the output size in bytes.
+    public var estimatedBytes: Int64?
+    /// Creation time used for `--sort created`.
+    public var created: Double
+}
+
+/// Scans inputs into assets, filters and sorts them like a library fetch, maps outputs under the output folder,
+/// and decides per asset whether to transcode, remux, copy or skip.
+public enum BatchPlanner {
+    /// Files and folders → planned items. `database` rows make unchanged assets `skip`.
+    public static func plan(_ options: BatchOptions, database: [String: ExportDatabase.Row] = [:],
+                            hashes: inout [String: String]) throws -> [BatchItem] {
+        let outRoot = try canonicalDirectory(options.outputDirectory)
+        var items: [BatchItem] = []
+        var takenOutputs = Set<String>()
+        var takenKeys = Set<String>()
+        for input in options.inputs {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &isDir) else {
+                throw ExportError.inputUnreadable(path: input, reason: "no such file or folder")
+            }
+            let root = isDir.boolValue ? URL(fileURLWithPath: input).standardizedFileURL : URL(fileURLWithPath: input).standardizedFileURL.deletingLastPathComponent()
+            let files = isDir.boolValue ? walk(root, skipping: outRoot) : [URL(fileURLWithPath: input).standardizedFileURL]
+            for asset in group(files) {
+                guard let main = asset.original ?? asset.renderedEdit else { continue }  // photos or sidecars alone
+                var key = relativePath(main.path, to: root.path)
+                if !options.include.isEmpty && !options.include.contains(where: { glob($0, key) }) { continue }
+                if options.exclude.contains(where: { glob($0, key) }) { continue }
+                var n = 2
+                let base = key
+                while takenKeys.contains(key.lowercased()) { key = "\(base)#\(n)"; n += 1 }
+                takenKeys.insert(key.lowercased())
+                if let shard = options.shard, !shard.contains(key) { continue }
+                var item = try describe(asset: asset, main: main, key: key, root: root, outRoot: outRoot, options: options,
+                                        takenOutputs: &takenOutputs)
+                guard item.reason != filtered else { continue }
+                try applyResume(&item, options: options, database: database, hashes: &hashes)
+                items.append(item)
+            }
+        }
+        switch options.sort {
+        case .name: items.sort { $0.key.localizedStandardCompare($1.key) == .orderedAscending }
+        case .created: items.sort { ($0.created, $0.key) < ($1.created, $1.key) }
+        }
+        return items
+    }
+
+    /// Regular media files under `root`, skipping hidden files and folders, our temporary files, and the output folder.
+    static func walk(_ root: URL, skipping outRoot: String) -> [URL] {
+        guard let e = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey],
+                                                     options: [.skipsHiddenFiles]) else { return [] }
+        var files: [URL] = []
+        for case let url as URL in e {
+            let path = url.standardizedFileURL.path
+            if path == outRoot || path.hasPrefix(outRoot + "/") { e.skipDescendants(); continue }
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            if url.lastPathComponent.contains(".mediaexport-tmp-") { continue }
+            files.append(url.standardizedFileURL)
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    /// Files → assets, one per folder and base name.
+    static func group(_ files: [URL]) -> [Asset] {
+        var seen = Set<String>()
+        var assets: [Asset] = []
+        for file in files {
+            guard let c = Asset.classify(file.lastPathComponent) else { continue }
+            let id = file.deletingLastPathComponent().path + "/" + c.base
+            if seen.contains(id) { continue }
+            seen.insert(id)
+            if let asset = try? Asset.discover(from: file.path) { assets.append(asset) }
+        }
+        return assets
+    }
+
+    /// Marks an item left out by the filters.
+    private static let filtered = "\u{0}filtered"
+
+    private static func describe(asset: Asset, main: Resource, key: String, root: URL, outRoot: String, options: BatchOptions,
+                                 takenOutputs: inout Set<String>) throws -> BatchItem {
+        // Output: the asset's relative path under the output folder, with the preset's extension; never two the same.
+        let relative = (relativePath(main.path, to: root.path) as NSString).deletingPathExtension
+        var output = (outRoot as NSString).appendingPathComponent(relative + "." + options.preset.defaultExtension)
+        var n = 2
+        while takenOutputs.contains(output.lowercased()) {
+            output = (outRoot as NSString).appendingPathComponent("\(relative)-\(n).\(options.preset.defaultExtension)")
+            n += 1
+        }
+        takenOutputs.insert(output.lowercased())
+
+        var item = BatchItem(key: key, input: main.path, resources: asset.resources.map(\.path), output: output, action: .transcode,
+                             reason: "", duration: nil, sourceBytes: main.size, estimatedBytes: nil, created: 0)
+        let selection: VersionSelection
+        let info: MediaInfo
+        do {
+            selection = try VersionResolver.select(input: main.path, version: options.version, editsPath: nil, requireCurrent: false)
+            info = try MediaProbe.probe(path: selection.report.resource)
+        } catch let error as ExportError {
+            // Planned as a transcode so that the run records the failure with its reason (the fallback may still deliver it).
+            item.reason = "cannot be probed: \(error.description)"
+            item.created = modificationTime(main.path)
+            return item
+        }
+        item.duration = info.duration
+        item.sourceBytes = info.size
+        item.created = creationTime(info) ?? modificationTime(selection.report.resource)
+        let hasVideo = info.streams.contains { $0.type == "video" && !$0.isAttachedPicture }
+        let hasAudio = info.streams.contains { $0.type == "audio" }
+        if options.media == .video && !hasVideo || options.media == .audio && (hasVideo || !hasAudio)
+            || options.minDuration.map({ (info.duration ?? 0) < $0 }) == true
+            || options.maxDuration.map({ (info.duration ?? .infinity) > $0 }) == true {
+            item.reason = filtered
+            return item
+        }
+
+        // The plan.
+        let preset = options.preset
+        if preset.passthrough {
+            item.action = .remux
+            item.reason = "passthrough preset"
+        } else if options.policy == .always {
+            item.reason = "policy always"
+        } else if let edits = selection.edits, !edits.isEmpty {
+            item.reason = "edits from \((selection.report.sidecar as NSString?)?.lastPathComponent ?? "a sidecar") to apply"
+        } else if let misfit = misfit(info, preset) {
+            item.reason = misfit
+        } else {
+            let ext = (selection.report.resource as NSString).pathExtension.lowercased()
+            if ext == preset.defaultExtension.lowercased() {
+                item.action = .copy
+                item.reason = "already fits the preset, in the same container"
+            } else {
+                item.action = .remux
+                item.reason = "already fits the preset; only the container changes (.\(ext) → .\(preset.defaultExtension))"
+            }
+        }
+        item.estimatedBytes = estimate(info, preset, action: item.action)
+
+        return item
+    }
+
+    /// Resume: an asset unchanged since a run that completed (or failed) is skipped.
+    static func applyResume(_ item: inout BatchItem, options: BatchOptions, database: [String: ExportDatabase.Row],
+                            hashes: inout [String: String]) throws {
+        guard !options.force, let row = database[item.key] else { return }
+        let fingerprint = try fingerprintOf(item, hashes: &hashes)
+        let same = row.sourceFingerprint == fingerprint && row.presetHash == presetHash(options.preset)
+            && row.versionRequested == options.version.rawValue
+        if same && row.status == "completed" {
+            if let out = row.outputPath, let size = fileSize(out), size == row.outputSize {
+                item.action = .skip
+                item.reason = "unchanged since the last run"
+            } else {
+                item.reason = "output missing or changed since the last run: redo"
+            }
+        } else if same && row.status == "failed" && !options.retryFailed {
+            item.action = .skip
+            item.reason = "failed in the last run (\(row.error ?? "unknown error")); use --retry-failed"
+        } else if !same {
+            item.reason += "; changed since the last run"
+        }
+    }
+
+    /// Why an asset does not already fit a preset, or nil when it does.
+    static func misfit(_ info: MediaInfo, _ preset: Preset) -> String? {
+        let video = info.streams.first { $0.type == "video" && !$0.isAttachedPicture }
+        let audio = info.streams.filter { $0.type == "audio" }
+        if let v = video {
+            guard let settings = preset.video else { return "preset \(preset.name) has no video" }
+            if v.codec != settings.codec.rawValue { return "video codec \(v.codec) is not \(settings.codec.rawValue)" }
+            if v.pixelFormat != settings.pixelFormat { return "pixel format \(v.pixelFormat ?? "unknown") is not \(settings.pixelFormat)" }
+            let w = v.displayWidth ?? v.width ?? 0, h = v.displayHeight ?? v.height ?? 0
+            if let box = settings.maxSize, max(w, h) > box.long || min(w, h) > box.short {
+                return "\(w)x\(h) does not fit the \(box) box"
+            }
+            if w % 2 != 0 || h % 2 != 0 { return "odd picture size \(w)x\(h)" }
+            // A bit-rate ceiling derived from the CRF: about 0.25 bits per pixel at CRF 18, halving every 6 steps.
+            if let bitrate = v.bitRate, let fps = v.frameRate, w > 0, h > 0 {
+                let ceiling = 0.25 * pow(2, Double(18 - settings.crf) / 6) * Double(w * h) * fps * 1.5
+                if Double(bitrate) > ceiling { return "video bit rate \(bitrate / 1000) kb/s is above what CRF \(settings.crf) gives (about \(Int(ceiling / 1500)) kb/s)" }
+            }
+        }
+        for a in audio {
+            guard let settings = preset.audio else { return "preset \(preset.name) has no audio" }
+            if a.codec != settings.codec.rawValue { return "audio codec \(a.codec) is not \(settings.codec.rawValue)" }
+            if (a.channels ?? 0) > settings.channels { return "\(a.channels ?? 0) audio channels, preset keeps \(settings.channels)" }
+            if (a.sampleRate ?? 0) > settings.sampleRate { return "audio at \(a.sampleRate ?? 0) Hz, preset uses \(settings.sampleRate)" }
+            if let b = a.bitRate, Double(b) > Double(settings.bitrate) * 1.25 { return "audio bit rate \(b / 1000) kb/s is above the preset's \(settings.bitrate / 1000)" }
+        }
+        if video == nil && audio.isEmpty { return "no audio or video stream" }
+        if info.streams.contains(where: { $0.type == "data" || $0.type == "subtitle" || $0.isAttachedPicture }) {
+            return "has streams the preset drops (data, subtitles or cover art)"
+        }
+        return nil
+    }
+
+    /// A rough output size: the source size for remux/copy; for a transcode, bits per pixel from the CRF.
+    static func estimate(_ info: MediaInfo, _ preset: Preset, action: BatchAction) -> Int64? {
+        if action != .transcode { return info.size }
+        guard let duration = info.duration else { return nil }
+        var bits = 0.0
+        if let v = info.streams.first(where: { $0.type == "video" && !$0.isAttachedPicture }), let settings = preset.video,
+           let w = v.displayWidth, let h = v.displayHeight {
+            let size = SizeBox.fitting(width: w, height: h, into: settings.maxSize)
+            let bpp = 0.1 * pow(2, Double(23 - settings.crf) / 6) * (settings.codec == .hevc ? 0.6 : 1)
+            bits += bpp * Double(size.width * size.height) * (v.frameRate ?? 30) * duration
+        }
+        if info.streams.contains(where: { $0.type == "audio" }), let a = preset.audio { bits += Double(a.bitrate) * duration }
+        return Int64(bits / 8)
+    }
+
+    /// SHA-256 of the preset's canonical JSON: a changed preset redoes its assets.
+    public static func presetHash(_ preset: Preset) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(preset)) ?? Data()
+        let hasher = SHA256Hasher()
+        data.withUnsafeBytes { hasher.update($0) }
+        return hasher.finish()
+    }
+
+    /// Size, modification time and content hash of every resource, reusing hashes of files whose size and time
+    /// did not change (`hashes` is keyed by `path|size|mtime`).
+    static func sources(of item: BatchItem, hashes: inout [String: String]) throws -> [ExportDatabase.SourceRecord] {
+        try item.resources.map { path in
+            var st = stat()
+            guard stat(path, &st) == 0 else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
+            let modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+            let cacheKey = "\(path)|\(st.st_size)|\(modified)"
+            let sha = try hashes[cacheKey] ?? SHA256Hasher.file(path)
+            hashes[cacheKey] = sha
+            return ExportDatabase.SourceRecord(path: path, size: Int64(st.st_size), modified: modified, sha256: sha)
+        }
+    }
+
+    static func fingerprintOf(_ item: BatchItem, hashes: inout [String: String]) throws -> String {
+        let records = try sources(of: item, hashes: &hashes)
+        let hasher = SHA256Hasher()
+        for r in records {
+            let line = "\((r.path as NSString).lastPathComponent)|\(r.size)|\(r.sha256)\n"
+            line.utf8CString.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
+        }
+        return hasher.finish()
+    }
+
+    static func canonicalDirectory(_ path: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        guard let real = OutputTarget.realPath(path) else { throw ExportError.outputUnwritable(path: path, reason: "cannot resolve the folder") }
+        return real
+    }
+
+    static func relativePath(_ path: String, to root: String) -> String {
+        let r = root.hasSuffix("/") ? root : root + "/"
+        return path.hasPrefix(r) ? String(path.dropFirst(r.count)) : (path as NSString).lastPathComponent
+    }
+
+    static func glob(_ pattern: String, _ path: String) -> Bool {
+        fnmatch(pattern, path, 0) == 0 || fnmatch(pattern, (path as NSString).lastPathComponent, 0) == 0
+    }
+
+    static func fileSize(_ path: String) -> Int64? {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int64(st.st_size) : nil
+    }
+
+    static func modificationTime(_ path: String) -> Double {
+        var st = stat()
+        return stat(path, &st) == 0 ? Double(st.st_mtim.tv_sec) : 0
+    }
+
+    static func creationTime(_ info: MediaInfo) -> Double? {
+        guard let text = info.creationTime else { return nil }
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let d = f.date(from: text) { return d.timeIntervalSince1970 }
+        f.formatOptions = [.withInternetDateTime]
+        return f.date(from: text)?.timeIntervalSince1970
+    }
+}

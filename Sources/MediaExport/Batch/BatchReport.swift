@@ -1,0 +1,143 @@
+import Foundation
+
+/// One row per asset: what was planned, what happened, where the output went.
+public struct BatchReportRow: Codable, Sendable, Equatable {
+    public var key: String
+    public var input: String
+    public var action: BatchAction
+    public var reason: String
+    /// `completed`, `failed`, `cancelled`, `skipped`, or `planned` (dry run).
+    public var status: String
+    public var route: String?
+    public var fallbacks: Int
+    public var versionRequested: String
+    public var versionDelivered: String?
+    public var output: String?
+    public var bytesIn: Int64
+    public var bytesOut: Int64?
+    public var estimatedBytes: Int64?
+    public var outputSHA256: String?
+    public var error: String?
+    public var wallTime: Double?
+}
+
+/// Counts for the summary and the `batchFinished` record.
+public struct BatchCounts: Codable, Sendable, Equatable {
+    public var total = 0
+    public var transcoded = 0
+    public var remuxed = 0
+    public var copied = 0
+    public var fellBack = 0
+    public var skipped = 0
+    public var failed = 0
+    public var cancelled = 0
+    public var bytesIn: Int64 = 0
+    public var bytesOut: Int64 = 0
+
+    /// Tallies report rows.
+    public init(_ rows: [BatchReportRow] = []) {
+        for r in rows {
+            total += 1
+            switch r.status {
+            case "completed":
+                bytesIn += r.bytesIn
+                bytesOut += r.bytesOut ?? 0
+                if r.fallbacks > 0 { fellBack += 1 }
+                switch r.route {
+                case "remux": remuxed += 1
+                case "copy": copied += 1
+                default: transcoded += 1
+                }
+            case "skipped": skipped += 1
+            case "failed": failed += 1
+            case "cancelled": cancelled += 1
+            default: break
+            }
+        }
+    }
+}
+
+/// Reads, writes and merges batch reports (`.json`: a list of rows; `.csv`: a header and one line per row).
+public enum BatchReport {
+    static let columns = ["key", "input", "action", "reason", "status", "route", "fallbacks", "versionRequested", "versionDelivered",
+                          "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime"]
+
+    /// Writes rows to `path`, as JSON or CSV by its extension (atomically).
+    public static func write(_ rows: [BatchReportRow], to path: String) throws {
+        let data: Data
+        if path.lowercased().hasSuffix(".csv") {
+            data = Data(csv(rows).utf8)
+        } else {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            data = try encoder.encode(rows)
+        }
+        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            throw ExportError.outputUnwritable(path: path, reason: error.localizedDescription)
+        }
+    }
+
+    /// Reads a JSON or CSV report.
+    public static func read(_ path: String) throws -> [BatchReportRow] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ExportError.inputUnreadable(path: path, reason: "cannot read the report")
+        }
+        if path.lowercased().hasSuffix(".csv") { return try parseCSV(String(decoding: data, as: UTF8.self), path: path) }
+        do { return try JSONDecoder().decode([BatchReportRow].self, from: data) } catch {
+            throw ExportError.notMedia(path: path, reason: "not a mediaexport JSON report")
+        }
+    }
+
+    /// Combines the reports of several shards: every row once, sorted by key; a key in two reports keeps the
+    /// completed row (or the later one).
+    public static func merge(_ reports: [[BatchReportRow]]) -> [BatchReportRow] {
+        var byKey: [String: BatchReportRow] = [:]
+        for rows in reports {
+            for row in rows {
+                if let existing = byKey[row.key], existing.status == "completed", row.status != "completed" { continue }
+                byKey[row.key] = row
+            }
+        }
+        return byKey.values.sorted { $0.key < $1.key }
+    }
+
+    static func csv(_ rows: [BatchReportRow]) -> String {
+        func field(_ s: String?) -> String {
+            guard let s else { return "" }
+            return s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+        }
+        var lines = [columns.joined(separator: ",")]
+        for r in rows {
+            let values: [String?] = [r.key, r.input, r.action.rawValue, r.reason, r.status, r.route, String(r.fallbacks), r.versionRequested,
+                                     r.versionDelivered, r.output, String(r.bytesIn), r.bytesOut.map(String.init), r.estimatedBytes.map(String.init),
+                                     r.outputSHA256, r.error, r.wallTime.map { String(format: "%.3f", $0) }]
+            lines.append(values.map(field).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func parseCSV(_ text: String, path: String) throws -> [BatchReportRow] {
+        var records: [[String]] = []
+        var record: [String] = [], fieldText = "", quoted = false
+        var chars = Array(text)[...]
+        while let c = chars.popFirst() {
+            if quoted {
+                if c == "\"" { if chars.first == "\"" { fieldText.append("\""); chars.removeFirst() } else { quoted = false } } else { fieldText.append(c) }
+            } else if c == "\"" { quoted = true
+            } else if c == "," { record.append(fieldText); fieldText = ""
+            } else if c == "\n" { record.append(fieldText); records.append(record); record = []; fieldText = ""
+            } else { fieldText.append(c) }
+        }
+        if !fieldText.isEmpty || !record.isEmpty { record.append(fieldText); records.append(record) }
+        guard let header = records.first, header == columns else {
+            throw ExportError.notMedia(path: path, reason: "not a mediaexport CSV report (unexpected header)")
+        }
+        return records.dropFirst().filter { $0.count == columns.count }.map { v in
+            func opt(_ s: String) -> String? { s.isEmpty ? nil : s }
+            return BatchReportRow(key: v[0], input: v[1], action: BatchAction(rawValue: v[2]) ?? .transcode, reason: v[3], status: v[4],
+                                  route: opt(v[5]), fallbacks: Int(v[6]) ?? 0, versionRequested: v[7], versionDelivered: opt(v[8]),
+                                  output: opt(v[9]), bytesIn: Int64(v[10]) ?? 0, bytesOut: Int64(v[11]), estimatedBytes: Int64(v[12]),
+                                  outputSHA256: opt(v[13]), error: opt(v[14]), wallTime: Double(v[15]))
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+
+/// Events of a batch: the plan, every job's export events tagged with its job id, and one final record.
+public enum BatchEvent: Sendable {
+    /// One per asset, before any work.
+    case planned(BatchItem)
+    /// A job changed state (`waiting`, `exporting`, `completed`, `failed`, `cancelled`).
+    case job(id: Int, key: String, status: ExportSession.Status)
+    /// An export event of a job.
+    case export(id: Int, key: String, event: ExportEvent)
+    /// The batch is over.
+    case finished(BatchFinished)
+
+    /// The final record's payload.
+    public struct BatchFinished: Codable, Sendable, Equatable {
+        public var counts: BatchCounts
+        public var exitCode: Int32
+        public var dryRun: Bool
+        public var database: String?
+        public var report: String?
+        public var wallTime: Double
+    }
+
+    /// One JSON Lines record: `{"version":1,"kind":…,"job":…,"asset":…,"payload":…}`.
+    public func jsonLine() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        func line<P: Encodable>(_ kind: String, _ payload: P, job: Int? = nil, asset: String? = nil) -> String {
+            let data = (try? encoder.encode(BatchRecord(kind: kind, job: job, asset: asset, payload: payload))) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+        switch self {
+        case .planned(let item): return line("planned", item, asset: item.key)
+        case .job(let id, let key, let status): return line("job", ["status": status.rawValue], job: id, asset: key)
+        case .export(let id, let key, let event):
+            // Reuse the export record's own encoding, adding the job id and asset.
+            guard var object = (try? JSONSerialization.jsonObject(with: Data(event.jsonLine().utf8))) as? [String: Any] else { return event.jsonLine() }
+            object["job"] = id
+            object["asset"] = key
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        case .finished(let f): return line("batchFinished", f)
+        }
+    }
+}
+
+/// The JSON Lines envelope of batch records.
+private struct BatchRecord<T: Encodable>: Encodable {
+    var version = 1
+    var kind: String
+    var job: Int?
+    var asset: String?
+    var payload: T
+}
+
+/// The outcome of a batch.
+public struct BatchResult: Sendable {
+    public var rows: [BatchReportRow]
+    public var counts: BatchCounts
+    /// 0 when every asset completed (or was already done), 3 when some needed a fallback, 1 when any failed
+    /// (or was skipped as failed before), 130 when interrupted.
+    public var exitCode: Int32
+}
+
+/// Runs a batch: plans, then exports with a bounded number of jobs at once; one failure never stops the others.
+/// Every finished job is recorded in the export database before the next starts, so an interrupted batch
+/// resumes where it stopped.
+public final class BatchRunner: @unchecked Sendable {
+    public let options: BatchOptions
+    /// Receives every event (from several threads, one at a time).
+    public var onEvent: (@Sendable (BatchEvent) -> Void)?
+    /// Where the report goes, if anywhere.
+    public var reportPath: String?
+
+    private let lock = NSLock()
+    private var running: [Int: ExportSession] = [:]
+    private var cancelled = false
+    private let emitLock = NSLock()
+
+    /// Creates a runner.
+    public init(options: BatchOptions) { self.options = options }
+
+    /// Stops the batch: running jobs are cancelled (no partial files), waiting ones are not started.
+    public func cancel() {
+        let sessions: [ExportSession] = lock.withLock { cancelled = true; return Array(running.values) }
+        for s in sessions { s.cancel() }
+    }
+
+    private func emit(_ e: BatchEvent) { emitLock.withLock { onEvent?(e) } }
+
+    /// Plans and runs the batch on the calling thread (jobs run on worker threads).
+    public func run() throws -> BatchResult {
+        let began = Date()
+        let outRoot = try BatchPlanner.canonicalDirectory(options.outputDirectory)
+        let dbPath = (outRoot as NSString).appendingPathComponent(ExportDatabase.fileName)
+        let database: ExportDatabase? = options.dryRun && !FileManager.default.fileExists(atPath: dbPath) ? nil : try ExportDatabase(path: dbPath)
+        let previous = try database?.rows() ?? [:]
+        var hashes: [String: String] = [:]
+        for row in previous.values {
+            for s in row.sources { hashes["\(s.path)|\(s.size)|\(s.modified)"] = s.sha256 }
+        }
+        let items = try BatchPlanner.plan(options, database: previous, hashes: &hashes)
+        for item in items { emit(.planned(item)) }
+
+        var rows = items.map { item in
+            BatchReportRow(key: item.key, input: item.input, action: item.action, reason: item.reason,
+                           status: options.dryRun ? "planned" : (item.action == .skip ? "skipped" : "waiting"),
+                           route: nil, fallbacks: 0, versionRequested: options.version.rawValue, versionDelivered: nil,
+                           output: item.output, bytesIn: item.sourceBytes, bytesOut: nil, estimatedBytes: item.estimatedBytes,
+                           outputSHA256: nil, error: item.reason.hasPrefix("failed in the last run") ? previous[item.key]?.error : nil,
+                           wallTime: nil)
+        }
+        if !options.dryRun, let database {
+            let work = items.indices.filter { items[$0].action != .skip }
+            let hashCache = HashCache(hashes)
+            var next = 0
+            let group = DispatchGroup()
+            let rowsLock = NSLock()
+            var shared = rows
+            for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: items[index].key, status: .waiting)) }
+            for _ in 0..<min(options.jobs, work.count) {
+                group.enter()
+                let thread = Thread { [self] in
+                    defer { group.leave() }
+                    while true {
+                        let pick: Int? = lock.withLock {
+                            guard !cancelled, next < work.count else { return nil }
+                            next += 1
+                            return next - 1
+                        }
+                        guard let position = pick else { return }
+                        let index = work[position]
+                        let row = runJob(id: position + 1, item: items[index], database: database, previous: previous[items[index].key], hashes: hashCache)
+                        rowsLock.withLock { shared[index] = row }
+                    }
+                }
+                thread.stackSize = 8 << 20
+                thread.start()
+            }
+            group.wait()
+            rows = shared.map { row in
+                var r = row
+                if r.status == "waiting" { r.status = "cancelled"; r.error = "batch interrupted before this asset started" }
+                return r
+            }
+        }
+        if let reportPath { try BatchReport.write(rows, to: reportPath) }
+        let counts = BatchCounts(rows)
+        let wasCancelled = lock.withLock { cancelled }
+        let skippedFailures = rows.contains { $0.status == "skipped" && $0.error != nil }
+        let exit: Int32 = wasCancelled ? ExitStatus.cancelledByInterrupt
+            : (counts.failed > 0 || counts.cancelled > 0 || skippedFailures) ? ExitStatus.exportFailed
+            : counts.fellBack > 0 ? ExitStatus.completedWithFallback : ExitStatus.success
+        emit(.finished(.init(counts: counts, exitCode: exit, dryRun: options.dryRun, database: database?.path, report: reportPath,
+                             wallTime: Date().timeIntervalSince(began))))
+        return BatchResult(rows: rows, counts: counts, exitCode: exit)
+    }
+
+    private func runJob(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache) -> BatchReportRow {
+        let began = Date()
+        var row = BatchReportRow(key: item.key, input: item.input, action: item.action, reason: item.reason, status: "failed", route: nil,
+                                 fallbacks: 0, versionRequested: options.version.rawValue, versionDelivered: nil, output: item.output,
+                                 bytesIn: item.sourceBytes, bytesOut: nil, estimatedBytes: item.estimatedBytes, outputSHA256: nil,
+                                 error: nil, wallTime: nil)
+        var dbRow = ExportDatabase.Row(assetKey: item.key, sources: [], sourceFingerprint: "", presetName: options.preset.name,
+                                       presetHash: BatchPlanner.presetHash(options.preset), versionRequested: options.version.rawValue,
+                                       versionDelivered: nil, action: item.action.rawValue, route: nil, fallbacks: 0, outputPath: item.output,
+                                       outputSize: nil, outputSHA256: nil, status: "running", error: nil,
+                                       startedAt: began.timeIntervalSince1970, finishedAt: nil, wallTime: nil,
+                                       ffmpegVersions: FFmpegVersions.lines.joined(separator: ", "))
+        do {
+            var cache = hashes.snapshot()
+            dbRow.sources = try BatchPlanner.sources(of: item, hashes: &cache)
+            dbRow.sourceFingerprint = try BatchPlanner.fingerprintOf(item, hashes: &cache)
+            hashes.merge(cache)
+            try database.upsert(dbRow)
+            // Our own earlier output may be replaced; any other file at that path is left alone.
+            let ours = previous?.outputPath == item.output
+            try FileManager.default.createDirectory(atPath: (item.output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            var request = ExportRequest(input: item.input, output: item.output, preset: options.preset, overwrite: ours,
+                                        sandbox: options.outputDirectory, version: options.version, fallback: options.fallback, errors: options.errors)
+            switch item.action {
+            case .remux: request.startRoute = .remux
+            case .copy: request.startRoute = .copy
+            default: break
+            }
+            let session = ExportSession(request: request)
+            session.onEvent = { [weak self] event in self?.emit(.export(id: id, key: item.key, event: event)) }
+            let proceed = lock.withLock { () -> Bool in
+                if cancelled { return false }
+                running[id] = session
+                return true
+            }
+            guard proceed else { throw ExportError.cancelled }
+            emit(.job(id: id, key: item.key, status: .exporting))
+            defer { lock.withLock { running[id] = nil } }
+            let done = try session.run()
+            row.status = "completed"
+            row.route = done.route.rawValue
+            row.fallbacks = done.fallbacks.count
+            row.versionDelivered = done.version?.delivered.rawValue
+            row.output = done.output
+            row.bytesOut = done.bytes
+            row.outputSHA256 = try done.sha256 ?? SHA256Hasher.file(done.output)
+            dbRow.status = "completed"
+            dbRow.route = done.fallbacks.isEmpty ? done.route.rawValue : "fallback:\(done.route.rawValue)"
+            dbRow.fallbacks = done.fallbacks.count
+            dbRow.versionDelivered = row.versionDelivered
+            dbRow.outputPath = done.output
+            dbRow.outputSize = done.bytes
+            dbRow.outputSHA256 = row.outputSHA256
+            emit(.job(id: id, key: item.key, status: .completed))
+        } catch {
+            let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: item.input, code: -1, message: "\(error)")
+            if case .cancelled = e { row.status = "cancelled"; dbRow.status = "cancelled" } else { row.status = "failed"; dbRow.status = "failed" }
+            row.error = e.description
+            dbRow.error = e.description
+            emit(.job(id: id, key: item.key, status: row.status == "cancelled" ? .cancelled : .failed))
+        }
+        row.wallTime = Date().timeIntervalSince(began)
+        dbRow.finishedAt = Date().timeIntervalSince1970
+        dbRow.wallTime = row.wallTime
+        try? database.upsert(dbRow)
+        return row
+    }
+}
+
+/// Content hashes shared by the jobs (a file hashed once per run).
+final class HashCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [String: String]
+    init(_ values: [String: String]) { self.values = values }
+    func snapshot() -> [String: String] { lock.withLock { values } }
+    func merge(_ other: [String: String]) { lock.withLock { values.merge(other) { a, _ in a } } }
+}

@@ -1,0 +1,160 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import MediaExport
+
+extension BatchOptions.MediaFilter: ExpressibleByArgument {}
+extension BatchOptions.SortOrder: ExpressibleByArgument {}
+extension BatchOptions.Policy: ExpressibleByArgument {}
+
+struct Batch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export many files: scan, plan, export in parallel, resume, report.",
+        discussion: """
+        Folders are walked recursively (hidden files, our temporary files and the output folder are skipped);
+        files that form one asset (original, rendered edit, sidecars, Live Photo) are exported once. Outputs
+        mirror each asset's path under --out with the preset's extension. A database in --out
+        (.mediaexport.sqlite) makes a rerun export only what is new or changed.
+
+        Examples:
+          mediaexport batch uploads/ --out ready/ --preset 1280x720
+          mediaexport batch uploads/ --out ready/ --preset 1280x720 --dry-run
+          mediaexport batch a.mov b.mov --out ready/ --preset highest --jobs 1 --report report.csv
+          mediaexport batch uploads/ --out ready-$JOB_COMPLETION_INDEX/ --preset 1280x720 --shard $JOB_COMPLETION_INDEX/4
+        """
+    )
+
+    @Argument(help: "Files and folders.", completion: .file())
+    var inputs: [String]
+
+    @Option(help: "The output folder (created if missing).", completion: .directory)
+    var out: String
+
+    @Option(name: .shortAndLong, help: "Preset name, Apple alias or preset .json file.")
+    var preset: String = "highest"
+
+    @Option(help: "Exports at once.")
+    var jobs: Int = BatchOptions.defaultJobs
+
+    @Option(help: "Write a report: FILE.json or FILE.csv.")
+    var report: String?
+
+    @Option(help: "needed: remux or copy assets that already fit the preset; always: transcode everything.")
+    var policy: BatchOptions.Policy = .needed
+
+    @Flag(name: .customLong("dry-run"), help: "Print the plan (transcode/remux/copy/skip, reason, estimated size); export nothing.")
+    var dryRun = false
+
+    @Option(help: "video, audio or all.")
+    var media: BatchOptions.MediaFilter = .all
+
+    @Option(name: .customLong("min-duration"), help: "Skip assets shorter than this (seconds).")
+    var minDuration: Double?
+
+    @Option(name: .customLong("max-duration"), help: "Skip assets longer than this (seconds).")
+    var maxDuration: Double?
+
+    @Option(help: "Only assets whose relative path or name matches this glob (repeatable).")
+    var include: [String] = []
+
+    @Option(help: "Leave out assets whose relative path or name matches this glob (repeatable).")
+    var exclude: [String] = []
+
+    @Option(help: "Order of the work: name, or created (the metadata's creation time, else the file's modification time).")
+    var sort: BatchOptions.SortOrder = .name
+
+    @Option(name: .customLong("asset-version"), help: "current or original.")
+    var assetVersion: AssetVersion = .current
+
+    @Flag(name: .customLong("retry-failed"), help: "Retry assets that failed in an earlier run.")
+    var retryFailed = false
+
+    @Flag(help: "Redo every asset, changed or not.")
+    var force = false
+
+    @Option(help: "Take shard K of N (0-based K, e.g. $JOB_COMPLETION_INDEX/4): a stable share by a hash of each asset's path.")
+    var shard: String?
+
+    @Option(help: "Fallback: auto, remux, copy or none.")
+    var fallback: FallbackPolicy = .auto
+
+    @Flag(help: "JSON Lines on stdout: every job's events with its job id, then a batchFinished record.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "No progress display.")
+    var quiet = false
+
+    func validate() throws {
+        if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let shard, BatchOptions.Shard(shard) == nil { throw ValidationError("--shard must be K/N with 0 ≤ K < N, e.g. 0/4") }
+    }
+
+    func run() throws {
+        FFmpegLog.setVerbose(false)
+        let resolved: Preset
+        do { resolved = try PresetCatalog.builtIn().resolve(preset) } catch let error as ExportError {
+            printError(error.description)
+            throw ExitCode(error.exitCode)
+        }
+        let options = BatchOptions(inputs: inputs, outputDirectory: out, preset: resolved, jobs: jobs, policy: policy, dryRun: dryRun,
+                                   media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
+                                   sort: sort, version: assetVersion, retryFailed: retryFailed, force: force,
+                                   shard: shard.flatMap(BatchOptions.Shard.init), fallback: fallback)
+        let runner = BatchRunner(options: options)
+        runner.reportPath = report
+        let renderer = BatchRenderer(mode: ProgressRenderer.mode(quiet: quiet || json || dryRun))
+        let json = self.json
+        runner.onEvent = { event in
+            if json { printLine(event.jsonLine()) }
+            renderer.handle(event)
+        }
+        let signals = SignalCancellation { runner.cancel() }
+        defer { signals.stop() }
+        let result: BatchResult
+        do { result = try runner.run() } catch let error as ExportError {
+            printError(error.description)
+            throw ExitCode(error.exitCode)
+        }
+        if !json {
+            if dryRun { printLine(BatchRenderer.planTable(result.rows)) }
+            for row in result.rows where row.status == "failed" { printError("\(row.key): \(row.error ?? "failed")") }
+            printLine(dryRun ? BatchRenderer.planSummary(result.rows) : BatchRenderer.summary(result.counts))
+        }
+        if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+    }
+}
+
+struct Report: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Work with batch reports.",
+        subcommands: [Merge.self]
+    )
+
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Combine the reports of several shards into one.",
+            discussion: """
+            Examples:
+              mediaexport report merge shard-*/report.json --out report.json
+              mediaexport report merge a.csv b.csv --out all.csv
+            """
+        )
+
+        @Argument(help: "Reports (.json or .csv).", completion: .file())
+        var reports: [String]
+
+        @Option(help: "The merged report (.json or .csv).")
+        var out: String
+
+        func run() throws {
+            do {
+                let merged = BatchReport.merge(try reports.map { try BatchReport.read($0) })
+                try BatchReport.write(merged, to: out)
+                printLine(BatchRenderer.summary(BatchCounts(merged)))
+            } catch let error as ExportError {
+                printError(error.description)
+                throw ExitCode(error.exitCode)
+            }
+        }
+    }
+}

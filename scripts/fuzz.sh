@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# libFuzzer runs of the Fuzz/ package (separate SwiftPM package that depends on the root one).
+#
+#   scripts/fuzz.sh [sidecar|probe|all]        build, seed the corpora, fuzz each target FUZZ_SECONDS (default 120)
+#   scripts/fuzz.sh build                      only build (Fuzz/.build-fuzz/release/Fuzz{Sidecar,Probe})
+#   scripts/fuzz.sh repro sidecar|probe FILE…  run a target once on saved inputs (e.g. Fuzz/findings/*)
+#
+# Environment: FUZZ_SECONDS (120), FUZZ_TIMEOUT (10 s per input), FUZZ_RSS_MB (2048), FUZZ_ARGS (extra libFuzzer
+# flags, e.g. "-jobs=2" or "-seed=1"). The corpora (Fuzz/corpus-*), artifacts (Fuzz/artifacts/) and logs
+# (Fuzz/logs/) are not committed; small reproducers worth keeping go to Fuzz/findings/.
+# Exit status: 0 when no run found anything, 1 when a run left a crash/timeout/leak/oom artifact.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+FUZZ=$ROOT/Fuzz
+BIN=$FUZZ/.build-fuzz/release
+SECONDS_PER_TARGET=${FUZZ_SECONDS:-120}
+TIMEOUT=${FUZZ_TIMEOUT:-10}
+RSS_MB=${FUZZ_RSS_MB:-2048}
+
+build() {
+    echo "== building the fuzz targets (release, -sanitize=fuzzer,address)" >&2
+    (cd "$FUZZ" && swift build -c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address \
+        -Xcc -fsanitize=fuzzer-no-link,address)
+}
+
+# Sanitizer settings shared by fuzzing and repro runs.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1:detect_stack_use_after_return=0}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$FUZZ/lsan.supp:print_suppressions=0}
+export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-$(command -v llvm-symbolizer || echo /opt/swift/usr/bin/llvm-symbolizer)}
+
+seed_sidecar() {
+    local dir=$FUZZ/corpus-sidecar
+    mkdir -p "$dir"
+    cp -n "$ROOT"/Fixtures/assets/*.edit.json "$ROOT"/Fixtures/assets/*.AAE "$dir"/ 2>/dev/null || true
+    local i=0
+    while IFS= read -r line; do
+        i=$((i + 1)); [ -n "$line" ] && printf '%s' "$line" > "$dir/seed-$i.json"
+    done <<'EOF'
+{"formatVersion":1}
+{"formatVersion":1,"trim":{"start":1.5,"end":4},"crop":{"x":0,"y":0,"width":640,"height":360},"rotate":90,"flip":"horizontal","mute":false,"volume":0.5}
+{"formatVersion":1,"rotate":-270,"flip":"vertical","mute":true}
+{"formatVersion":2}
+{"formatVersion":1,"trim":{"start":0,"end":1e308}}
+{"formatVersion":1,"crop":{"x":9223372036854775807,"y":0,"width":2,"height":2}}
+{"formatVersion":1,"trim":{"start":1,"end":2,"speed":3}}
+{"formatVersion":1,"volume":16,"rotate":360}
+{"formatVersion":"1"}
+[{"formatVersion":1}]
+EOF
+    python3 - "$dir" <<'EOF'
+import plistlib, sys
+d = {"adjustmentFormatIdentifier": "com.apple.photo", "adjustmentFormatVersion": "1.5",
+     "adjustmentBaseVersion": 0, "adjustmentData": b"\x00\x01\x02\x03"}
+open(sys.argv[1] + "/seed-bin.aae", "wb").write(plistlib.dumps(d, fmt=plistlib.FMT_BINARY))
+open(sys.argv[1] + "/seed-xml.aae", "wb").write(plistlib.dumps(d, fmt=plistlib.FMT_XML))
+EOF
+}
+
+seed_probe() {
+    local dir=$FUZZ/corpus-probe
+    mkdir -p "$dir"
+    # The small fixtures (≤ 64 KB, the run's -max_len), good and bad.
+    find "$ROOT/Fixtures" -type f -size -65k ! -name '*.sh' ! -name '*.json' ! -name '*.AAE' -print0 |
+        while IFS= read -r -d '' f; do cp -n "$f" "$dir/fixture-$(basename "$f" | tr -c 'A-Za-z0-9.\n-' '_')"; done
+    # Tiny generated files, one per common container (a few hundred bytes to a few KB each).
+    [ -e "$dir/gen-tiny.mp4" ] && return 0
+    command -v ffmpeg >/dev/null || { echo "ffmpeg not found: only the fixtures seed the probe corpus" >&2; return 0; }
+    local v="-f lavfi -i testsrc2=size=32x32:rate=5:duration=0.4" a="-f lavfi -i sine=frequency=440:sample_rate=8000:duration=0.4"
+    local ff="ffmpeg -nostdin -hide_banner -loglevel error -y"
+    $ff $v $a -c:v libx264 -preset ultrafast -c:a aac -b:a 16k -shortest "$dir/gen-tiny.mp4" || true
+    $ff $v $a -c:v libx264 -preset ultrafast -c:a aac -b:a 16k -movflags frag_keyframe+empty_moov "$dir/gen-frag.mp4" || true
+    $ff $v $a -c:v mpeg4 -c:a pcm_s16le -metadata:s:v:0 rotate=90 -metadata creation_time=2024-01-02T03:04:05Z \
+        "$dir/gen-rotated.mov" || true
+    $ff $v $a -c:v libx264 -preset ultrafast -c:a libopus -b:a 16k "$dir/gen-tiny.mkv" || true
+    $ff $v $a -c:v libvpx -b:v 50k -c:a libvorbis "$dir/gen-tiny.webm" || true
+    $ff $v $a -c:v mpeg4 -c:a libmp3lame -b:a 16k "$dir/gen-tiny.ts" || true
+    $ff $v $a -c:v mjpeg -c:a pcm_s16le "$dir/gen-tiny.avi" || true
+    $ff $v $a -c:v flv1 -c:a libmp3lame -b:a 16k -ar 11025 "$dir/gen-tiny.flv" || true
+    $ff $a -c:a pcm_s16le "$dir/gen-tiny.wav" || true
+    $ff $a -c:a flac "$dir/gen-tiny.flac" || true
+    $ff $a -c:a libmp3lame -b:a 16k "$dir/gen-tiny.mp3" || true
+    $ff $a -c:a libvorbis "$dir/gen-tiny.ogg" || true
+    $ff -f lavfi -i testsrc2=size=16x16:rate=5:duration=0.2 -pix_fmt yuv420p "$dir/gen-tiny.y4m" || true
+    $ff $a -c:a aac -b:a 16k "$dir/gen-tiny.m4a" || true
+}
+
+run_target() {
+    local name=$1 target dict maxlen
+    case $name in
+        sidecar) target=FuzzSidecar; dict=sidecar.dict; maxlen=4096; seed_sidecar ;;
+        probe) target=FuzzProbe; dict=media.dict; maxlen=65536; seed_probe ;;
+        *) echo "unknown target: $name (sidecar|probe)" >&2; exit 2 ;;
+    esac
+    mkdir -p "$FUZZ/artifacts/$name" "$FUZZ/logs"
+    local log=$FUZZ/logs/$name-$(date +%Y%m%d-%H%M%S).log
+    echo "== $target: ${SECONDS_PER_TARGET}s, corpus Fuzz/corpus-$name, log ${log#"$ROOT"/}" >&2
+    local rc=0
+    # shellcheck disable=SC2086
+    "$BIN/$target" "$FUZZ/corpus-$name" -dict="$FUZZ/dicts/$dict" -max_len=$maxlen \
+        -max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" -rss_limit_mb="$RSS_MB" \
+        -artifact_prefix="$FUZZ/artifacts/$name/" -print_final_stats=1 ${FUZZ_ARGS:-} 2>&1 | tee "$log" |
+        grep -E --line-buffered '^#[0-9]+ +(INITED|DONE|pulse)|ERROR|SUMMARY|Test unit written|stat::|^==[0-9]+==' || true
+    rc=${PIPESTATUS[0]}
+    echo "== $target exit $rc; corpus: $(find "$FUZZ/corpus-$name" -type f | wc -l) files" >&2
+    return "$rc"
+}
+
+mode=${1:-all}
+case $mode in
+    build) build ;;
+    repro)
+        [ $# -ge 3 ] || { echo "usage: $0 repro sidecar|probe FILE…" >&2; exit 2; }
+        case $2 in sidecar) t=FuzzSidecar ;; probe) t=FuzzProbe ;; *) echo "unknown target: $2" >&2; exit 2 ;; esac
+        [ -x "$BIN/$t" ] || build
+        shift 2
+        exec "$BIN/$t" -timeout="$TIMEOUT" -rss_limit_mb="$RSS_MB" "$@" ;;
+    sidecar | probe | all)
+        build
+        status=0
+        targets=$([ "$mode" = all ] && echo "sidecar probe" || echo "$mode")
+        for t in $targets; do run_target "$t" || status=1; done
+        exit "$status" ;;
+    *) echo "usage: $0 [sidecar|probe|all|build|repro TARGET FILE…]" >&2; exit 2 ;;
+esac
