@@ -278,8 +278,10 @@ public enum BatchPlanner {
         return path.hasPrefix(r) ? String(path.dropFirst(r.count)) : (path as NSString).lastPathComponent
     }
 
+    /// Shell-style match on the relative path or the file name, ignoring case (`*.mov` matches `IMG_1.MOV`).
     static func glob(_ pattern: String, _ path: String) -> Bool {
-        fnmatch(pattern, path, 0) == 0 || fnmatch(pattern, (path as NSString).lastPathComponent, 0) == 0
+        let caseFold: Int32 = 1 << 4  // FNM_CASEFOLD (GNU)
+        return fnmatch(pattern, path, caseFold) == 0 || fnmatch(pattern, (path as NSString).lastPathComponent, caseFold) == 0
     }
 
     static func fileSize(_ path: String) -> Int64? {
