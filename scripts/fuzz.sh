@@ -100,7 +100,7 @@ run_target() {
     "$BIN/$target" "$FUZZ/corpus-$name" -dict="$FUZZ/dicts/$dict" -max_len=$maxlen \
         -max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" -rss_limit_mb="$RSS_MB" \
         -artifact_prefix="$FUZZ/artifacts/$name/" -print_final_stats=1 ${FUZZ_ARGS:-} 2>&1 | tee "$log" |
-        grep -E --line-buffered '^#[0-9]+ +(INITED|DONE|pulse)|ERROR|SUMMARY|Test unit written|stat::|^==[0-9]+==' || true
+        grep -E --line-buffered '^#[0-9]+[[:space:]]+(INITED|DONE)|ERROR|SUMMARY|Test unit written|stat::|^==[0-9]+==' || true
     rc=${PIPESTATUS[0]}
     echo "== $target exit $rc; corpus: $(find "$FUZZ/corpus-$name" -type f | wc -l) files" >&2
     return "$rc"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# One command from a fresh Debian 12 machine with Swift: install what is missing, build, run the tests.
+# One command from a fresh Debian 12 machine with Swift: install what is missing, build, run the fixture
+# regression against its committed baseline, then the test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 swift build --build-tests
+bash scripts/regress-fixtures.sh
 swift test --skip-build "$@"

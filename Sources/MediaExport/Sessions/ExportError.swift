@@ -157,6 +157,8 @@ public enum ExitStatus {
     public static let versionUnavailable: Int32 = 80
     /// The export completed, but by a fallback (remux or byte copy) instead of the transcode asked for.
     public static let completedWithFallback: Int32 = 3
+    /// `regress` found a regression, a sample missing from the baseline, or a sample that failed to export.
+    public static let regression: Int32 = 4
     /// Cancelled by SIGINT (or the API).
     public static let cancelledByInterrupt: Int32 = 130
     /// Cancelled by SIGTERM.

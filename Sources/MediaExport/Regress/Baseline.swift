@@ -1,0 +1,156 @@
+import Foundation
+
+/// How far a measurement may drift from the baseline. Everything not listed here must match exactly.
+public struct Tolerances: Codable, Sendable, Equatable {
+    /// Duration: ± this many frames (default 1).
+    public var durationFrames: Double?
+    /// Size: ± this fraction (default 0.10).
+    public var sizeRatio: Double?
+    /// PSNR may drop this many dB below the baseline (default 0.5).
+    public var psnrDrop: Double?
+    /// SSIM may drop this much below the baseline (default 0.005).
+    public var ssimDrop: Double?
+
+    public init(durationFrames: Double? = nil, sizeRatio: Double? = nil, psnrDrop: Double? = nil, ssimDrop: Double? = nil) {
+        self.durationFrames = durationFrames; self.sizeRatio = sizeRatio; self.psnrDrop = psnrDrop; self.ssimDrop = ssimDrop
+    }
+
+    /// The documented defaults.
+    public static let defaults = Tolerances(durationFrames: 1, sizeRatio: 0.10, psnrDrop: 0.5, ssimDrop: 0.005)
+
+    /// `self`'s values where set, else `other`'s.
+    public func over(_ other: Tolerances) -> Tolerances {
+        Tolerances(durationFrames: durationFrames ?? other.durationFrames, sizeRatio: sizeRatio ?? other.sizeRatio,
+                   psnrDrop: psnrDrop ?? other.psnrDrop, ssimDrop: ssimDrop ?? other.ssimDrop)
+    }
+}
+
+/// The committed reference: one measurement per sample × preset, with optional tolerances.
+public struct Baseline: Codable, Sendable, Equatable {
+    public struct Entry: Codable, Sendable, Equatable {
+        /// What the export measured; nil when the export is expected to fail.
+        public var measurement: Measurement?
+        /// Per-sample overrides.
+        public var tolerances: Tolerances?
+        /// The expected failure (`STAGE/EXIT`, e.g. `edit/80`), for a sample the preset must refuse.
+        public var failure: String?
+    }
+
+    public var version: Int = 1
+    /// The FFmpeg libraries the baseline was made with.
+    public var ffmpeg: [String]
+    /// File-wide overrides of the defaults.
+    public var tolerances: Tolerances?
+    /// Keyed `SAMPLE|PRESET`.
+    public var entries: [String: Entry]
+
+    public init(ffmpeg: [String], tolerances: Tolerances? = nil, entries: [String: Entry] = [:]) {
+        self.ffmpeg = ffmpeg; self.tolerances = tolerances; self.entries = entries
+    }
+
+    /// Reads a baseline; a missing file is an empty baseline.
+    public static func load(_ path: String) throws -> Baseline {
+        guard FileManager.default.fileExists(atPath: path) else { return Baseline(ffmpeg: FFmpegVersions.lines) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ExportError.inputUnreadable(path: path, reason: "cannot read the baseline")
+        }
+        do { return try JSONDecoder().decode(Baseline.self, from: data) } catch let error as DecodingError {
+            throw ExportError.describe(error, file: path, sidecar: true)
+        }
+    }
+
+    /// Writes the baseline as stable, diff-friendly JSON.
+    public func save(_ path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do { try encoder.encode(self).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            throw ExportError.outputUnwritable(path: path, reason: error.localizedDescription)
+        }
+    }
+}
+
+/// One property that differs from the baseline beyond its tolerance.
+public struct Difference: Codable, Sendable, Equatable, CustomStringConvertible {
+    public var property: String
+    public var baseline: String
+    public var actual: String
+    public var description: String { "\(property): baseline \(baseline), actual \(actual)" }
+}
+
+/// Compares a measurement with its baseline.
+public enum BaselineComparison {
+    /// Every difference beyond tolerance, in a fixed property order (the first is the one to report).
+    public static func differences(_ actual: Measurement, _ base: Measurement, _ t: Tolerances) -> [Difference] {
+        var out: [Difference] = []
+        func exact<T: Equatable>(_ name: String, _ a: T, _ b: T) {
+            if a != b { out.append(Difference(property: name, baseline: show(b), actual: show(a))) }
+        }
+        exact("route", actual.route, base.route)
+        exact("container", actual.container, base.container)
+        exact("codecs", actual.codecs, base.codecs)
+        exact("videoProfile", actual.videoProfile, base.videoProfile)
+        exact("width", actual.width, base.width)
+        exact("height", actual.height, base.height)
+        exact("pixelFormat", actual.pixelFormat, base.pixelFormat)
+        exact("rotation", actual.rotation, base.rotation)
+        exact("frameCount", actual.frameCount, base.frameCount)
+        let frame = base.frameDuration ?? actual.frameDuration ?? (1.0 / 30)
+        let durationTolerance = (t.durationFrames ?? 1) * frame + 1e-6
+        if abs(actual.duration - base.duration) > durationTolerance {
+            out.append(Difference(property: "duration", baseline: String(format: "%.4f s", base.duration),
+                                  actual: String(format: "%.4f s (tolerance ±%.4f s)", actual.duration, durationTolerance)))
+        }
+        exact("audioChannels", actual.audioChannels, base.audioChannels)
+        exact("sampleRate", actual.sampleRate, base.sampleRate)
+        exact("creationTimeKept", actual.creationTimeKept, base.creationTimeKept)
+        if let a = actual.avStartOffset, let b = base.avStartOffset, abs(a - b) > 0.001 {
+            out.append(Difference(property: "avStartOffset", baseline: String(format: "%.4f s", b), actual: String(format: "%.4f s", a)))
+        } else if (actual.avStartOffset == nil) != (base.avStartOffset == nil) {
+            exact("avStartOffset", actual.avStartOffset, base.avStartOffset)
+        }
+        exact("timestampsIncreasing", actual.timestampsIncreasing, base.timestampsIncreasing)
+        let sizeTolerance = t.sizeRatio ?? 0.10
+        if base.size > 0, abs(Double(actual.size - base.size)) / Double(base.size) > sizeTolerance {
+            out.append(Difference(property: "size", baseline: "\(base.size) bytes",
+                                  actual: "\(actual.size) bytes (tolerance ±\(Int(sizeTolerance * 100)) %)"))
+        }
+        if let b = base.psnr {
+            let drop = t.psnrDrop ?? 0.5
+            if (actual.psnr ?? -Double.infinity) < b - drop {
+                out.append(Difference(property: "psnr", baseline: String(format: "%.3f dB", b),
+                                      actual: actual.psnr.map { String(format: "%.3f dB (may drop %.2f dB)", $0, drop) } ?? "not measured"))
+            }
+        }
+        if let b = base.ssim {
+            let drop = t.ssimDrop ?? 0.005
+            if (actual.ssim ?? -Double.infinity) < b - drop {
+                out.append(Difference(property: "ssim", baseline: String(format: "%.5f", b),
+                                      actual: actual.ssim.map { String(format: "%.5f (may drop %.4f)", $0, drop) } ?? "not measured"))
+            }
+        }
+        exact("packetChecksums", actual.packetChecksums, base.packetChecksums)
+        exact("packetsMatchSource", actual.packetsMatchSource, base.packetsMatchSource)
+        return out
+    }
+
+    private static func show<T>(_ v: T) -> String {
+        if let o = v as? OptionalProtocol { return o.isNone ? "none" : o.unwrappedDescription }
+        if let a = v as? [String] { return a.joined(separator: ",") }
+        return "\(v)"
+    }
+}
+
+private protocol OptionalProtocol {
+    var isNone: Bool { get }
+    var unwrappedDescription: String { get }
+}
+
+extension Optional: OptionalProtocol {
+    var isNone: Bool { self == nil }
+    var unwrappedDescription: String {
+        switch self {
+        case .some(let v): return (v as? [String])?.joined(separator: ",") ?? "\(v)"
+        case .none: return "none"
+        }
+    }
+}
