@@ -45,6 +45,14 @@ EPOCH=(-metadata creation_time=2024-05-01T12:34:56.000000Z -fflags +bitexact)
 
 ls -l
 
+# Known colours (thumbnails): red, green, blue and white quadrants, 320x180, 1 s.
+"${FF[@]}" -f lavfi -i "color=c=0xFF0000:s=320x180:r=25:d=1,drawbox=x=160:y=0:w=160:h=90:color=0x00FF00:t=fill,drawbox=x=0:y=90:w=160:h=90:color=0x0000FF:t=fill,drawbox=x=160:y=90:w=160:h=90:color=0xFFFFFF:t=fill" \
+  -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p colors.mp4
+
+# A black lead-in: 1 s of black, then 2 s of test pattern (the poster time must skip the black).
+"${FF[@]}" -f lavfi -i "color=c=black:s=320x180:r=30:d=1" -f lavfi -i "testsrc2=size=320x180:rate=30:duration=2" \
+  -filter_complex "[0:v][1:v]concat=n=2:v=1:a=0[v]" -map "[v]" "${X264[@]}" lead-in.mp4
+
 # Assets (issue: versions). Files that share a base name form one asset.
 mkdir -p assets
 # 1. An original with our JSON edit sidecar: trim 1–3 s, crop, rotate, mute.

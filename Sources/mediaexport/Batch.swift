@@ -78,6 +78,9 @@ struct Batch: ParsableCommand {
     @Option(help: "Fallback: auto, remux, copy or none.")
     var fallback: FallbackPolicy = .auto
 
+    @Flag(help: "Write a poster frame (NAME.jpg) next to each output and list it in the report.")
+    var thumbnails = false
+
     @Flag(help: "JSON Lines on stdout: every job's events with its job id, then a batchFinished record.")
     var json = false
 
@@ -96,10 +99,11 @@ struct Batch: ParsableCommand {
             printError(error.description)
             throw ExitCode(error.exitCode)
         }
-        let options = BatchOptions(inputs: inputs, outputDirectory: out, preset: resolved, jobs: jobs, policy: policy, dryRun: dryRun,
+        var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: resolved, jobs: jobs, policy: policy, dryRun: dryRun,
                                    media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
                                    sort: sort, version: assetVersion, retryFailed: retryFailed, force: force,
                                    shard: shard.flatMap(BatchOptions.Shard.init), fallback: fallback)
+        options.thumbnails = thumbnails
         let runner = BatchRunner(options: options)
         runner.reportPath = report
         let renderer = BatchRenderer(mode: ProgressRenderer.mode(quiet: quiet || json || dryRun))

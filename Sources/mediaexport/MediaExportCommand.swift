@@ -17,7 +17,7 @@ struct MediaExportCommand: ParsableCommand {
         """,
         version: "mediaexport \(MediaExportVersion.string)\n" + FFmpegVersions.lines.joined(separator: "\n")
             + "\nFFmpeg \(FFmpegVersions.release)",
-        subcommands: [Export.self, Batch.self, Regress.self, Presets.self, Probe.self, Resources.self, Report.self],
+        subcommands: [Export.self, Batch.self, Regress.self, Thumbnail.self, Presets.self, Probe.self, Resources.self, Report.self],
         defaultSubcommand: Export.self
     )
 }

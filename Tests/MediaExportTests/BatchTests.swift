@@ -199,7 +199,8 @@ import Testing
         defer { TestSupport.cleanup(dir) }
         try FileManager.default.removeItem(at: dir.appendingPathComponent("uploads/broken"))
         let r = try TestSupport.tool(["batch", dir.appendingPathComponent("uploads").path, "--out", dir.appendingPathComponent("out").path,
-                                      "--preset", "low", "--json", "--jobs", "2"])
+                                      "--preset", "low", "--json", "--jobs", "2", "--thumbnails",
+                                      "--report", dir.appendingPathComponent("r.csv").path])
         #expect(r.status == 0, "\(r.stderr)")
         let records = r.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         #expect(records.filter { $0["kind"] as? String == "planned" }.count == 6)
@@ -209,6 +210,15 @@ import Testing
         #expect(last["kind"] as? String == "batchFinished")
         let counts = (last["payload"] as? [String: Any])?["counts"] as? [String: Any]
         #expect(counts?["total"] as? Int == 6 && counts?["failed"] as? Int == 0)
+        // --thumbnails: a poster next to each video output, listed in the report; none for the audio-only asset.
+        let rows = try BatchReport.read(dir.appendingPathComponent("r.csv").path)
+        for row in rows {
+            if row.key == "song.m4a" { #expect(row.thumbnail == nil); continue }
+            let poster = try #require(row.thumbnail)
+            #expect(poster == (row.output! as NSString).deletingPathExtension + ".jpg")
+            #expect(try ThumbnailTests.pixels(poster).width > 0)
+        }
+        #expect(try ThumbnailTests.pixels(dir.appendingPathComponent("out/b/clip.jpg").path).height == 320, "upright poster")
     }
 }
 

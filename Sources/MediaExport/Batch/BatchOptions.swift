@@ -53,6 +53,8 @@ public struct BatchOptions: Codable, Sendable {
     public var shard: Shard?
     public var fallback: FallbackPolicy
     public var errors: ErrorPolicy
+    /// Write a poster frame (`NAME.jpg`) next to each output.
+    public var thumbnails: Bool = false
 
     /// Creates options with the defaults of the `batch` command.
     public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,

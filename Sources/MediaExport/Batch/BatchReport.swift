@@ -19,6 +19,8 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
     public var outputSHA256: String?
     public var error: String?
     public var wallTime: Double?
+    /// The poster frame written next to the output (`--thumbnails`).
+    public var thumbnail: String? = nil
 }
 
 /// Counts for the summary and the `batchFinished` record.
@@ -60,7 +62,7 @@ public struct BatchCounts: Codable, Sendable, Equatable {
 /// Reads, writes and merges batch reports (`.json`: a list of rows; `.csv`: a header and one line per row).
 public enum BatchReport {
     static let columns = ["key", "input", "action", "reason", "status", "route", "fallbacks", "versionRequested", "versionDelivered",
-                          "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime"]
+                          "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime", "thumbnail"]
 
     /// Writes rows to `path`, as JSON or CSV by its extension (atomically).
     public static func write(_ rows: [BatchReportRow], to path: String) throws {
@@ -110,7 +112,7 @@ public enum BatchReport {
         for r in rows {
             let values: [String?] = [r.key, r.input, r.action.rawValue, r.reason, r.status, r.route, String(r.fallbacks), r.versionRequested,
                                      r.versionDelivered, r.output, String(r.bytesIn), r.bytesOut.map(String.init), r.estimatedBytes.map(String.init),
-                                     r.outputSHA256, r.error, r.wallTime.map { String(format: "%.3f", $0) }]
+                                     r.outputSHA256, r.error, r.wallTime.map { String(format: "%.3f", $0) }, r.thumbnail]
             lines.append(values.map(field).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
@@ -137,7 +139,7 @@ public enum BatchReport {
             return BatchReportRow(key: v[0], input: v[1], action: BatchAction(rawValue: v[2]) ?? .transcode, reason: v[3], status: v[4],
                                   route: opt(v[5]), fallbacks: Int(v[6]) ?? 0, versionRequested: v[7], versionDelivered: opt(v[8]),
                                   output: opt(v[9]), bytesIn: Int64(v[10]) ?? 0, bytesOut: Int64(v[11]), estimatedBytes: Int64(v[12]),
-                                  outputSHA256: opt(v[13]), error: opt(v[14]), wallTime: Double(v[15]))
+                                  outputSHA256: opt(v[13]), error: opt(v[14]), wallTime: Double(v[15]), thumbnail: opt(v[16]))
         }
     }
 }

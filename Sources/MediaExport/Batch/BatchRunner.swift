@@ -209,6 +209,7 @@ public final class BatchRunner: @unchecked Sendable {
             dbRow.outputPath = done.output
             dbRow.outputSize = done.bytes
             dbRow.outputSHA256 = row.outputSHA256
+            if options.thumbnails { row.thumbnail = poster(for: item, output: done.output) }
             emit(.job(id: id, key: item.key, status: .completed))
         } catch {
             let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: item.input, code: -1, message: "\(error)")
@@ -222,6 +223,17 @@ public final class BatchRunner: @unchecked Sendable {
         dbRow.wallTime = row.wallTime
         try? database.upsert(dbRow)
         return row
+    }
+}
+
+extension BatchRunner {
+    /// A poster frame next to the output (`clip.mp4` → `clip.jpg`); nil for assets without video. A poster that
+    /// cannot be made never fails the job.
+    func poster(for item: BatchItem, output: String) -> String? {
+        let path = (output as NSString).deletingPathExtension + ".jpg"
+        let request = ThumbnailRequest(input: item.input, output: path, version: options.version, overwrite: true,
+                                       sandbox: options.outputDirectory)
+        return (try? Thumbnailer.make(request))?.output
     }
 }
 

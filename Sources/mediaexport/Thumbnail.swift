@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import MediaExport
+
+extension ThumbnailMode: ExpressibleByArgument {}
+
+struct Thumbnail: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a poster frame or thumbnail (JPEG or PNG), upright and as the asset version shows it.",
+        discussion: """
+        Without --at, the poster time is the first frame from 10 % of the duration on that is not nearly uniform
+        (skipping black lead-ins and fades). Without --exact, the keyframe at or before the time is used (fast).
+
+        Examples:
+          mediaexport thumbnail clip.mov poster.jpg
+          mediaexport thumbnail clip.mov thumb.png --at 12.5 --exact --size 320x180 --mode fill
+        """
+    )
+
+    @Argument(help: "The video.", completion: .file())
+    var file: String
+
+    @Argument(help: "The picture: .jpg, .jpeg or .png.", completion: .file(extensions: ["jpg", "jpeg", "png"]))
+    var output: String
+
+    @Option(help: "Seconds on the version's timeline (after a sidecar's trim).")
+    var at: Double?
+
+    @Option(help: "Target size WxH, as displayed.")
+    var size: String?
+
+    @Option(help: "fit (inside the box, never upscaled) or fill (covers the box, centre cropped to exactly WxH).")
+    var mode: ThumbnailMode = .fit
+
+    @Flag(help: "Decode up to the exact time instead of using the keyframe before it.")
+    var exact = false
+
+    @Option(name: .customLong("asset-version"), help: "current or original.")
+    var assetVersion: AssetVersion = .current
+
+    @Option(help: "A JSON edit sidecar to apply.", completion: .file(extensions: ["json"]))
+    var edits: String?
+
+    @Flag(name: [.customShort("y"), .long], help: "Replace an existing picture.")
+    var overwrite = false
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func parsedSize() throws -> (Int, Int)? {
+        guard let size else { return nil }
+        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts.allSatisfy({ $0 >= 2 && $0 <= 16384 }) else {
+            throw ValidationError("--size must be WxH, e.g. 320x180")
+        }
+        return (parts[0], parts[1])
+    }
+
+    func validate() throws { _ = try parsedSize() }
+
+    func run() throws {
+        FFmpegLog.setVerbose(false)
+        let size = try parsedSize()
+        do {
+            let result = try Thumbnailer.make(ThumbnailRequest(input: file, output: output, time: at, width: size?.0, height: size?.1,
+                                                               mode: mode, exact: exact, version: assetVersion, editsPath: edits,
+                                                               overwrite: overwrite))
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                printLine(String(decoding: try encoder.encode(result), as: UTF8.self))
+            } else {
+                printLine(String(format: "Wrote %@: %dx%d %@ at %.3f s (%@)", result.output, result.width, result.height, result.format,
+                                 result.time, result.reason))
+            }
+        } catch let error as ExportError {
+            printError(error.description)
+            throw ExitCode(error.exitCode)
+        }
+    }
+}
