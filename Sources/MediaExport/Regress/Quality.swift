@@ -73,60 +73,30 @@ enum QualityMeter {
 
 /// Decodes a file's main video stream into 8-bit luma pictures, optionally scaled.
 final class LumaFrames {
-    private let demuxer: Demuxer
-    private let decoder: StreamDecoder
-    private let index: Int32
-    private let timeBase: AVRational
-    private let packet = Packet()
-    private let frame = Frame()
+    private let reader: FrameReader
     private var scaler: OpaquePointer?
-    private var draining = false
-    private var targetWidth: Int?
-    private var targetHeight: Int?
     /// The picture size produced.
-    var width: Int? { targetWidth }
-    var height: Int? { targetHeight }
+    let width: Int?
+    let height: Int?
 
     init(path: String, targetWidth: Int? = nil, targetHeight: Int? = nil) throws {
-        demuxer = try Demuxer(path: path, interrupt: nil)
+        let demuxer = try Demuxer(path: path, interrupt: nil)
         let best = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard best >= 0 else { throw ExportError.noUsableStreams(path: path, reason: "no video to measure") }
-        index = best
         let stream = demuxer.streams[Int(best)]
-        timeBase = stream.pointee.time_base
-        decoder = try StreamDecoder(stream: stream, path: path)
         for s in demuxer.streams where s.pointee.index != best { s.pointee.discard = AVDISCARD_ALL }
-        self.targetWidth = targetWidth ?? Int(stream.pointee.codecpar.pointee.width)
-        self.targetHeight = targetHeight ?? Int(stream.pointee.codecpar.pointee.height)
+        reader = try FrameReader(demuxer: demuxer, stream: stream, path: path, from: 0)
+        width = targetWidth ?? Int(stream.pointee.codecpar.pointee.width)
+        height = targetHeight ?? Int(stream.pointee.codecpar.pointee.height)
     }
 
     deinit { sws_freeContext(scaler) }
 
     /// The next picture in presentation order: its time (seconds from the container start) and luma bytes.
     func next() throws -> (time: Double, luma: [UInt8])? {
-        while true {
-            switch try decoder.receive(into: frame) {
-            case .frame:
-                defer { frame.unref() }
-                return try luma()
-            case .drained: return nil
-            case .needsInput:
-                if draining { return nil }
-                switch try demuxer.read(into: packet) {
-                case .endOfFile:
-                    draining = true
-                    try decoder.send(nil)
-                case .packet:
-                    if packet.pointer.pointee.stream_index == index { try? decoder.send(packet) }
-                    packet.unref()
-                }
-            }
-        }
-    }
-
-    private func luma() throws -> (time: Double, luma: [UInt8]) {
+        guard let (frame, time) = try reader.next() else { return nil }
         let f = frame.pointer
-        let w = Int32(targetWidth!), h = Int32(targetHeight!)
+        let w = Int32(width!), h = Int32(height!)
         scaler = sws_getCachedContext(scaler, f.pointee.width, f.pointee.height, AVPixelFormat(rawValue: f.pointee.format),
                                       w, h, AV_PIX_FMT_GRAY8, SWS_BICUBIC, nil, nil, nil)
         var out = [UInt8](repeating: 0, count: Int(w * h))
@@ -135,8 +105,6 @@ final class LumaFrames {
             var stride: [Int32] = [w, 0, 0, 0]
             _ = sws_scale(scaler, constPlanes(f), lineSizes(f), 0, f.pointee.height, &dst, &stride)
         }
-        let ts = f.pointee.best_effort_timestamp
-        let time = (ts == AVCode.noPTS ? 0 : Double(ts) * av_q2d(timeBase)) - demuxer.startTime
         return (time, out)
     }
 }
