@@ -159,6 +159,16 @@ import Testing
         try data.write(to: dir.appendingPathComponent("IMG_0009.aae"))
         let info = try AdjustmentInfo.load(path: dir.appendingPathComponent("IMG_0009.aae").path)
         #expect(info == AdjustmentInfo(formatIdentifier: "com.apple.photo", formatVersion: "1.4", baseVersion: 1))
+        // A fuzzer-found binary plist whose top object is a set crashed Foundation's parser: now a clear error,
+        // and the original stays reachable.
+        let finding = TestSupport.repoRoot.appendingPathComponent("Fuzz/findings/aae-bplist-set-segv.aae")
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("IMG_0009.aae"))
+        try FileManager.default.copyItem(at: finding, to: dir.appendingPathComponent("IMG_0009.AAE"))
+        #expect(throws: ExportError.self) { try AdjustmentInfo.load(path: dir.appendingPathComponent("IMG_0009.AAE").path) }
+        let r = try TestSupport.tool(["-q", dir.appendingPathComponent("IMG_0009.MOV").path, dir.appendingPathComponent("c.mp4").path])
+        #expect(r.status == ExitStatus.badSidecar && r.stderr.contains("IMG_0009.AAE"))
+        let o = try TestSupport.tool(["-q", "--original", dir.appendingPathComponent("IMG_0009.MOV").path, dir.appendingPathComponent("o.mp4").path])
+        #expect(o.status == 0, "\(o.stderr)")
     }
 
     @Test func livePhotoExportsItsPairedVideo() throws {

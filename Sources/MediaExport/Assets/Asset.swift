@@ -137,12 +137,30 @@ public struct AdjustmentInfo: Codable, Sendable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ExportError.invalidSidecar(path: path, field: "-", reason: "cannot read the file")
         }
-        let plist: Any
-        do { plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) } catch {
-            throw ExportError.invalidSidecar(path: path, field: "-", reason: "not a property list (XML or binary)")
-        }
-        guard let dict = plist as? [String: Any] else {
-            throw ExportError.invalidSidecar(path: path, field: "-", reason: "top level must be a dictionary")
+        var dict: [String: Any]
+        if data.starts(with: Array("bplist".utf8)) {
+            // Our own bounds-checked reader: Foundation's binary parser crashes on some malformed files.
+            guard let entries = BinaryPropertyList.topLevelDictionary(data) else {
+                throw ExportError.invalidSidecar(path: path, field: "-", reason: "not a well-formed binary property list with a dictionary at the top")
+            }
+            dict = [:]
+            for (key, value) in entries {
+                switch value {
+                case .string(let s): dict[key] = s
+                case .integer(let i): dict[key] = NSNumber(value: i)
+                case .real(let d): dict[key] = NSNumber(value: d)
+                case .bool(let b): dict[key] = NSNumber(value: b)
+                }
+            }
+        } else {
+            let plist: Any
+            do { plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) } catch {
+                throw ExportError.invalidSidecar(path: path, field: "-", reason: "not a property list (XML or binary)")
+            }
+            guard let d = plist as? [String: Any] else {
+                throw ExportError.invalidSidecar(path: path, field: "-", reason: "top level must be a dictionary")
+            }
+            dict = d
         }
         func string(_ key: String) -> String? {
             if let s = dict[key] as? String { return s }

@@ -38,7 +38,8 @@ enum VersionResolver {
         guard let original = asset.original ?? asset.renderedEdit else {
             throw ExportError.inputUnreadable(path: input, reason: "no video or audio resource found for asset \(asset.baseName)")
         }
-        let adjustment = try asset.adjustmentData.map { try AdjustmentInfo.load(path: $0.path) }
+        // Reported when present; only the path that depends on it (an .AAE and nothing else) fails when it is unreadable.
+        let adjustment = asset.adjustmentData.flatMap { try? AdjustmentInfo.load(path: $0.path) }
 
         if version == .original {
             guard let o = asset.original else {
@@ -74,7 +75,8 @@ enum VersionResolver {
                                                           reason: "edits from \(name(sidecar.path)) applied to the original"), edits: edits)
         }
         if let aae = asset.adjustmentData {
-            let what = [adjustment?.formatIdentifier, adjustment?.formatVersion.map { "version \($0)" }].compactMap { $0 }.joined(separator: " ")
+            let adjustment = try AdjustmentInfo.load(path: aae.path)
+            let what = [adjustment.formatIdentifier, adjustment.formatVersion.map { "version \($0)" }].compactMap { $0 }.joined(separator: " ")
             let reason = "\(name(aae.path)) holds Apple edits (\(what)) that cannot be rendered here and there is no rendered edit"
             if requireCurrent { throw ExportError.versionUnavailable(path: input, version: .current, reason: reason) }
             return VersionSelection(report: VersionReport(requested: .current, delivered: .original, resource: original.path, resourceKind: original.kind,
