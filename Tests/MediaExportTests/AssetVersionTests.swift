@@ -240,6 +240,9 @@ import Testing
         (#"{"formatVersion": 1, "mute": "yes"}"#, "mute", "expected Bool"),
         (#"{"formatVersion": 1, "speed": 2}"#, "speed", "unknown key"),
         (#"{"formatVersion": 1, "volume": -1}"#, "volume", "between 0 and 16"),
+        // Found by the fuzzer (Fuzz/findings): values that overflowed later arithmetic.
+        (#"{"formatVersion":1,"crop":{"x":9223372036854775807,"y":0,"width":2,"height":2}}"#, "crop.x", "between 0 and 65536"),
+        (#"{"formatVersion":1,"trim":{"start":1e300,"end":1e301}}"#, "trim.start", "between 0 and"),
     ])
     func brokenSidecarNamesFileAndFieldAndLeavesNothing(json: String, field: String, reason: String) throws {
         let dir = try Self.folder(["IMG_0200.MOV": TestSupport.fixture("landscape.mov"), "IMG_0200.edit.json": json])

@@ -98,17 +98,21 @@ public struct EditSidecar: Codable, Sendable, Equatable {
         if !EditSidecar.supportedFormatVersions.contains(formatVersion) {
             throw bad("formatVersion", "unsupported version \(formatVersion) (supported: \(EditSidecar.supportedFormatVersions.map(String.init).joined(separator: ", ")))")
         }
+        // Bounds keep later arithmetic (seconds → timestamps, pixels → Int32) far from overflow; the fuzzer
+        // found both (`Fuzz/findings/`).
+        let maxSeconds = 10_000_000.0, maxPixels = 65_536
         if let t = trim {
-            if !(t.start.isFinite && t.end.isFinite) || t.start < 0 { throw bad("trim.start", "must be 0 or more") }
+            if !(t.start.isFinite && t.start >= 0 && t.start <= maxSeconds) { throw bad("trim.start", "must be between 0 and \(Int(maxSeconds)) s") }
+            if !(t.end.isFinite && t.end <= maxSeconds) { throw bad("trim.end", "must be at most \(Int(maxSeconds)) s") }
             if t.end <= t.start { throw bad("trim.end", "must be after trim.start (\(t.start))") }
         }
         if let c = crop {
-            if c.x < 0 { throw bad("crop.x", "must be 0 or more") }
-            if c.y < 0 { throw bad("crop.y", "must be 0 or more") }
-            if c.width < 2 { throw bad("crop.width", "must be at least 2") }
-            if c.height < 2 { throw bad("crop.height", "must be at least 2") }
+            if !(0...maxPixels).contains(c.x) { throw bad("crop.x", "must be between 0 and \(maxPixels)") }
+            if !(0...maxPixels).contains(c.y) { throw bad("crop.y", "must be between 0 and \(maxPixels)") }
+            if !(2...maxPixels).contains(c.width) { throw bad("crop.width", "must be between 2 and \(maxPixels)") }
+            if !(2...maxPixels).contains(c.height) { throw bad("crop.height", "must be between 2 and \(maxPixels)") }
         }
-        if let r = rotate, r % 90 != 0 { throw bad("rotate", "must be a multiple of 90, got \(r)") }
+        if let r = rotate, r % 90 != 0 || abs(r) > 3600 { throw bad("rotate", "must be a multiple of 90 (at most ±3600), got \(r)") }
         if let v = volume, !(v.isFinite && v >= 0 && v <= 16) { throw bad("volume", "must be between 0 and 16, got \(v)") }
     }
 

@@ -45,6 +45,10 @@ final class Transcoder {
         var start = range?.start ?? 0
         var end = range?.end
         if start < 0 || !start.isFinite { throw ExportError.invalidTimeRange(path: source, reason: "start \(start) s is negative") }
+        // Far beyond any media; keeps seconds → timestamp conversions from overflowing when the duration is unknown.
+        if start > 1e7 || (end ?? 0) > 1e7 || end?.isFinite == false {
+            throw ExportError.invalidTimeRange(path: source, reason: "times must be at most 10000000 s")
+        }
         if let e = end, !(e > start) { throw ExportError.invalidTimeRange(path: source, reason: "end \(e) s is not after start \(start) s") }
         if let d = mediaDuration {
             if start >= d { throw ExportError.invalidTimeRange(path: source, reason: String(format: "start %.3f s is past the end (%.3f s)", start, d)) }

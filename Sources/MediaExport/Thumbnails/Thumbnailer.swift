@@ -83,6 +83,7 @@ public enum Thumbnailer {
         var decoded: (frame: Frame, time: Double)
         if let t = request.time {
             guard t.isFinite, t >= 0 else { throw ExportError.invalidTimeRange(path: request.input, reason: "time \(t) s is negative") }
+            guard t <= 1e7 else { throw ExportError.invalidTimeRange(path: request.input, reason: "time \(t) s is past the end") }
             if length > 0 && t >= length {
                 throw ExportError.invalidTimeRange(path: request.input, reason: String(format: "time %.3f s is past the end (%.3f s)", t, length))
             }
