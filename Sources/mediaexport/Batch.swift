@@ -131,6 +131,10 @@ struct Batch: ParsableCommand {
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Work with batch reports.",
+        discussion: """
+        Examples:
+          mediaexport report merge shard-0/report.json shard-1/report.json --out report.json
+        """,
         subcommands: [Merge.self]
     )
 
