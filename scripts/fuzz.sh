@@ -34,6 +34,10 @@ seed_sidecar() {
     local dir=$FUZZ/corpus-sidecar
     mkdir -p "$dir"
     cp -n "$ROOT"/Fixtures/assets/*.edit.json "$ROOT"/Fixtures/assets/*.AAE "$dir"/ 2>/dev/null || true
+    # Earlier findings: regressions stay covered.
+    cp -n "$FUZZ"/findings/*.json "$FUZZ"/findings/*.aae "$dir"/ 2>/dev/null || true
+    printf '{ adjustmentFormatIdentifier = "com.apple.photo"; adjustmentBaseVersion = 0; adjustmentData = <00010203>; }' \
+        > "$dir/seed-openstep.aae"
     local i=0
     while IFS= read -r line; do
         i=$((i + 1)); [ -n "$line" ] && printf '%s' "$line" > "$dir/seed-$i.json"
@@ -91,7 +95,8 @@ leak_pass() {
     local name=$1 target=$2 log=$3 rc=0
     echo "== $target: leak pass over Fuzz/corpus-$name" >&2
     find "$FUZZ/corpus-$name" -type f -print0 |
-        xargs -0 -n 400 "$BIN/$target" -detect_leaks=1 -timeout="$TIMEOUT" -rss_limit_mb="$RSS_MB" >>"$log" 2>&1 || rc=$?
+        xargs -0 -n 400 "$BIN/$target" -detect_leaks=1 -timeout="$TIMEOUT" -rss_limit_mb="$RSS_MB" \
+            -artifact_prefix="$FUZZ/artifacts/$name/leakpass-" >>"$log" 2>&1 || rc=$?
     grep -E 'ERROR: LeakSanitizer|SUMMARY' "$log" | tail -3 >&2 || true
     return "$rc"
 }

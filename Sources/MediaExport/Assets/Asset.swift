@@ -153,14 +153,15 @@ public struct AdjustmentInfo: Codable, Sendable, Equatable {
                 }
             }
         } else {
-            let plist: Any
-            do { plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) } catch {
-                throw ExportError.invalidSidecar(path: path, field: "-", reason: "not a property list (XML or binary)")
+            // PropertyListDecoder rather than PropertyListSerialization: the latter leaks on every file it rejects.
+            let fields: AAEFields
+            do { fields = try PropertyListDecoder().decode(AAEFields.self, from: data) } catch {
+                throw ExportError.invalidSidecar(path: path, field: "-", reason: "not a property list with a dictionary at the top (XML or binary)")
             }
-            guard let d = plist as? [String: Any] else {
-                throw ExportError.invalidSidecar(path: path, field: "-", reason: "top level must be a dictionary")
-            }
-            dict = d
+            dict = [:]
+            dict["adjustmentFormatIdentifier"] = fields.adjustmentFormatIdentifier
+            dict["adjustmentFormatVersion"] = fields.adjustmentFormatVersion
+            dict["adjustmentBaseVersion"] = fields.adjustmentBaseVersion.map { NSNumber(value: $0) }
         }
         func string(_ key: String) -> String? {
             if let s = dict[key] as? String { return s }
@@ -172,5 +173,25 @@ public struct AdjustmentInfo: Codable, Sendable, Equatable {
         }
         return AdjustmentInfo(formatIdentifier: identifier, formatVersion: string("adjustmentFormatVersion"),
                               baseVersion: (dict["adjustmentBaseVersion"] as? NSNumber)?.intValue)
+    }
+}
+
+/// The `.AAE` keys we read; anything else in the plist is ignored. A version may be a string or a number.
+private struct AAEFields: Decodable {
+    var adjustmentFormatIdentifier: String?
+    var adjustmentFormatVersion: String?
+    var adjustmentBaseVersion: Int?
+
+    enum CodingKeys: String, CodingKey { case adjustmentFormatIdentifier, adjustmentFormatVersion, adjustmentBaseVersion }
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        adjustmentFormatIdentifier = try? c.decodeIfPresent(String.self, forKey: .adjustmentFormatIdentifier)
+        if let s = try? c.decodeIfPresent(String.self, forKey: .adjustmentFormatVersion) {
+            adjustmentFormatVersion = s
+        } else if let d = try? c.decodeIfPresent(Double.self, forKey: .adjustmentFormatVersion) {
+            adjustmentFormatVersion = d == d.rounded() ? String(Int(d)) : String(d)
+        }
+        adjustmentBaseVersion = try? c.decodeIfPresent(Int.self, forKey: .adjustmentBaseVersion)
     }
 }

@@ -185,7 +185,7 @@ public final class BatchRunner: @unchecked Sendable {
             default: break
             }
             let session = ExportSession(request: request)
-            session.onEvent = { [weak self] event in self?.emit(.export(id: id, key: item.key, event: event)) }
+            session.onEvent = { event in self.emit(.export(id: id, key: item.key, event: event)) }  // no cycle: the session is dropped after the job
             let proceed = lock.withLock { () -> Bool in
                 if cancelled { return false }
                 running[id] = session

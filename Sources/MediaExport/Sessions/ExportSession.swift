@@ -14,7 +14,8 @@ public final class ExportSession: @unchecked Sendable {
 
     /// The job.
     public let request: ExportRequest
-    /// Called synchronously for every event, on the exporting thread. Set it before `run()`.
+    /// Called synchronously for every event, on the exporting thread. Set it before `run()`; it is released
+    /// after the final event.
     public var onEvent: (@Sendable (ExportEvent) -> Void)?
     /// How often `progress` events are emitted at most, in seconds.
     public var progressInterval: Double = 0.25
@@ -252,6 +253,9 @@ public final class ExportSession: @unchecked Sendable {
     private func emit(_ event: ExportEvent) {
         onEvent?(event)
         continuation.yield(event)
+        // After the final event the handler is dropped: a handler that captures its own session (to cancel it,
+        // say) would otherwise keep both alive forever.
+        if event.isFinal { onEvent = nil }
     }
 }
 
@@ -265,25 +269,35 @@ struct RouteSkipped: Error {
 /// session's cancel flag to `stalledFlag`, which FFmpeg's interrupt callback and the pipeline loop both see.
 final class StallWatchdog: @unchecked Sendable {
     static let stalledFlag: Int32 = 2
-    private let lock = NSLock()
-    private var last = DispatchTime.now()
+
+    /// The time of the last progress; shared with the timer's handler (no reference back to the watchdog).
+    private final class LastProgress: @unchecked Sendable {
+        let lock = NSLock()
+        var time = DispatchTime.now()
+    }
+
+    private let last = LastProgress()
     private let timer: DispatchSourceTimer
 
     init(timeout: Double, flag: UnsafeMutablePointer<Int32>) {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         let interval = max(0.05, min(1.0, timeout / 4))
         timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in
-            guard let self, timeout > 0 else { return }
-            let idle = Double(DispatchTime.now().uptimeNanoseconds - self.lock.withLock { self.last }.uptimeNanoseconds) / 1e9
+        let last = self.last
+        timer.setEventHandler {
+            guard timeout > 0 else { return }
+            let idle = Double(DispatchTime.now().uptimeNanoseconds - last.lock.withLock { last.time }.uptimeNanoseconds) / 1e9
             if idle >= timeout && flag.pointee == 0 { flag.pointee = StallWatchdog.stalledFlag }
         }
         timer.resume()
     }
 
     /// Progress happened.
-    func touch() { lock.withLock { last = DispatchTime.now() } }
+    func touch() { last.lock.withLock { last.time = DispatchTime.now() } }
 
-    /// Ends the watchdog.
-    func stop() { timer.cancel() }
+    /// Ends the watchdog; its handler never runs again.
+    func stop() {
+        timer.setEventHandler(handler: nil)
+        timer.cancel()
+    }
 }
