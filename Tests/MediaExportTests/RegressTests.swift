@@ -65,10 +65,19 @@ import Testing
             try FileManager.default.removeItem(at: dir.appendingPathComponent("baseline.json"))
             try FileManager.default.moveItem(at: copy, to: dir.appendingPathComponent("baseline.json"))
         }
-        // A per-sample tolerance in the baseline file is honoured.
+        // Tolerances: a run override widens one; a per-sample one in the baseline file is honoured.
         try Self.editBaseline(dir) { m in m["size"] = (m["size"] as! Int) * 2 }
         #expect(try Self.regress(dir).status == ExitStatus.regression)
         #expect(try Self.regress(dir, ["--size-ratio", "0.6"]).status == 0, "a run override widens the tolerance")
+        let url = dir.appendingPathComponent("baseline.json")
+        var json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+        var entries = json["entries"] as! [String: Any]
+        var entry = entries["landscape.mov|low"] as! [String: Any]
+        entry["tolerances"] = ["sizeRatio": 0.6]
+        entries["landscape.mov|low"] = entry
+        json["entries"] = entries
+        try JSONSerialization.data(withJSONObject: json).write(to: url)
+        #expect(try Self.regress(dir).status == 0, "the entry's own tolerance")
     }
 
     @Test func junitHasOneCasePerSampleAndPreset() throws {
