@@ -7,8 +7,7 @@ public final class BatchRenderer: @unchecked Sendable {
     private let lock = NSLock()
     private var total = 0
     private var done = 0
-    private var bytesIn: Int64 = 0
-    private var plannedBytes: Int64 = 0
+    private var bytesWritten: Int64 = 0
     private var running: [Int: (key: String, fraction: Double)] = [:]
     private var drawnLines = 0
     private var lastDraw = Date.distantPast
@@ -23,7 +22,7 @@ public final class BatchRenderer: @unchecked Sendable {
         guard mode != .none else { return }
         switch event {
         case .planned(let item):
-            if item.action != .skip { total += 1; plannedBytes += item.sourceBytes }
+            if item.action != .skip { total += 1 }
         case .job(let id, let key, let status):
             switch status {
             case .exporting: running[id] = (key, 0)
@@ -36,7 +35,7 @@ public final class BatchRenderer: @unchecked Sendable {
             if mode == .bar { draw(force: true) }
         case .export(let id, _, let e):
             if case .progress(let p) = e { running[id]?.fraction = p.fraction }
-            if case .completed(let c) = e { bytesIn += c.bytes }
+            if case .completed(let c) = e { bytesWritten += c.bytes }
             if mode == .bar { draw(force: false) }
         case .finished:
             if mode == .bar { clear() }
@@ -51,7 +50,7 @@ public final class BatchRenderer: @unchecked Sendable {
         let width = 28
         let filled = Int(progress * Double(width))
         var lines = ["[" + String(repeating: "#", count: filled) + String(repeating: "-", count: max(0, width - filled)) + "] "
-                     + "\(done)/\(total) assets  " + HumanSummary.bytes(bytesIn) + " out"
+                     + "\(done)/\(total) assets  " + HumanSummary.bytes(bytesWritten) + " out"
                      + (progress > 0.01 ? "  ETA " + ProgressRenderer.clock(now.timeIntervalSince(began) * (1 - progress) / progress) : "")]
         for (id, job) in running.sorted(by: { $0.key < $1.key }) {
             lines.append(String(format: "  job %d %3d%%  ", id, Int(job.fraction * 100)) + job.key)
