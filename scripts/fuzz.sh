@@ -25,6 +25,9 @@ build() {
         -Xcc -fsanitize=fuzzer-no-link,address)
 }
 
+# Swift's crash backtracer would take over a trap (fatalError, overflow, Double→Int) from libFuzzer's handler and
+# can leave the run hanging; libFuzzer and ASan print the stack themselves.
+export SWIFT_BACKTRACE=enable=no
 # Sanitizer settings shared by fuzzing and repro runs.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1:detect_stack_use_after_return=0}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$FUZZ/lsan.supp:print_suppressions=0}

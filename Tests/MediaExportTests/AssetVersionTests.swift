@@ -167,6 +167,11 @@ import Testing
         #expect(throws: ExportError.self) { try AdjustmentInfo.load(path: dir.appendingPathComponent("IMG_0009.AAE").path) }
         let r = try TestSupport.tool(["-q", dir.appendingPathComponent("IMG_0009.MOV").path, dir.appendingPathComponent("c.mp4").path])
         #expect(r.status == ExitStatus.badSidecar && r.stderr.contains("IMG_0009.AAE"))
+        // A fuzzer-found XML .AAE whose version is a huge real trapped a Double → Int conversion.
+        let xml = TestSupport.repoRoot.appendingPathComponent("Fuzz/findings/aae-xml-huge-real-version.aae")
+        let xmlCopy = dir.appendingPathComponent("xml.aae")
+        try FileManager.default.copyItem(at: xml, to: xmlCopy)
+        _ = try? AdjustmentInfo.load(path: xmlCopy.path)  // must return or throw, never trap
         let o = try TestSupport.tool(["-q", "--original", dir.appendingPathComponent("IMG_0009.MOV").path, dir.appendingPathComponent("o.mp4").path])
         #expect(o.status == 0, "\(o.stderr)")
     }

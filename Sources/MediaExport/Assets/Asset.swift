@@ -190,7 +190,7 @@ private struct AAEFields: Decodable {
         if let s = try? c.decodeIfPresent(String.self, forKey: .adjustmentFormatVersion) {
             adjustmentFormatVersion = s
         } else if let d = try? c.decodeIfPresent(Double.self, forKey: .adjustmentFormatVersion) {
-            adjustmentFormatVersion = d == d.rounded() ? String(Int(d)) : String(d)
+            adjustmentFormatVersion = Int(exactly: d).map(String.init) ?? String(d)
         }
         adjustmentBaseVersion = try? c.decodeIfPresent(Int.self, forKey: .adjustmentBaseVersion)
     }

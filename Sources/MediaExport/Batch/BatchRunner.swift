@@ -67,7 +67,7 @@ public struct BatchResult: Sendable {
 /// resumes where it stopped.
 public final class BatchRunner: @unchecked Sendable {
     public let options: BatchOptions
-    /// Receives every event (from several threads, one at a time).
+    /// Receives every event (from several threads, one at a time); released when `run()` returns.
     public var onEvent: (@Sendable (BatchEvent) -> Void)?
     /// Where the report goes, if anywhere.
     public var reportPath: String?
@@ -90,6 +90,8 @@ public final class BatchRunner: @unchecked Sendable {
 
     /// Plans and runs the batch on the calling thread (jobs run on worker threads).
     public func run() throws -> BatchResult {
+        // Like ExportSession: the handler is dropped when the batch ends, so one that captures the runner leaks nothing.
+        defer { emitLock.withLock { onEvent = nil } }
         let began = Date()
         let outRoot = try BatchPlanner.canonicalDirectory(options.outputDirectory)
         let dbPath = (outRoot as NSString).appendingPathComponent(ExportDatabase.fileName)
