@@ -39,20 +39,9 @@ done
 mkdir -p "$INPUTS" "$OUTS" "$LOGS"
 
 # ---------------------------------------------------------------------------------------------- build
-if [[ -n ${MEDIAEXPORT_BIN:-} ]]; then
-    BIN=$MEDIAEXPORT_BIN
-    [[ -x $BIN ]] || die "MEDIAEXPORT_BIN=$BIN is not an executable file"
-    [[ $BIN == */* && $BIN != /* ]] && BIN=$PWD/$BIN
-else
-    command -v swift >/dev/null 2>&1 || die "swift not found; install a Swift toolchain or set MEDIAEXPORT_BIN"
-    note "building: swift build -c release (log: ${LOGS#"$ROOT"/}/build.log; waits if another build holds .build)"
-    if ! (cd "$ROOT" && swift build -c release) >"$LOGS/build.log" 2>&1; then
-        tail -n 25 "$LOGS/build.log" >&2
-        die "build failed; full log: $LOGS/build.log"
-    fi
-    BIN=$(cd "$ROOT" && swift build -c release --show-bin-path 2>/dev/null)/mediaexport
-    [[ -x $BIN ]] || die "build succeeded but $BIN is missing"
-fi
+# shellcheck source=bench/lib.sh
+source "$BENCH_DIR/lib.sh"
+find_or_build_mediaexport "$LOGS/build.log"
 "$BIN" batch --help >/dev/null 2>&1 || die "$BIN has no batch command"
 
 # ---------------------------------------------------------------------------------------------- inputs

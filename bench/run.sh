@@ -50,20 +50,9 @@ fi
 PASS_REPEAT=$(( REPEAT > 3 ? REPEAT : 3 ))
 
 # ---------------------------------------------------------------------------------------------- build
-if [[ -n ${MEDIAEXPORT_BIN:-} ]]; then
-    BIN=$MEDIAEXPORT_BIN
-    [[ -x $BIN ]] || die "MEDIAEXPORT_BIN=$BIN is not an executable file"
-    [[ $BIN == */* && $BIN != /* ]] && BIN=$PWD/$BIN
-else
-    command -v swift >/dev/null 2>&1 || die "swift not found; install a Swift toolchain or set MEDIAEXPORT_BIN"
-    note "building: swift build -c release (log: ${WORK#"$ROOT"/}/logs/build.log)"
-    if ! (cd "$ROOT" && swift build -c release) >"$WORK/logs/build.log" 2>&1; then
-        tail -n 25 "$WORK/logs/build.log" >&2
-        die "build failed; full log: $WORK/logs/build.log"
-    fi
-    BIN=$(cd "$ROOT" && swift build -c release --show-bin-path 2>/dev/null)/mediaexport
-    [[ -x $BIN ]] || die "build succeeded but $BIN is missing"
-fi
+# shellcheck source=bench/lib.sh
+source "$BENCH_DIR/lib.sh"
+find_or_build_mediaexport "$WORK/logs/build.log"
 
 # ---------------------------------------------------------------------------------------------- inputs
 # One master clip (testsrc2 1080p30 H.264 + 440 Hz AAC stereo) is generated once and cached; shorter inputs

@@ -31,3 +31,10 @@ func printError(_ message: String) {
 func printLine(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
+
+/// Writes a value as pretty, key-sorted JSON on stdout (`--json` of presets, probe, resources, thumbnail).
+func printJSON<T: Encodable>(_ value: T, pretty: Bool = true) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+    printLine(String(decoding: try encoder.encode(value), as: UTF8.self))
+}

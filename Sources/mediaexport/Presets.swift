@@ -22,9 +22,7 @@ struct Presets: ParsableCommand {
             throw ExitCode(error.exitCode)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            printLine(String(decoding: try encoder.encode(catalog.presets), as: UTF8.self))
+            try printJSON(catalog.presets)
             return
         }
         printLine(PresetTable.render(catalog.presets))

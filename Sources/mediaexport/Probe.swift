@@ -23,9 +23,7 @@ struct Probe: ParsableCommand {
         do {
             let info = try MediaProbe.probe(path: file)
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                printLine(String(decoding: try encoder.encode(info), as: UTF8.self))
+                try printJSON(info)
             } else {
                 printLine(ProbeReport.render(info))
             }

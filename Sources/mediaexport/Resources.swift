@@ -30,9 +30,7 @@ struct Resources: ParsableCommand {
         do {
             let asset = try Asset.discover(from: file)
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                printLine(String(decoding: try encoder.encode(asset), as: UTF8.self))
+                try printJSON(asset)
             } else {
                 printLine(ResourceTable.render(asset))
             }

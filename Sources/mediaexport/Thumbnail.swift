@@ -66,9 +66,7 @@ struct Thumbnail: ParsableCommand {
                                                                mode: mode, exact: exact, version: assetVersion, editsPath: edits,
                                                                overwrite: overwrite))
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                printLine(String(decoding: try encoder.encode(result), as: UTF8.self))
+                try printJSON(result, pretty: false)
             } else {
                 printLine(String(format: "Wrote %@: %dx%d %@ at %.3f s (%@)", result.output, result.width, result.height, result.format,
                                  result.time, result.reason))

@@ -258,7 +258,11 @@ public enum BatchPlanner {
     }
 
     static func fingerprintOf(_ item: BatchItem, hashes: inout [String: String]) throws -> String {
-        let records = try sources(of: item, hashes: &hashes)
+        fingerprint(of: try sources(of: item, hashes: &hashes))
+    }
+
+    /// One hash over the resources' names, sizes and content hashes.
+    static func fingerprint(of records: [ExportDatabase.SourceRecord]) -> String {
         let hasher = SHA256Hasher()
         for r in records {
             let line = "\((r.path as NSString).lastPathComponent)|\(r.size)|\(r.sha256)\n"

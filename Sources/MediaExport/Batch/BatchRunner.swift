@@ -173,7 +173,7 @@ public final class BatchRunner: @unchecked Sendable {
         do {
             var cache = hashes.snapshot()
             dbRow.sources = try BatchPlanner.sources(of: item, hashes: &cache)
-            dbRow.sourceFingerprint = try BatchPlanner.fingerprintOf(item, hashes: &cache)
+            dbRow.sourceFingerprint = BatchPlanner.fingerprint(of: dbRow.sources)
             hashes.merge(cache)
             try database.upsert(dbRow)
             // Our own earlier output may be replaced; any other file at that path is left alone.

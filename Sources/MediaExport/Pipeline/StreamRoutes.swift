@@ -8,8 +8,14 @@ struct Timeline {
     /// Output seconds to stop at; `nil` runs to the end.
     var length: Double?
 
-    func origin(in tb: AVRational) -> Int64 {
-        av_rescale_q(Int64((origin * Double(AV_TIME_BASE)).rounded()), cff_time_base_q(), tb)
+    func origin(in tb: AVRational) -> Int64 { Timeline.timestamp(origin, in: tb) }
+
+    /// The end (`length`) in a stream's time base, if there is one.
+    func end(in tb: AVRational) -> Int64? { length.map { Timeline.timestamp($0, in: tb) } }
+
+    /// Seconds as a timestamp in `tb` (through AV_TIME_BASE, as libavformat rounds).
+    static func timestamp(_ seconds: Double, in tb: AVRational) -> Int64 {
+        av_rescale_q(Int64((seconds * Double(AV_TIME_BASE)).rounded()), cff_time_base_q(), tb)
     }
 }
 
@@ -104,7 +110,7 @@ final class VideoTranscodeRoute: StreamRoute {
         self.muxer = muxer; self.timeline = timeline; self.stats = stats
         inTimeBase = stream.pointee.time_base
         originTS = timeline.origin(in: inTimeBase)
-        endTS = timeline.length.map { av_rescale_q(Int64(($0 * Double(AV_TIME_BASE)).rounded()), cff_time_base_q(), stream.pointee.time_base) }
+        endTS = timeline.end(in: stream.pointee.time_base)
 
         let pixFmt = av_get_pix_fmt(settings.pixelFormat)
         scaler = VideoScaler(width: width, height: height, format: pixFmt, path: path)
@@ -316,7 +322,7 @@ final class StreamCopyRoute: StreamRoute {
         self.muxer = muxer; self.stats = stats
         inTimeBase = stream.pointee.time_base
         originTS = timeline.origin(in: inTimeBase)
-        endTS = timeline.length.map { av_rescale_q(Int64(($0 * Double(AV_TIME_BASE)).rounded()), cff_time_base_q(), stream.pointee.time_base) }
+        endTS = timeline.end(in: stream.pointee.time_base)
         outStream = try muxer.addStream()
         try check(avcodec_parameters_copy(outStream.pointee.codecpar, stream.pointee.codecpar), .mux, muxer.path, "copying stream parameters")
         // Let the muxer pick its own tag for the codec (e.g. a .mov tag that is not valid in .mp4).

@@ -1,0 +1,20 @@
+# Shared by bench/run.sh and bench/batch.sh (sourced; expects ROOT, die and note to be defined).
+
+# Sets BIN to the mediaexport binary: $MEDIAEXPORT_BIN if given, else a release build whose log goes to $1.
+find_or_build_mediaexport() {
+    local log=$1
+    if [[ -n ${MEDIAEXPORT_BIN:-} ]]; then
+        BIN=$MEDIAEXPORT_BIN
+        [[ -x $BIN ]] || die "MEDIAEXPORT_BIN=$BIN is not an executable file"
+        [[ $BIN == */* && $BIN != /* ]] && BIN=$PWD/$BIN
+    else
+        command -v swift >/dev/null 2>&1 || die "swift not found; install a Swift toolchain or set MEDIAEXPORT_BIN"
+        note "building: swift build -c release (log: ${log#"$ROOT"/}; waits if another build holds .build)"
+        if ! (cd "$ROOT" && swift build -c release) >"$log" 2>&1; then
+            tail -n 25 "$log" >&2
+            die "build failed; full log: $log"
+        fi
+        BIN=$(cd "$ROOT" && swift build -c release --show-bin-path 2>/dev/null)/mediaexport
+        [[ -x $BIN ]] || die "build succeeded but $BIN is missing"
+    fi
+}
