@@ -17,6 +17,12 @@ let package = Package(
             dependencies: ["CFuzzerDriver", .product(name: "MediaExport", package: "mediaexport")],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // AdjustmentInfo.parse (the .AAE: size bound, XML nesting scan, Foundation's XML plist parser) on arbitrary bytes.
+        .executableTarget(
+            name: "FuzzAdjustment",
+            dependencies: ["CFuzzerDriver", .product(name: "MediaExport", package: "mediaexport")],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         // MediaProbe.probe (libavformat open + find_stream_info) on arbitrary bytes written to /dev/shm.
         .executableTarget(
             name: "FuzzProbe",

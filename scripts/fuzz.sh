@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # libFuzzer runs of the Fuzz/ package (separate SwiftPM package that depends on the root one).
 #
-#   scripts/fuzz.sh [sidecar|probe|all]        build, seed the corpora, fuzz each target FUZZ_SECONDS (default 120)
-#   scripts/fuzz.sh build                      only build (Fuzz/.build-fuzz/release/Fuzz{Sidecar,Probe})
-#   scripts/fuzz.sh repro sidecar|probe FILE…  run a target once on saved inputs (e.g. Fuzz/findings/*)
+#   scripts/fuzz.sh [sidecar|adjustment|probe|all]        build, seed the corpora, fuzz each target FUZZ_SECONDS (default 120)
+#   scripts/fuzz.sh build                                 only build (Fuzz/.build-fuzz/release/Fuzz{Sidecar,Adjustment,Probe})
+#   scripts/fuzz.sh repro sidecar|adjustment|probe FILE…  run a target once on saved inputs (e.g. Fuzz/findings/*)
 #
 # Environment: FUZZ_SECONDS (120), FUZZ_TIMEOUT (10 s per input), FUZZ_RSS_MB (2048), FUZZ_SIDECAR_AAE=0 (skip
 # the .AAE reader in FuzzSidecar), FUZZ_DETECT_LEAKS (0/1, per-target default), FUZZ_ARGS (extra libFuzzer flags,
@@ -37,6 +37,8 @@ seed_sidecar() {
     local dir=$FUZZ/corpus-sidecar
     mkdir -p "$dir"
     cp -n "$ROOT"/Fixtures/assets/*.edit.json "$ROOT"/Fixtures/assets/*.AAE "$dir"/ 2>/dev/null || true
+    # The built-in presets: FuzzSidecar also feeds every input to the preset parser.
+    for f in "$ROOT"/Presets/*.json; do cp -n "$f" "$dir/preset-$(basename "$f")"; done
     # Earlier findings: regressions stay covered.
     cp -n "$FUZZ"/findings/*.json "$FUZZ"/findings/*.aae "$dir"/ 2>/dev/null || true
     printf '{ adjustmentFormatIdentifier = "com.apple.photo"; adjustmentBaseVersion = 0; adjustmentData = <00010203>; }' \
@@ -62,6 +64,38 @@ d = {"adjustmentFormatIdentifier": "com.apple.photo", "adjustmentFormatVersion":
      "adjustmentBaseVersion": 0, "adjustmentData": b"\x00\x01\x02\x03"}
 open(sys.argv[1] + "/seed-bin.aae", "wb").write(plistlib.dumps(d, fmt=plistlib.FMT_BINARY))
 open(sys.argv[1] + "/seed-xml.aae", "wb").write(plistlib.dumps(d, fmt=plistlib.FMT_XML))
+EOF
+}
+
+seed_adjustment() {
+    local dir=$FUZZ/corpus-adjustment
+    mkdir -p "$dir"
+    cp -n "$ROOT"/Fixtures/assets/*.AAE "$FUZZ"/findings/*.aae "$dir"/ 2>/dev/null || true
+    # Real-looking .AAEs (XML as Photos writes it, binary), and the markup the nesting scan must read as Foundation
+    # does: comments, CDATA, processing instructions, empty tags, nesting just under and over the 64-level bound.
+    python3 - "$dir" <<'EOF'
+import plistlib, sys, zlib
+out = sys.argv[1]
+c = zlib.compressobj(wbits=-15)
+payload = c.compress(b'{"adjustments":[{"identifier":"Trim","settings":{}}]}') + c.flush()
+d = {"adjustmentFormatIdentifier": "com.apple.photo", "adjustmentFormatVersion": "1.4", "adjustmentBaseVersion": 0,
+     "adjustmentEditorBundleID": "com.apple.mobileslideshow", "adjustmentRenderTypes": 0, "adjustmentData": payload}
+open(out + "/seed-photos.aae", "wb").write(plistlib.dumps(d, fmt=plistlib.FMT_XML))
+open(out + "/seed-photos-bin.aae", "wb").write(plistlib.dumps(d, fmt=plistlib.FMT_BINARY))
+head = b'<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict><key>adjustmentFormatIdentifier</key><string>com.apple.video</string><key>x</key>'
+tail = b'</dict></plist>\n'
+seeds = {
+    "nest-62": b"<array>" * 62 + b"</array>" * 62,
+    "nest-63": b"<array>" * 63 + b"</array>" * 63,
+    "dicts": b"<dict><key>k</key>" * 20 + b"<true/>" + b"</dict>" * 20,
+    "comment": b"<!-- <array><array> --><true/>",
+    "cdata": b"<string><![CDATA[<array>]]>&lt;&#65;&#x10FFFF;</string>",
+    "pi": b"<?pi </a></a> ?><array/>",
+    "empty": b"<array/><dict/><string/>",
+    "scalars": b"<array><integer>-9223372036854775808</integer><real>1e300</real><real>nan</real><date>2024-01-02T03:04:05Z</date><data>AAEC</data><false/></array>",
+}
+for name, inner in seeds.items():
+    open(out + "/seed-" + name + ".aae", "wb").write(head + inner + tail)
 EOF
 }
 
@@ -111,8 +145,10 @@ run_target() {
         # runtime's metadata caches and Foundation's allocations make that most of them), so it fuzzes without and
         # the corpus gets a leak pass at the end.
         sidecar) target=FuzzSidecar; dict=sidecar.dict; maxlen=4096; leaks=0; seed_sidecar ;;
+        # The .AAE alone: 8 KB holds nesting far past the 64-level bound. Leaks as for sidecar (a pass at the end).
+        adjustment) target=FuzzAdjustment; dict=plist.dict; maxlen=8192; leaks=0; seed_adjustment ;;
         probe) target=FuzzProbe; dict=media.dict; maxlen=65536; leaks=1; seed_probe ;;
-        *) echo "unknown target: $name (sidecar|probe)" >&2; exit 2 ;;
+        *) echo "unknown target: $name (sidecar|adjustment|probe)" >&2; exit 2 ;;
     esac
     leaks=${FUZZ_DETECT_LEAKS:-$leaks}
     mkdir -p "$FUZZ/artifacts/$name" "$FUZZ/logs"
@@ -134,16 +170,16 @@ mode=${1:-all}
 case $mode in
     build) build ;;
     repro)
-        [ $# -ge 3 ] || { echo "usage: $0 repro sidecar|probe FILE…" >&2; exit 2; }
-        case $2 in sidecar) t=FuzzSidecar ;; probe) t=FuzzProbe ;; *) echo "unknown target: $2" >&2; exit 2 ;; esac
+        [ $# -ge 3 ] || { echo "usage: $0 repro sidecar|adjustment|probe FILE…" >&2; exit 2; }
+        case $2 in sidecar) t=FuzzSidecar ;; adjustment) t=FuzzAdjustment ;; probe) t=FuzzProbe ;; *) echo "unknown target: $2" >&2; exit 2 ;; esac
         [ -x "$BIN/$t" ] || build
         shift 2
         exec "$BIN/$t" -timeout="$TIMEOUT" -rss_limit_mb="$RSS_MB" "$@" ;;
-    sidecar | probe | all)
+    sidecar | adjustment | probe | all)
         build
         status=0
-        targets=$([ "$mode" = all ] && echo "sidecar probe" || echo "$mode")
+        targets=$([ "$mode" = all ] && echo "sidecar adjustment probe" || echo "$mode")
         for t in $targets; do run_target "$t" || status=1; done
         exit "$status" ;;
-    *) echo "usage: $0 [sidecar|probe|all|build|repro TARGET FILE…]" >&2; exit 2 ;;
+    *) echo "usage: $0 [sidecar|adjustment|probe|all|build|repro TARGET FILE…]" >&2; exit 2 ;;
 esac

@@ -52,10 +52,19 @@ static inline unsigned cff_avutil_version(void) { return avutil_version(); }
 static inline unsigned cff_swscale_version(void) { return swscale_version(); }
 static inline unsigned cff_swresample_version(void) { return swresample_version(); }
 
+/* The cancel flag is shared by threads (a signal queue, the stall watchdog's timer, the exporting thread):
+   it is only ever read and written atomically. 0 = running, 1 = cancelled, 2 = stalled. */
+static inline int cff_flag_load(volatile int *flag) { return __atomic_load_n(flag, __ATOMIC_SEQ_CST); }
+static inline void cff_flag_store(volatile int *flag, int value) { __atomic_store_n(flag, value, __ATOMIC_SEQ_CST); }
+/* Sets the flag to `desired` only if it holds `expected`; returns 1 when it did. */
+static inline int cff_flag_replace(volatile int *flag, int expected, int desired) {
+    return __atomic_compare_exchange_n(flag, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 /* Interrupt callback: FFmpeg polls this during blocking I/O; a non-zero flag aborts with AVERROR_EXIT. */
 static int cff_interrupt_trampoline(void *opaque) {
-    const volatile int *flag = (const volatile int *)opaque;
-    return flag ? *flag : 0;
+    volatile int *flag = (volatile int *)opaque;
+    return flag ? cff_flag_load(flag) : 0;
 }
 static inline void cff_set_interrupt(AVFormatContext *ctx, volatile int *flag) {
     ctx->interrupt_callback.callback = cff_interrupt_trampoline;
@@ -72,5 +81,14 @@ static inline int cff_log_warning(void) { return AV_LOG_WARNING; }
 static inline void cff_default_layout(AVChannelLayout *layout, int channels) {
     av_channel_layout_default(layout, channels);
 }
+
+/* Output through descriptors (implemented in CFFmpegLog/output_io.c). Its header sits beside the .c file
+   for the same reason as InputGuard.h below. */
+#include "../CFFmpegLog/OutputIO.h"
+
+/* Guarded input opening (implemented in CFFmpegLog/input_guard.c). Its header sits beside the .c file, outside
+   CFFmpegLog/include: a header in that folder belongs to the CFFmpegLog module (umbrella CFFmpegLog.h), so
+   including it here would import that module, where it is not exported, instead of declaring anything. */
+#include "../CFFmpegLog/InputGuard.h"
 
 #endif

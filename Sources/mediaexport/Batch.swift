@@ -12,9 +12,11 @@ struct Batch: ParsableCommand {
         abstract: "Export many files: scan, plan, export in parallel, resume, report.",
         discussion: """
         Folders are walked recursively (hidden files, our temporary files and the output folder are skipped);
-        files that form one asset (original, rendered edit, sidecars, Live Photo) are exported once. Outputs
-        mirror each asset's path under --out with the preset's extension. A database in --out
-        (.mediaexport.sqlite) makes a rerun export only what is new or changed.
+        files that form one asset (original, rendered edit, sidecars, Live Photo) are exported once, and so is a
+        file reached twice (given twice, or through a symlink). Symlinks to files are followed, symlinks to
+        folders are skipped with a note. Outputs mirror each asset's path under --out with the preset's
+        extension. A database in --out (.mediaexport.sqlite) makes a rerun export only what is new or changed.
+        One batch at a time per --out (a lock, .mediaexport.lock): another exits 73, or waits with --wait.
 
         Examples:
           mediaexport batch uploads/ --out ready/ --preset 1280x720
@@ -87,6 +89,9 @@ struct Batch: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress display.")
     var quiet = false
 
+    @Flag(help: "When another batch is exporting into --out, wait for it to finish instead of exiting 73.")
+    var wait = false
+
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let shard, BatchOptions.Shard(shard) == nil { throw ValidationError("--shard must be K/N with 0 ≤ K < N, e.g. 0/4") }
@@ -104,8 +109,11 @@ struct Batch: ParsableCommand {
                                    sort: sort, version: assetVersion, retryFailed: retryFailed, force: force,
                                    shard: shard.flatMap(BatchOptions.Shard.init), fallback: fallback)
         options.thumbnails = thumbnails
+        options.wait = wait
         let runner = BatchRunner(options: options)
         runner.reportPath = report
+        // Notes are never silent: on stderr as they come, --json or not (they are also in batchFinished).
+        runner.onNote = { text in printError("note: " + text) }
         let renderer = BatchRenderer(mode: ProgressRenderer.mode(quiet: quiet || json || dryRun))
         let json = self.json
         runner.onEvent = { event in
@@ -118,12 +126,17 @@ struct Batch: ParsableCommand {
         do { result = try runner.run() } catch let error as ExportError {
             printError(error.description)
             throw ExitCode(error.exitCode)
+        } catch let error as BatchError {
+            printError(error.description)
+            throw ExitCode(error.exitCode)
         }
         if !json {
-            if dryRun { printLine(BatchRenderer.planTable(result.rows)) }
-            for row in result.rows where row.status == "failed" { printError("\(row.key): \(row.error ?? "failed")") }
-            printLine(dryRun ? BatchRenderer.planSummary(result.rows) : BatchRenderer.summary(result.counts))
+            let shown = result.rows.map(\.displayed)
+            if dryRun { printLine(BatchRenderer.planTable(shown)) }
+            for row in shown where row.status == "failed" { printError("\(row.key): \(row.error ?? "failed")") }
+            printLine(dryRun ? BatchRenderer.planSummary(shown) : BatchRenderer.summary(result.counts))
         }
+        if result.exitCode == ExitStatus.cancelledByInterrupt, let status = signals.exitStatus { throw ExitCode(status) }
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }
     }
 }

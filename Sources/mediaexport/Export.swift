@@ -9,7 +9,8 @@ struct Export: ParsableCommand {
         discussion: """
         The output's extension picks the container: .mp4, .mov, .m4v, .m4a or .mkv (none: the preset's).
         The output is written to a hidden temporary file beside it and renamed when complete; an existing
-        output is kept unless --overwrite; Ctrl-C (SIGINT) or SIGTERM cancels and leaves nothing behind.
+        output is kept unless --overwrite; Ctrl-C (SIGINT), SIGTERM, SIGHUP or a closed stdout cancels and
+        leaves nothing behind (exit 130, 143, 129, 141).
 
         Examples:
           mediaexport --preset highest in.mov out.mp4
@@ -107,7 +108,7 @@ struct Export: ParsableCommand {
             emit(event)
             renderer.handle(event)
             if humanOutput, case .started(let s) = event {
-                FileHandle.standardError.write(Data(("\(s.input) → \(s.output) [\(s.preset)]\n" + HumanSummary.plan(s).joined(separator: "\n") + "\n").utf8))
+                writeAll(2, "\(s.input) → \(s.output) [\(s.preset)]\n" + HumanSummary.plan(s).joined(separator: "\n") + "\n")
             }
             if !json, case .fallback(let f) = event { printError(HumanSummary.fallback(f)) }
         }
@@ -125,7 +126,7 @@ struct Export: ParsableCommand {
         } catch let error as ExportError {
             if case .cancelled = error {
                 printError("cancelled; no output written")
-                throw ExitCode(signals.received == SIGTERM ? ExitStatus.cancelledByTerminate : ExitStatus.cancelledByInterrupt)
+                throw ExitCode(signals.exitStatus ?? ExitStatus.cancelledByInterrupt)
             }
             printError(error.description)
             throw ExitCode(error.exitCode)
@@ -133,40 +134,72 @@ struct Export: ParsableCommand {
     }
 }
 
-/// Turns SIGINT/SIGTERM into a cancellation; a second signal removes temporary files and exits at once.
+/// Turns SIGINT, SIGTERM and SIGHUP (a closed terminal or ssh session) into a cancellation, and so does a
+/// closed stdout or stderr (EPIPE, reported by `writeAll`; SIGPIPE itself is ignored). A second signal
+/// removes the temporary files in flight and exits at once. The exit status is 128 + the signal: 130 for
+/// SIGINT, 143 for SIGTERM, 129 for SIGHUP, 141 for a closed pipe.
 final class SignalCancellation: @unchecked Sendable {
+    /// The signals that cancel.
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
     private var sources: [DispatchSourceSignal] = []
     private let lock = NSLock()
     private var _received: Int32 = 0
+    private let cancel: (@Sendable () -> Void)?
+    /// The first signal received (SIGPIPE for a closed output), or 0.
     var received: Int32 { lock.withLock { _received } }
+    /// The exit status for the signal received: 128 + its number (nil when none was).
+    var exitStatus: Int32? { let r = received; return r == 0 ? nil : 128 + r }
 
-    init(cancel: @escaping @Sendable () -> Void) {
+    /// `cancel` is called once, on the first signal; nil makes the first signal end the process at once
+    /// (after removing temporary files), for commands that cannot stop half-way.
+    init(cancel: (@Sendable () -> Void)? = nil) {
+        self.cancel = cancel
+        signal(SIGPIPE, SIG_IGN)
         let queue = DispatchQueue(label: "mediaexport.signals")
-        for sig in [SIGINT, SIGTERM] {
+        for sig in SignalCancellation.signals {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                let first = self.lock.withLock { () -> Bool in
-                    defer { self._received = sig }
-                    return self._received == 0
-                }
-                if first {
-                    cancel()
-                } else {
-                    TemporaryFiles.shared.removeAll()
-                    _exit(sig == SIGTERM ? ExitStatus.cancelledByTerminate : ExitStatus.cancelledByInterrupt)
-                }
-            }
+            source.setEventHandler { [weak self] in self?.deliver(sig, escalate: true) }
             source.resume()
             sources.append(source)
+        }
+        SignalCancellation.lock.withLock { SignalCancellation.active = self }
+    }
+
+    /// The first delivery cancels; a later real signal (not a second closed pipe) exits at once.
+    private func deliver(_ sig: Int32, escalate: Bool) {
+        let first = lock.withLock { () -> Bool in
+            guard _received == 0 else { return false }
+            _received = sig
+            return true
+        }
+        if first, let cancel {
+            cancel()
+        } else if first || escalate {
+            TemporaryFiles.shared.removeAll()
+            _exit(128 + sig)
+        }
+    }
+
+    /// stdout or stderr lost its reader: cancel the work in progress as if by SIGPIPE, or, when nothing can be
+    /// cancelled, end the process as SIGPIPE would have (status 141).
+    static func outputClosed() {
+        if let current = lock.withLock({ active }) {
+            current.deliver(SIGPIPE, escalate: false)
+        } else {
+            TemporaryFiles.shared.removeAll()
+            _exit(128 + SIGPIPE)
         }
     }
 
     func stop() {
         for s in sources { s.cancel() }
         sources.removeAll()
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        for sig in SignalCancellation.signals { signal(sig, SIG_DFL) }
+        SignalCancellation.lock.withLock { if SignalCancellation.active === self { SignalCancellation.active = nil } }
     }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static weak var active: SignalCancellation?
 }

@@ -20,16 +20,52 @@ struct MediaExportCommand: ParsableCommand {
         subcommands: [Export.self, Batch.self, Regress.self, Thumbnail.self, Presets.self, Probe.self, Resources.self, Report.self],
         defaultSubcommand: Export.self
     )
+
+    /// The entry point: a closed pipe must be an error to handle (EPIPE), never a signal that kills the
+    /// process mid-export and leaves a temporary file behind.
+    static func main() {
+        signal(SIGPIPE, SIG_IGN)
+        main(losslessArguments())
+    }
 }
 
 /// Writes one line to stderr.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("mediaexport: " + message + "\n").utf8))
+    writeAll(2, "mediaexport: " + message + "\n")
 }
 
-/// Writes one line to stdout and flushes it (JSON Lines readers read as we go).
+/// Writes one line to stdout (unbuffered: JSON Lines readers read as we go).
 func printLine(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    writeAll(1, line + "\n")
+}
+
+/// Writes all of `text` to `fd` with write(2), retrying short writes and EINTR. When the reader has gone
+/// (EPIPE: `mediaexport --json … | head -1`), nothing more is written there and the work in progress is
+/// cancelled as if by SIGPIPE (`SignalCancellation.outputClosed`).
+func writeAll(_ fd: Int32, _ text: String) {
+    if OutputStreams.isClosed(fd) { return }
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            if errno == EPIPE {
+                OutputStreams.markClosed(fd)
+                SignalCancellation.outputClosed()
+            }
+            return
+        }
+        offset += n
+    }
+}
+
+/// Which of stdout and stderr lost their reader.
+enum OutputStreams {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var closed: Set<Int32> = []
+    static func isClosed(_ fd: Int32) -> Bool { lock.withLock { closed.contains(fd) } }
+    static func markClosed(_ fd: Int32) { lock.withLock { _ = closed.insert(fd) } }
 }
 
 /// Writes a value as pretty, key-sorted JSON on stdout (`--json` of presets, probe, resources, thumbnail).

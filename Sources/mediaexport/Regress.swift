@@ -54,6 +54,8 @@ struct Regress: ParsableCommand {
 
     func run() throws {
         FFmpegLog.setVerbose(false)
+        let signals = SignalCancellation()  // no cooperative cancel here: a signal ends the run, removing temporary files
+        defer { signals.stop() }
         do {
             let catalog = try PresetCatalog.builtIn()
             let presets = try (preset.isEmpty ? ["highest"] : preset).map { try catalog.resolve($0) }

@@ -61,6 +61,8 @@ struct Thumbnail: ParsableCommand {
     func run() throws {
         FFmpegLog.setVerbose(false)
         let size = try parsedSize()
+        let signals = SignalCancellation()  // a picture is quick: a signal ends it at once, removing the temporary file
+        defer { signals.stop() }
         do {
             let result = try Thumbnailer.make(ThumbnailRequest(input: file, output: output, time: at, width: size?.0, height: size?.1,
                                                                mode: mode, exact: exact, version: assetVersion, editsPath: edits,

@@ -50,40 +50,57 @@ public struct Asset: Codable, Sendable, Equatable {
     /// Finds the asset that `path` belongs to. Any of its resources may be given: the original, the rendered
     /// edit, the still of a Live Photo, or a sidecar. File-name case does not matter.
     public static func discover(from path: String) throws -> Asset {
-        let url = URL(fileURLWithPath: path)
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(ENOENT)))
+        // Through FileSystem (bytes), not FileManager: a name that is not UTF-8 is a legal upload on Linux.
+        guard let st = FileSystem.stat(path) else {
+            throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
-        if isDir.boolValue { throw ExportError.inputUnreadable(path: path, reason: "is a directory") }
-        guard let given = classify(url.lastPathComponent) else {
-            return Asset(baseName: url.deletingPathExtension().lastPathComponent, directory: url.deletingLastPathComponent().path,
-                         resources: [resource(.original, url)])
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw ExportError.inputUnreadable(path: path, reason: "is a directory") }
+        let absolute = path.hasPrefix("/") ? path : (currentDirectory() as NSString).appendingPathComponent(path)
+        let fileName = (absolute as NSString).lastPathComponent
+        let dir = (absolute as NSString).deletingLastPathComponent
+        func inDir(_ name: String) -> String { (dir as NSString).appendingPathComponent(name) }
+        guard let given = classify(fileName) else {
+            return Asset(baseName: (fileName as NSString).deletingPathExtension, directory: dir,
+                         resources: [resource(.original, inDir(fileName))])
         }
-        let dir = url.deletingLastPathComponent()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [url.lastPathComponent]
-        var found: [(ResourceKind, URL)] = []
+        let names = FileSystem.contents(ofDirectory: dir) ?? [fileName]
+        var found: [(ResourceKind, String)] = []
         var hasPhoto = false
         for name in names.sorted() where !name.hasPrefix(".") {
             guard let c = classify(name), c.base == given.base else { continue }
-            found.append((c.kind, dir.appendingPathComponent(name)))
+            found.append((c.kind, inDir(name)))
             if c.kind == .photo { hasPhoto = true }
         }
         // The file given wins among several of the same kind (IMG_1234.MOV and IMG_1234.MP4).
-        let givenPath = dir.appendingPathComponent(url.lastPathComponent).path
+        let givenPath = inDir(fileName)
         found.sort { a, b in
             if a.0 != b.0 { return ResourceKind.allCases.firstIndex(of: a.0)! < ResourceKind.allCases.firstIndex(of: b.0)! }
-            return a.1.path == givenPath && b.1.path != givenPath
+            return a.1 == givenPath && b.1 != givenPath
         }
-        let resources = found.map { kind, u in resource(kind == .original && hasPhoto ? .pairedVideo : kind, u) }
-        return Asset(baseName: given.displayBase, directory: dir.path, resources: resources)
+        let resources = found.map { kind, p in resource(kind == .original && hasPhoto ? .pairedVideo : kind, p) }
+        return Asset(baseName: given.displayBase, directory: dir, resources: resources)
     }
 
-    private static func resource(_ kind: ResourceKind, _ url: URL) -> Resource {
-        let size = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.int64Value ?? 0
-        let name = url.lastPathComponent.lowercased()
-        let container = name.hasSuffix(".edit.json") ? "json" : url.pathExtension.lowercased()
-        return Resource(kind: kind, path: url.path, size: size, container: container)
+    /// The extension of a still-image file name (`png`), or nil for anything else. An animated GIF is left out:
+    /// it is video to FFmpeg.
+    static func stillImageExtension(_ path: String) -> String? {
+        let name = (path as NSString).lastPathComponent
+        let ext = (name as NSString).pathExtension.lowercased()
+        guard classify(name)?.kind == .photo, ext != "gif" else { return nil }
+        return ext
+    }
+
+    private static func resource(_ kind: ResourceKind, _ path: String) -> Resource {
+        let name = (path as NSString).lastPathComponent.lowercased()
+        let container = name.hasSuffix(".edit.json") ? "json" : (name as NSString).pathExtension
+        return Resource(kind: kind, path: path, size: FileSystem.size(path) ?? 0, container: container)
+    }
+
+    /// The working folder, decoded losslessly (relative inputs are made absolute against it).
+    private static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return FileManager.default.currentDirectoryPath }
+        return FileName.decode(cString: buffer)
     }
 
     /// A file name's kind and the asset base it belongs to (case-folded for matching).
@@ -132,16 +149,28 @@ public struct AdjustmentInfo: Codable, Sendable, Equatable {
     public var formatVersion: String?
     public var baseVersion: Int?
 
-    /// Reads an `.AAE` (XML or binary property list).
+    /// Reads an `.AAE` (XML or binary property list) of at most `UntrustedFile.maxBytes`.
     public static func load(path: String) throws -> AdjustmentInfo {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ExportError.invalidSidecar(path: path, field: "-", reason: "cannot read the file")
+        let data: Data
+        do { data = try UntrustedFile.read(path, kind: ".AAE files") } catch let refusal as UntrustedFile.Refusal {
+            throw ExportError.invalidSidecar(path: path, field: refusal.field, reason: refusal.reason)
+        }
+        return try parse(data, path: path)
+    }
+
+    /// Parses an `.AAE`'s bytes; `path` names the file in errors. Throws `ExportError.invalidSidecar`.
+    public static func parse(_ data: Data, path: String) throws -> AdjustmentInfo {
+        func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
+        if data.count > UntrustedFile.maxBytes {
+            let refusal = UntrustedFile.tooLarge(Int64(data.count), kind: ".AAE files")
+            throw bad(refusal.field, refusal.reason)
         }
         var dict: [String: Any]
         if data.starts(with: Array("bplist".utf8)) {
-            // Our own bounds-checked reader: Foundation's binary parser crashes on some malformed files.
+            // Our own bounds-checked reader: Foundation's binary parser crashes on some malformed files. It reads
+            // only the top-level dictionary's scalars and never descends into containers, so nesting cannot hurt it.
             guard let entries = BinaryPropertyList.topLevelDictionary(data) else {
-                throw ExportError.invalidSidecar(path: path, field: "-", reason: "not a well-formed binary property list with a dictionary at the top")
+                throw bad("-", "not a well-formed binary property list with a dictionary at the top")
             }
             dict = [:]
             for (key, value) in entries {
@@ -153,23 +182,27 @@ public struct AdjustmentInfo: Codable, Sendable, Equatable {
                 }
             }
         } else {
+            // Foundation's XML plist parser recurses per element: the nesting is bounded first (a 10 000-deep file
+            // overflowed the stack). Only UTF-8 XML gets through: no OpenStep or UTF-16 plists in an .AAE.
+            do { try XMLPlistStructure.check(data) } catch let refusal as UntrustedFile.Refusal { throw bad(refusal.field, refusal.reason) }
             // PropertyListDecoder rather than PropertyListSerialization: the latter leaks on every file it rejects.
             let fields: AAEFields
             do { fields = try PropertyListDecoder().decode(AAEFields.self, from: data) } catch {
-                throw ExportError.invalidSidecar(path: path, field: "-", reason: "not a property list with a dictionary at the top (XML or binary)")
+                throw bad("-", "not a property list with a dictionary at the top (XML or binary)")
             }
             dict = [:]
             dict["adjustmentFormatIdentifier"] = fields.adjustmentFormatIdentifier
             dict["adjustmentFormatVersion"] = fields.adjustmentFormatVersion
             dict["adjustmentBaseVersion"] = fields.adjustmentBaseVersion.map { NSNumber(value: $0) }
         }
+        // The strings are the uploader's: cut so that they cannot flood a report, an event or a message.
         func string(_ key: String) -> String? {
-            if let s = dict[key] as? String { return s }
+            if let s = dict[key] as? String { return UntrustedFile.echo(s) }
             if let n = dict[key] as? NSNumber { return n.stringValue }
             return nil
         }
         guard let identifier = string("adjustmentFormatIdentifier") else {
-            throw ExportError.invalidSidecar(path: path, field: "adjustmentFormatIdentifier", reason: "missing: not an Apple adjustment file")
+            throw bad("adjustmentFormatIdentifier", "missing: not an Apple adjustment file")
         }
         return AdjustmentInfo(formatIdentifier: identifier, formatVersion: string("adjustmentFormatVersion"),
                               baseVersion: (dict["adjustmentBaseVersion"] as? NSNumber)?.intValue)

@@ -18,7 +18,8 @@ public struct VersionReport: Codable, Sendable, Equatable {
     public var resourceKind: ResourceKind
     /// The JSON edit sidecar applied, if any.
     public var sidecar: String?
-    /// Apple adjustment data found beside the asset, if any (recognised, not rendered).
+    /// Apple adjustment data, when an `.AAE` decided the version (recognised, not rendered). An `.AAE` is read only
+    /// then: beside a rendered edit, a sidecar or for the original it is not read, and this is nil.
     public var adjustmentData: AdjustmentInfo?
     /// Why this resource and version.
     public var reason: String
@@ -36,10 +37,11 @@ enum VersionResolver {
         let asset = try Asset.discover(from: input)
         let name = { (p: String) in (p as NSString).lastPathComponent }
         guard let original = asset.original ?? asset.renderedEdit else {
+            if let ext = Asset.stillImageExtension(input) {
+                throw ExportError.notMedia(path: input, reason: "is a still image (\(ext)); mediaexport exports video and audio")
+            }
             throw ExportError.inputUnreadable(path: input, reason: "no video or audio resource found for asset \(asset.baseName)")
         }
-        // Reported when present; only the path that depends on it (an .AAE and nothing else) fails when it is unreadable.
-        let adjustment = asset.adjustmentData.flatMap { try? AdjustmentInfo.load(path: $0.path) }
 
         if version == .original {
             guard let o = asset.original else {
@@ -49,7 +51,7 @@ enum VersionResolver {
             var reason = "original requested"
             if editsPath != nil { reason += "; --edits not applied to the original" }
             return VersionSelection(report: VersionReport(requested: .original, delivered: .original, resource: o.path, resourceKind: o.kind,
-                                                          sidecar: nil, adjustmentData: adjustment, reason: reason), edits: nil)
+                                                          sidecar: nil, adjustmentData: nil, reason: reason), edits: nil)
         }
 
         // current: an explicit sidecar wins, then a rendered edit, then a discovered sidecar.
@@ -59,21 +61,23 @@ enum VersionResolver {
             }
             let edits = try EditSidecar.load(path: editsPath)
             return VersionSelection(report: VersionReport(requested: .current, delivered: .current, resource: o.path, resourceKind: o.kind,
-                                                          sidecar: editsPath, adjustmentData: adjustment,
+                                                          sidecar: editsPath, adjustmentData: nil,
                                                           reason: "edits from \(name(editsPath)) applied to the original"), edits: edits)
         }
         if let edit = asset.renderedEdit {
             var reason = "rendered edit \(name(edit.path))"
             if let s = asset.editSidecar { reason += "; \(name(s.path)) not applied (the rendered edit already holds the edits)" }
             return VersionSelection(report: VersionReport(requested: .current, delivered: .current, resource: edit.path, resourceKind: .renderedEdit,
-                                                          sidecar: nil, adjustmentData: adjustment, reason: reason), edits: nil)
+                                                          sidecar: nil, adjustmentData: nil, reason: reason), edits: nil)
         }
         if let sidecar = asset.editSidecar {
             let edits = try EditSidecar.load(path: sidecar.path)
             return VersionSelection(report: VersionReport(requested: .current, delivered: .current, resource: original.path, resourceKind: original.kind,
-                                                          sidecar: sidecar.path, adjustmentData: adjustment,
+                                                          sidecar: sidecar.path, adjustmentData: nil,
                                                           reason: "edits from \(name(sidecar.path)) applied to the original"), edits: edits)
         }
+        // The .AAE is an upload like the rest, read only here where it decides the version: an unreadable or hostile
+        // one fails this asset's current version alone, never its original, a rendered edit or a sidecar's edits.
         if let aae = asset.adjustmentData {
             let adjustment = try AdjustmentInfo.load(path: aae.path)
             let what = [adjustment.formatIdentifier, adjustment.formatVersion.map { "version \($0)" }].compactMap { $0 }.joined(separator: " ")

@@ -2,7 +2,8 @@ import Foundation
 
 /// A minimal, bounds-checked reader for the top-level dictionary of a binary property list (`bplist00`), enough
 /// for an `.AAE`'s string and number fields. Foundation's own binary parser crashes on some malformed files
-/// (a fuzzer found a top-level set that does), and an `.AAE` is untrusted input.
+/// (a fuzzer found a top-level set that does), and an `.AAE` is untrusted input. It reads the top dictionary's
+/// scalars only and never follows a container's references, so no nesting in the file can make it recurse.
 enum BinaryPropertyList {
     /// A scalar value of the top-level dictionary; containers and data are skipped.
     enum Value: Equatable { case string(String), integer(Int64), real(Double), bool(Bool) }

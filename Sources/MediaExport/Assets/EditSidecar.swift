@@ -61,19 +61,27 @@ public struct EditSidecar: Codable, Sendable, Equatable {
         return fields
     }
 
-    /// Parses and checks a sidecar file's bytes. Errors name the file and the field; nothing is ignored.
+    /// Parses and checks a sidecar file's bytes. Errors name the file and the field; nothing is ignored. Bytes
+    /// over `UntrustedFile.maxBytes`, nesting deeper than `UntrustedFile.maxDepth` and a key given twice in one
+    /// object are refused before parsing.
     public static func parse(_ data: Data, path: String) throws -> EditSidecar {
         func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
+        do {
+            if data.count > UntrustedFile.maxBytes { throw UntrustedFile.tooLarge(Int64(data.count), kind: "edit sidecars") }
+            try JSONStructure.check(data)
+        } catch let refusal as UntrustedFile.Refusal {
+            throw bad(refusal.field, refusal.reason)
+        }
         let object: Any
         do { object = try JSONSerialization.jsonObject(with: data) } catch { throw bad("-", "not valid JSON") }
         guard let dict = object as? [String: Any] else { throw bad("-", "top level must be a JSON object") }
         let known = CodingKeys.allCases.map(\.rawValue)
         if let unknown = dict.keys.sorted().first(where: { !known.contains($0) }) {
-            throw bad(unknown, "unknown key (known: \(known.joined(separator: ", ")))")
+            throw bad(UntrustedFile.echo(unknown), "unknown key (known: \(known.joined(separator: ", ")))")
         }
         for (key, sub) in [("trim", ["start", "end"]), ("crop", ["x", "y", "width", "height"])] {
             if let d = dict[key] as? [String: Any], let unknown = d.keys.sorted().first(where: { !sub.contains($0) }) {
-                throw bad("\(key).\(unknown)", "unknown key (known: \(sub.joined(separator: ", ")))")
+                throw bad("\(key).\(UntrustedFile.echo(unknown))", "unknown key (known: \(sub.joined(separator: ", ")))")
             }
         }
         let sidecar: EditSidecar
@@ -84,10 +92,11 @@ public struct EditSidecar: Codable, Sendable, Equatable {
         return sidecar
     }
 
-    /// Loads a sidecar file.
+    /// Loads a sidecar file of at most `UntrustedFile.maxBytes` (a larger one is refused unread).
     public static func load(path: String) throws -> EditSidecar {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ExportError.invalidSidecar(path: path, field: "-", reason: "cannot read the file")
+        let data: Data
+        do { data = try UntrustedFile.read(path, kind: "edit sidecars") } catch let refusal as UntrustedFile.Refusal {
+            throw ExportError.invalidSidecar(path: path, field: refusal.field, reason: refusal.reason)
         }
         return try parse(data, path: path)
     }

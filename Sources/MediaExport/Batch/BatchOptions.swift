@@ -27,10 +27,11 @@ public struct BatchOptions: Codable, Sendable {
             self.init(index: k, count: n)
         }
         public var description: String { "\(index)/\(count)" }
-        /// True when the asset with this key belongs to the shard (FNV-1a of the key, stable across machines).
+        /// True when the asset with this key belongs to the shard (FNV-1a of the key's file-name bytes, stable
+        /// across machines).
         public func contains(_ key: String) -> Bool {
             var hash: UInt64 = 0xcbf29ce484222325
-            for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+            for byte in FileName.bytes(key) { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
             return Int(hash % UInt64(count)) == index
         }
     }
@@ -55,6 +56,8 @@ public struct BatchOptions: Codable, Sendable {
     public var errors: ErrorPolicy
     /// Write a poster frame (`NAME.jpg`) next to each output.
     public var thumbnails: Bool = false
+    /// When another batch holds the output folder's lock: wait for it (true) or stop with `BatchError.locked`.
+    public var wait: Bool = false
 
     /// Creates options with the defaults of the `batch` command.
     public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,

@@ -27,72 +27,96 @@ public struct BatchItem: Codable, Sendable, Equatable {
     public var created: Double
 }
 
+/// A batch's plan: the items, what was left out and why, and how many assets the inputs held at all.
+public struct BatchPlan: Sendable {
+    /// The planned items, in the order of the work.
+    public var items: [BatchItem]
+    /// What a person should know about the inputs: the output folder or symlinked folders skipped, duplicates
+    /// exported once, dangling links. Paths in them are shown with `FileName.display`.
+    public var notes: [String]
+    /// Assets found before any filter, shard or duplicate was taken out: zero means the inputs hold no media.
+    public var assetsFound: Int
+}
+
 /// Scans inputs into assets, filters and sorts them like a library fetch, maps outputs under the output folder,
 /// and decides per asset whether to transcode, remux, copy or skip.
 public enum BatchPlanner {
     /// Files and folders → planned items. `database` rows make unchanged assets `skip`.
     public static func plan(_ options: BatchOptions, database: [String: ExportDatabase.Row] = [:],
                             hashes: inout [String: String]) throws -> [BatchItem] {
-        let outRoot = try canonicalDirectory(options.outputDirectory)
+        try makePlan(options, database: database, hashes: &hashes).items
+    }
+
+    /// Files and folders → the plan, with notes on what was left out. An asset reached twice (a file given twice,
+    /// or reached through a symlink) is planned once, the first time, with a note.
+    public static func makePlan(_ options: BatchOptions, database: [String: ExportDatabase.Row] = [:],
+                                hashes: inout [String: String]) throws -> BatchPlan {
+        let outRoot = try outputRoot(options.outputDirectory, create: false)
+        let scan = try BatchScan.scan(options.inputs, outRoot: outRoot)
+        var notes = scan.notes
+        // Every asset met, in order, with the real path of its main file: one met twice (a file given twice, or
+        // reached through a symlink) is planned once — as the file itself rather than a link to it, else as met first.
+        var met: [(root: BatchScan.Root, asset: Asset, main: Resource, real: String)] = []
+        for input in scan.roots {
+            for asset in group(input.files) {
+                guard let main = asset.original ?? asset.renderedEdit else { continue }  // photos or sidecars alone
+                met.append((input, asset, main, FileSystem.realPath(main.path) ?? main.path))
+            }
+        }
+        var chosen: [String: String] = [:]  // real path → the main path planned for it
+        for m in met where chosen[m.real] == nil || (m.main.path == m.real && chosen[m.real] != m.real) { chosen[m.real] = m.main.path }
         var items: [BatchItem] = []
         var takenOutputs = Set<String>()
         var takenKeys = Set<String>()
-        for input in options.inputs {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: input, isDirectory: &isDir) else {
-                throw ExportError.inputUnreadable(path: input, reason: "no such file or folder")
+        var planned = Set<String>()
+        for (input, asset, main, real) in met {
+            guard chosen[real] == main.path, planned.insert(real).inserted else {
+                let first = chosen[real] ?? real
+                notes.append(first == main.path ? "\(FileName.display(main.path)): given more than once; exported once"
+                             : "\(FileName.display(main.path)): the same file as \(FileName.display(first)); exported once, as the latter")
+                continue
             }
-            let root = isDir.boolValue ? URL(fileURLWithPath: input).standardizedFileURL : URL(fileURLWithPath: input).standardizedFileURL.deletingLastPathComponent()
-            let files = isDir.boolValue ? walk(root, skipping: outRoot) : [URL(fileURLWithPath: input).standardizedFileURL]
-            for asset in group(files) {
-                guard let main = asset.original ?? asset.renderedEdit else { continue }  // photos or sidecars alone
-                var key = relativePath(main.path, to: root.path)
-                if !options.include.isEmpty && !options.include.contains(where: { glob($0, key) }) { continue }
-                if options.exclude.contains(where: { glob($0, key) }) { continue }
-                var n = 2
-                let base = key
-                while takenKeys.contains(key.lowercased()) { key = "\(base)#\(n)"; n += 1 }
-                takenKeys.insert(key.lowercased())
-                if let shard = options.shard, !shard.contains(key) { continue }
-                var item = try describe(asset: asset, main: main, key: key, root: root, outRoot: outRoot, options: options,
-                                        takenOutputs: &takenOutputs)
-                guard item.reason != filtered else { continue }
-                try applyResume(&item, options: options, database: database, hashes: &hashes)
-                items.append(item)
-            }
+            var key = input.isFolder ? relativePath(main.path, to: input.root) : (main.path as NSString).lastPathComponent
+            if !options.include.isEmpty && !options.include.contains(where: { glob($0, key) }) { continue }
+            if options.exclude.contains(where: { glob($0, key) }) { continue }
+            var n = 2
+            let base = key
+            while takenKeys.contains(key.lowercased()) { key = "\(base)#\(n)"; n += 1 }
+            takenKeys.insert(key.lowercased())
+            if let shard = options.shard, !shard.contains(key) { continue }
+            var item = try describe(asset: asset, main: main, key: key, root: input.root, outRoot: outRoot, options: options,
+                                    takenOutputs: &takenOutputs)
+            guard item.reason != filtered else { continue }
+            try applyResume(&item, options: options, database: database, hashes: &hashes)
+            items.append(item)
         }
         switch options.sort {
         case .name: items.sort { $0.key.localizedStandardCompare($1.key) == .orderedAscending }
         case .created: items.sort { ($0.created, $0.key) < ($1.created, $1.key) }
         }
-        return items
+        return BatchPlan(items: items, notes: notes, assetsFound: met.count)
     }
 
     /// Regular media files under `root`, skipping hidden files and folders, our temporary files, and the output folder.
+    /// (The URL form kept for `regress`; the batch scans with `BatchScan`.)
     static func walk(_ root: URL, skipping outRoot: String) -> [URL] {
-        guard let e = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey],
-                                                     options: [.skipsHiddenFiles]) else { return [] }
-        var files: [URL] = []
-        for case let url as URL in e {
-            let path = url.standardizedFileURL.path
-            if path == outRoot || path.hasPrefix(outRoot + "/") { e.skipDescendants(); continue }
-            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-            if url.lastPathComponent.contains(".mediaexport-tmp-") { continue }
-            files.append(url.standardizedFileURL)
-        }
-        return files.sorted { $0.path < $1.path }
+        var scan = BatchScan()
+        return scan.walk(FileSystem.realPath(root.path) ?? root.path, outRoot: outRoot).map { URL(fileURLWithPath: $0) }
     }
 
     /// Files → assets, one per folder and base name.
-    static func group(_ files: [URL]) -> [Asset] {
+    static func group(_ files: [URL]) -> [Asset] { group(files.map(\.path)) }
+
+    /// Files → assets, one per folder and base name.
+    static func group(_ files: [String]) -> [Asset] {
         var seen = Set<String>()
         var assets: [Asset] = []
         for file in files {
-            guard let c = Asset.classify(file.lastPathComponent) else { continue }
-            let id = file.deletingLastPathComponent().path + "/" + c.base
+            guard let c = Asset.classify((file as NSString).lastPathComponent) else { continue }
+            let id = (file as NSString).deletingLastPathComponent + "/" + c.base
             if seen.contains(id) { continue }
             seen.insert(id)
-            if let asset = try? Asset.discover(from: file.path) { assets.append(asset) }
+            if let asset = try? Asset.discover(from: file) { assets.append(asset) }
         }
         return assets
     }
@@ -100,10 +124,10 @@ public enum BatchPlanner {
     /// Marks an item left out by the filters.
     private static let filtered = "\u{0}filtered"
 
-    private static func describe(asset: Asset, main: Resource, key: String, root: URL, outRoot: String, options: BatchOptions,
+    private static func describe(asset: Asset, main: Resource, key: String, root: String, outRoot: String, options: BatchOptions,
                                  takenOutputs: inout Set<String>) throws -> BatchItem {
         // Output: the asset's relative path under the output folder, with the preset's extension; never two the same.
-        let relative = (relativePath(main.path, to: root.path) as NSString).deletingPathExtension
+        let relative = (relativePath(main.path, to: root) as NSString).deletingPathExtension
         var output = (outRoot as NSString).appendingPathComponent(relative + "." + options.preset.defaultExtension)
         var n = 2
         while takenOutputs.contains(output.lowercased()) {
@@ -247,8 +271,7 @@ public enum BatchPlanner {
     /// did not change (`hashes` is keyed by `path|size|mtime`).
     static func sources(of item: BatchItem, hashes: inout [String: String]) throws -> [ExportDatabase.SourceRecord] {
         try item.resources.map { path in
-            var st = stat()
-            guard stat(path, &st) == 0 else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
+            guard let st = FileSystem.stat(path) else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
             let modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
             let cacheKey = "\(path)|\(st.st_size)|\(modified)"
             let sha = try hashes[cacheKey] ?? SHA256Hasher.file(path)
@@ -271,10 +294,39 @@ public enum BatchPlanner {
         return hasher.finish()
     }
 
-    static func canonicalDirectory(_ path: String) throws -> String {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        guard let real = OutputTarget.realPath(path) else { throw ExportError.outputUnwritable(path: path, reason: "cannot resolve the folder") }
-        return real
+    /// The output folder with symlinks resolved, created first when `create` (a dry run creates nothing: a folder
+    /// that does not exist yet is resolved through its nearest existing parent).
+    static func outputRoot(_ path: String, create: Bool) throws -> String {
+        if create { try makeDirectories(path) }
+        if let real = FileSystem.realPath(path) {
+            guard FileSystem.isDirectory(real) else { throw ExportError.outputUnwritable(path: path, reason: "not a folder") }
+            return real
+        }
+        guard !create else { throw ExportError.outputUnwritable(path: path, reason: "cannot resolve the folder") }
+        var missing: [String] = []
+        var parent = path.isEmpty ? "." : path
+        while FileSystem.realPath(parent) == nil && parent != "/" && parent != "." {
+            missing.insert((parent as NSString).lastPathComponent, at: 0)
+            let up = (parent as NSString).deletingLastPathComponent
+            parent = up.isEmpty ? "." : up
+        }
+        var result = FileSystem.realPath(parent) ?? parent
+        for name in missing where name != "." { result = (result as NSString).appendingPathComponent(name) }
+        return result
+    }
+
+    /// The output folder, created, with symlinks resolved.
+    static func canonicalDirectory(_ path: String) throws -> String { try outputRoot(path, create: true) }
+
+    /// `mkdir -p` on byte-exact names.
+    static func makeDirectories(_ path: String) throws {
+        if FileSystem.isDirectory(path) { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path { try makeDirectories(parent) }
+        if mkdir(FileName.cString(path), 0o755) != 0 && errno != EEXIST {
+            throw ExportError.outputUnwritable(path: FileName.display(path), reason: "cannot create the folder: \(String(cString: strerror(errno)))")
+        }
+        guard FileSystem.isDirectory(path) else { throw ExportError.outputUnwritable(path: FileName.display(path), reason: "not a folder") }
     }
 
     static func relativePath(_ path: String, to root: String) -> String {
@@ -285,18 +337,13 @@ public enum BatchPlanner {
     /// Shell-style match on the relative path or the file name, ignoring case (`*.mov` matches `IMG_1.MOV`).
     static func glob(_ pattern: String, _ path: String) -> Bool {
         let caseFold: Int32 = 1 << 4  // FNM_CASEFOLD (GNU)
-        return fnmatch(pattern, path, caseFold) == 0 || fnmatch(pattern, (path as NSString).lastPathComponent, caseFold) == 0
+        let p = FileName.cString(pattern)
+        return fnmatch(p, FileName.cString(path), caseFold) == 0 || fnmatch(p, FileName.cString((path as NSString).lastPathComponent), caseFold) == 0
     }
 
-    static func fileSize(_ path: String) -> Int64? {
-        var st = stat()
-        return stat(path, &st) == 0 ? Int64(st.st_size) : nil
-    }
+    static func fileSize(_ path: String) -> Int64? { FileSystem.size(path) }
 
-    static func modificationTime(_ path: String) -> Double {
-        var st = stat()
-        return stat(path, &st) == 0 ? Double(st.st_mtim.tv_sec) : 0
-    }
+    static func modificationTime(_ path: String) -> Double { FileSystem.stat(path).map { Double($0.st_mtim.tv_sec) } ?? 0 }
 
     static func creationTime(_ info: MediaInfo) -> Double? {
         guard let text = info.creationTime else { return nil }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One row per asset: what was planned, what happened, where the output went.
 public struct BatchReportRow: Codable, Sendable, Equatable {
@@ -21,6 +24,17 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
     public var wallTime: Double?
     /// The poster frame written next to the output (`--thumbnails`).
     public var thumbnail: String? = nil
+
+    /// The row for people and reports: every text through `FileName.display`, so a name that is not UTF-8 shows
+    /// as `\xE9` and no name can carry a control character into a terminal or a file.
+    public var displayed: BatchReportRow {
+        var r = self
+        let d = FileName.display
+        r.key = d(key); r.input = d(input); r.reason = d(reason); r.status = d(status); r.route = route.map(d)
+        r.versionRequested = d(versionRequested); r.versionDelivered = versionDelivered.map(d); r.output = output.map(d)
+        r.outputSHA256 = outputSHA256.map(d); r.error = error.map(d); r.thumbnail = thumbnail.map(d)
+        return r
+    }
 }
 
 /// Counts for the summary and the `batchFinished` record.
@@ -60,33 +74,68 @@ public struct BatchCounts: Codable, Sendable, Equatable {
 }
 
 /// Reads, writes and merges batch reports (`.json`: a list of rows; `.csv`: a header and one line per row).
+///
+/// Reports are for people and spreadsheets: every text is written as `FileName.display` shows it. In CSV, a cell
+/// that starts with `=`, `+`, `-`, `@`, a tab or a carriage return — which a spreadsheet would run as a formula — is
+/// written with a `'` in front, and so is one that starts with `'` itself; `read` removes that one `'`, so a report
+/// read back (or merged) has the text that was written.
 public enum BatchReport {
     static let columns = ["key", "input", "action", "reason", "status", "route", "fallbacks", "versionRequested", "versionDelivered",
                           "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime", "thumbnail"]
 
-    /// Writes rows to `path`, as JSON or CSV by its extension (atomically).
+    /// Writes rows to `path`, as JSON or CSV by its extension (atomically), each row `displayed`.
     public static func write(_ rows: [BatchReportRow], to path: String) throws {
+        let shown = rows.map(\.displayed)
         let data: Data
         if path.lowercased().hasSuffix(".csv") {
-            data = Data(csv(rows).utf8)
+            data = Data(csv(shown).utf8)
         } else {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            data = try encoder.encode(rows)
+            data = try encoder.encode(shown)
         }
-        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw ExportError.outputUnwritable(path: path, reason: error.localizedDescription)
+        try writeAtomically(data, to: path)
+    }
+
+    /// A temporary file beside `path` (named like the exports' own, so a sweep of stale ones finds it), then `rename`.
+    static func writeAtomically(_ data: Data, to path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).mediaexport-tmp-\(getpid())-report"
+        func fail(_ what: String) -> ExportError {
+            .outputUnwritable(path: FileName.display(path), reason: "cannot write the report: \(what): \(String(cString: strerror(errno)))")
+        }
+        unlink(FileName.cString(temporary))  // our own leftover of this PID, if any
+        let fd = open(FileName.cString(temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw fail("create") }
+        var written = 0
+        let ok = data.withUnsafeBytes { buffer -> Bool in
+            while written < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                written += n
+            }
+            return fsync(fd) == 0
+        }
+        let error = ok ? nil : fail("write")
+        close(fd)
+        if let error { unlink(FileName.cString(temporary)); throw error }
+        guard rename(FileName.cString(temporary), FileName.cString(path)) == 0 else {
+            let error = fail("rename")
+            unlink(FileName.cString(temporary))
+            throw error
         }
     }
 
     /// Reads a JSON or CSV report.
     public static func read(_ path: String) throws -> [BatchReportRow] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ExportError.inputUnreadable(path: path, reason: "cannot read the report")
+        let data: Data
+        do { data = try FileSystem.read(path, limit: 1 << 30) } catch {
+            throw ExportError.inputUnreadable(path: FileName.display(path), reason: "cannot read the report: \(error)")
         }
         if path.lowercased().hasSuffix(".csv") { return try parseCSV(String(decoding: data, as: UTF8.self), path: path) }
         do { return try JSONDecoder().decode([BatchReportRow].self, from: data) } catch {
-            throw ExportError.notMedia(path: path, reason: "not a mediaexport JSON report")
+            throw ExportError.notMedia(path: FileName.display(path), reason: "not a mediaexport JSON report")
         }
     }
 
@@ -104,9 +153,10 @@ public enum BatchReport {
     }
 
     static func csv(_ rows: [BatchReportRow]) -> String {
-        func field(_ s: String?) -> String {
-            guard let s else { return "" }
-            return s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+        func field(_ value: String?) -> String {
+            guard let value else { return "" }
+            let s = neutralized(value)
+            return s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
         }
         var lines = [columns.joined(separator: ",")]
         for r in rows {
@@ -116,6 +166,22 @@ public enum BatchReport {
             lines.append(values.map(field).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The characters that make a spreadsheet read a cell as a formula (OWASP's CSV injection list), and `'`,
+    /// so that the `'` put in front can always be taken off again.
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r", "'"]
+
+    /// `=HYPERLINK(…)` → `'=HYPERLINK(…)`.
+    static func neutralized(_ cell: String) -> String {
+        guard let first = cell.unicodeScalars.first, formulaStarts.contains(first) else { return cell }
+        return "'" + cell
+    }
+
+    /// The text a `neutralized` cell stood for.
+    static func unneutralized(_ cell: String) -> String {
+        guard cell.unicodeScalars.first == "'", let second = cell.unicodeScalars.dropFirst().first, formulaStarts.contains(second) else { return cell }
+        return String(cell.unicodeScalars.dropFirst())
     }
 
     static func parseCSV(_ text: String, path: String) throws -> [BatchReportRow] {
@@ -132,9 +198,10 @@ public enum BatchReport {
         }
         if !fieldText.isEmpty || !record.isEmpty { record.append(fieldText); records.append(record) }
         guard let header = records.first, header == columns else {
-            throw ExportError.notMedia(path: path, reason: "not a mediaexport CSV report (unexpected header)")
+            throw ExportError.notMedia(path: FileName.display(path), reason: "not a mediaexport CSV report (unexpected header)")
         }
-        return records.dropFirst().filter { $0.count == columns.count }.map { v in
+        return records.dropFirst().filter { $0.count == columns.count }.map { cells in
+            let v = cells.map(unneutralized)
             func opt(_ s: String) -> String? { s.isEmpty ? nil : s }
             return BatchReportRow(key: v[0], input: v[1], action: BatchAction(rawValue: v[2]) ?? .transcode, reason: v[3], status: v[4],
                                   route: opt(v[5]), fallbacks: Int(v[6]) ?? 0, versionRequested: v[7], versionDelivered: opt(v[8]),

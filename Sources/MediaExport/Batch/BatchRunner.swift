@@ -4,7 +4,8 @@ import Foundation
 public enum BatchEvent: Sendable {
     /// One per asset, before any work.
     case planned(BatchItem)
-    /// A job changed state (`waiting`, `exporting`, `completed`, `failed`, `cancelled`).
+    /// A job changed state (`waiting`, `exporting`, `completed`, `failed`, `cancelled`). `key` is the asset's key
+    /// as shown to people (`FileName.display`), as in every event of a job.
     case job(id: Int, key: String, status: ExportSession.Status)
     /// An export event of a job.
     case export(id: Int, key: String, event: ExportEvent)
@@ -19,6 +20,8 @@ public enum BatchEvent: Sendable {
         public var database: String?
         public var report: String?
         public var wallTime: Double
+        /// What a person should know about the inputs (see `BatchPlan.notes`), and "no media found".
+        public var notes: [String] = []
     }
 
     /// One JSON Lines record: `{"version":1,"kind":…,"job":…,"asset":…,"payload":…}`.
@@ -30,7 +33,12 @@ public enum BatchEvent: Sendable {
             return String(decoding: data, as: UTF8.self)
         }
         switch self {
-        case .planned(let item): return line("planned", item, asset: item.key)
+        case .planned(let item):
+            var shown = item
+            shown.key = FileName.display(item.key); shown.input = FileName.display(item.input)
+            shown.output = FileName.display(item.output); shown.resources = item.resources.map(FileName.display)
+            shown.reason = FileName.display(item.reason)
+            return line("planned", shown, asset: shown.key)
         case .job(let id, let key, let status): return line("job", ["status": status.rawValue], job: id, asset: key)
         case .export(let id, let key, let event):
             // Reuse the export record's own encoding, adding the job id and asset.
@@ -58,17 +66,23 @@ public struct BatchResult: Sendable {
     public var rows: [BatchReportRow]
     public var counts: BatchCounts
     /// 0 when every asset completed (or was already done), 3 when some needed a fallback, 1 when any failed
-    /// (or was skipped as failed before), 130 when interrupted.
+    /// (or was skipped as failed before), 66 when the inputs hold no media at all, 130 when interrupted.
     public var exitCode: Int32
+    /// What a person should know about the inputs (see `BatchPlan.notes`), and "no media found".
+    public var notes: [String] = []
 }
 
 /// Runs a batch: plans, then exports with a bounded number of jobs at once; one failure never stops the others.
 /// Every finished job is recorded in the export database before the next starts, so an interrupted batch
-/// resumes where it stopped.
+/// resumes where it stopped. A run that writes holds the output folder's `BatchLock` throughout; a dry run
+/// writes nothing (not even the output folder or the database), so it takes no lock.
 public final class BatchRunner: @unchecked Sendable {
     public let options: BatchOptions
     /// Receives every event (from several threads, one at a time); released when `run()` returns.
     public var onEvent: (@Sendable (BatchEvent) -> Void)?
+    /// Receives each note as it is made (waiting for another batch's lock, inputs left out): the same texts as
+    /// `BatchResult.notes`. Released when `run()` returns.
+    public var onNote: (@Sendable (String) -> Void)?
     /// Where the report goes, if anywhere.
     public var reportPath: String?
 
@@ -87,21 +101,48 @@ public final class BatchRunner: @unchecked Sendable {
     }
 
     private func emit(_ e: BatchEvent) { emitLock.withLock { onEvent?(e) } }
+    private func note(_ text: String) { emitLock.withLock { onNote?(text) } }
 
     /// Plans and runs the batch on the calling thread (jobs run on worker threads).
     public func run() throws -> BatchResult {
         // Like ExportSession: the handler is dropped when the batch ends, so one that captures the runner leaks nothing.
-        defer { emitLock.withLock { onEvent = nil } }
+        defer { emitLock.withLock { onEvent = nil; onNote = nil } }
         let began = Date()
-        let outRoot = try BatchPlanner.canonicalDirectory(options.outputDirectory)
+        var notes: [String] = []
+        let outRoot = try BatchPlanner.outputRoot(options.outputDirectory, create: !options.dryRun)
+        // Taken before the database is read: a second batch on this folder waits or stops here, before any work.
+        let folderLock = options.dryRun ? nil : try BatchLock.acquire(
+            directory: outRoot, wait: options.wait, isCancelled: { lock.withLock { cancelled } },
+            onWait: { holder in
+                let text = BatchError.locked(directory: outRoot, holder: holder).description
+                    .replacingOccurrences(of: "; use --wait to wait for it", with: "; waiting for it")
+                notes.append(text)
+                note(text)
+            })
+        defer { folderLock?.release() }
+        // Under the lock, so no other batch is writing here: what killed runs left in the output root goes.
+        // (Subfolders are swept by each export into them.)
+        if folderLock != nil { TemporaryFiles.sweep(directory: outRoot) }
         let dbPath = (outRoot as NSString).appendingPathComponent(ExportDatabase.fileName)
-        let database: ExportDatabase? = options.dryRun && !FileManager.default.fileExists(atPath: dbPath) ? nil : try ExportDatabase(path: dbPath)
+        let database: ExportDatabase? = options.dryRun
+            ? (FileSystem.exists(dbPath) ? try ExportDatabase(path: dbPath, readOnly: true) : nil)
+            : try ExportDatabase(path: dbPath)
         let previous = try database?.rows() ?? [:]
         var hashes: [String: String] = [:]
         for row in previous.values {
             for s in row.sources { hashes["\(s.path)|\(s.size)|\(s.modified)"] = s.sha256 }
         }
-        let items = try BatchPlanner.plan(options, database: previous, hashes: &hashes)
+        let plan = try BatchPlanner.makePlan(options, database: previous, hashes: &hashes)
+        let items = plan.items
+        var planNotes = plan.notes
+        if plan.assetsFound == 0 {
+            planNotes.append("no media found in " + options.inputs.map(FileName.display).joined(separator: ", "))
+        } else if items.isEmpty {
+            planNotes.append("\(plan.assetsFound) asset\(plan.assetsFound == 1 ? "" : "s") found, none selected"
+                             + (options.shard.map { " for shard \($0)" } ?? "") + " by the filters")
+        }
+        for text in planNotes { note(text) }
+        notes += planNotes
         for item in items { emit(.planned(item)) }
 
         var rows = items.map { item in
@@ -119,7 +160,7 @@ public final class BatchRunner: @unchecked Sendable {
             let group = DispatchGroup()
             let rowsLock = NSLock()
             var shared = rows
-            for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: items[index].key, status: .waiting)) }
+            for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: FileName.display(items[index].key), status: .waiting)) }
             for _ in 0..<min(options.jobs, work.count) {
                 group.enter()
                 let thread = Thread { [self] in
@@ -151,11 +192,12 @@ public final class BatchRunner: @unchecked Sendable {
         let wasCancelled = lock.withLock { cancelled }
         let skippedFailures = rows.contains { $0.status == "skipped" && $0.error != nil }
         let exit: Int32 = wasCancelled ? ExitStatus.cancelledByInterrupt
+            : plan.assetsFound == 0 ? ExitStatus.inputUnreadable
             : (counts.failed > 0 || counts.cancelled > 0 || skippedFailures) ? ExitStatus.exportFailed
             : counts.fellBack > 0 ? ExitStatus.completedWithFallback : ExitStatus.success
-        emit(.finished(.init(counts: counts, exitCode: exit, dryRun: options.dryRun, database: database?.path, report: reportPath,
-                             wallTime: Date().timeIntervalSince(began))))
-        return BatchResult(rows: rows, counts: counts, exitCode: exit)
+        emit(.finished(.init(counts: counts, exitCode: exit, dryRun: options.dryRun, database: database.map { FileName.display($0.path) },
+                             report: reportPath.map(FileName.display), wallTime: Date().timeIntervalSince(began), notes: notes)))
+        return BatchResult(rows: rows, counts: counts, exitCode: exit, notes: notes)
     }
 
     private func runJob(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache) -> BatchReportRow {
@@ -178,7 +220,7 @@ public final class BatchRunner: @unchecked Sendable {
             try database.upsert(dbRow)
             // Our own earlier output may be replaced; any other file at that path is left alone.
             let ours = previous?.outputPath == item.output
-            try FileManager.default.createDirectory(atPath: (item.output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try BatchPlanner.makeDirectories((item.output as NSString).deletingLastPathComponent)
             var request = ExportRequest(input: item.input, output: item.output, preset: options.preset, overwrite: ours,
                                         sandbox: options.outputDirectory, version: options.version, fallback: options.fallback, errors: options.errors)
             switch item.action {
@@ -187,14 +229,15 @@ public final class BatchRunner: @unchecked Sendable {
             default: break
             }
             let session = ExportSession(request: request)
-            session.onEvent = { event in self.emit(.export(id: id, key: item.key, event: event)) }  // no cycle: the session is dropped after the job
+            let shownKey = FileName.display(item.key)
+            session.onEvent = { event in self.emit(.export(id: id, key: shownKey, event: event)) }  // no cycle: the session is dropped after the job
             let proceed = lock.withLock { () -> Bool in
                 if cancelled { return false }
                 running[id] = session
                 return true
             }
             guard proceed else { throw ExportError.cancelled }
-            emit(.job(id: id, key: item.key, status: .exporting))
+            emit(.job(id: id, key: shownKey, status: .exporting))
             defer { lock.withLock { running[id] = nil } }
             let done = try session.run()
             row.status = "completed"
@@ -212,13 +255,13 @@ public final class BatchRunner: @unchecked Sendable {
             dbRow.outputSize = done.bytes
             dbRow.outputSHA256 = row.outputSHA256
             if options.thumbnails { row.thumbnail = poster(for: item, output: done.output) }
-            emit(.job(id: id, key: item.key, status: .completed))
+            emit(.job(id: id, key: shownKey, status: .completed))
         } catch {
             let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: item.input, code: -1, message: "\(error)")
             if case .cancelled = e { row.status = "cancelled"; dbRow.status = "cancelled" } else { row.status = "failed"; dbRow.status = "failed" }
             row.error = e.description
             dbRow.error = e.description
-            emit(.job(id: id, key: item.key, status: row.status == "cancelled" ? .cancelled : .failed))
+            emit(.job(id: id, key: FileName.display(item.key), status: row.status == "cancelled" ? .cancelled : .failed))
         }
         row.wallTime = Date().timeIntervalSince(began)
         dbRow.finishedAt = Date().timeIntervalSince1970

@@ -4,6 +4,9 @@ import Foundation
 /// The batch's memory: one SQLite database inside the output folder, written in transactions (WAL journal),
 /// recording per asset what was read, how it was exported and where it went, so a rerun exports only what is
 /// new or changed and a crash mid-batch loses nothing that had finished.
+///
+/// Paths and keys are stored as the library carries them: a name that is not UTF-8 is kept in `FileName`'s
+/// lossless encoding (its raw bytes as private-use scalars), so a rerun finds the same file again.
 public final class ExportDatabase: @unchecked Sendable {
     /// The file name inside the output folder.
     public static let fileName = ".mediaexport.sqlite"
@@ -14,16 +17,35 @@ public final class ExportDatabase: @unchecked Sendable {
     private let lock = NSLock()
     /// The database file.
     public let path: String
+    /// Opened read-only (a dry run): `rows()` works, `upsert` fails.
+    public let readOnly: Bool
+    private var hasAssetsTable = true
 
-    /// Opens (creating if needed) the database at `path`.
-    public init(path: String) throws {
-        self.path = path
-        if sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil) != SQLITE_OK {
+    /// Opens (creating if needed) the database at `path`; `readOnly` opens an existing one without writing to it.
+    /// The database and its journal files are never followed through a symlink, nor used when hard-linked
+    /// elsewhere (`BatchError.unsafeStateFile`): a planted link must not make the batch write outside its folder.
+    public init(path: String, readOnly: Bool = false) throws {
+        // SQLite's NOFOLLOW refuses a symlink anywhere in the path: the folder is resolved first, so only the
+        // file itself (and SQLite's files beside it) must not be links.
+        let folder = (path as NSString).deletingLastPathComponent
+        self.path = FileSystem.realPath(folder.isEmpty ? "." : folder).map { ($0 as NSString).appendingPathComponent((path as NSString).lastPathComponent) } ?? path
+        self.readOnly = readOnly
+        let path = self.path
+        try Self.checkNotLinked(path)
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+        if sqlite3_open_v2(FileName.cString(path), &db, flags, nil) != SQLITE_OK {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(db)
-            throw ExportError.outputUnwritable(path: path, reason: "cannot open the export database: \(message)")
+            db = nil
+            throw ExportError.outputUnwritable(path: FileName.display(path), reason: "cannot open the export database: \(message)")
         }
         sqlite3_busy_timeout(db, 5000)
+        if readOnly {
+            var found = false
+            try query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'assets'") { _ in found = true }
+            hasAssetsTable = found
+            return
+        }
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=NORMAL")
         try execute("""
@@ -54,6 +76,19 @@ public final class ExportDatabase: @unchecked Sendable {
     }
 
     deinit { sqlite3_close(db) }
+
+    /// Refuses a database (or one of SQLite's files beside it) that is a symlink, a hard link or not a regular file.
+    static func checkNotLinked(_ path: String) throws {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let file = path + suffix
+            guard let st = FileSystem.lstat(file) else { continue }
+            switch st.st_mode & S_IFMT {
+            case S_IFLNK: throw BatchError.unsafeStateFile(path: file, reason: "the export database is a symbolic link")
+            case S_IFREG: if st.st_nlink > 1 { throw BatchError.unsafeStateFile(path: file, reason: "the export database has other hard links") }
+            default: throw BatchError.unsafeStateFile(path: file, reason: "the export database is not a regular file")
+            }
+        }
+    }
 
     /// One asset's row.
     public struct Row: Codable, Sendable, Equatable {
@@ -91,6 +126,7 @@ public final class ExportDatabase: @unchecked Sendable {
     public func rows() throws -> [String: Row] {
         try lock.withLock {
             var result: [String: Row] = [:]
+            guard hasAssetsTable else { return result }
             try query("SELECT asset_key, sources_json, source_fingerprint, preset_name, preset_hash, version_requested, version_delivered, action, route, fallbacks, output_path, output_size, output_sha256, status, error, started_at, finished_at, wall_time, ffmpeg_versions FROM assets") { s in
                 let sources = (try? JSONDecoder().decode([SourceRecord].self, from: Data(text(s, 1).utf8))) ?? []
                 let row = Row(assetKey: text(s, 0), sources: sources, sourceFingerprint: text(s, 2), presetName: text(s, 3), presetHash: text(s, 4),
@@ -128,7 +164,7 @@ public final class ExportDatabase: @unchecked Sendable {
     // MARK: SQLite plumbing
 
     private func fail(_ what: String) -> ExportError {
-        .outputUnwritable(path: path, reason: "export database: \(what): \(String(cString: sqlite3_errmsg(db)))")
+        .outputUnwritable(path: FileName.display(path), reason: "export database: \(what): \(String(cString: sqlite3_errmsg(db)))")
     }
 
     private func execute(_ sql: String) throws {

@@ -171,7 +171,7 @@ public enum FileSystem {
     /// Reads a whole small file, refusing one larger than `limit` bytes (checked on the open descriptor,
     /// and again while reading, so a file that grows cannot get past it). Throws `FileSystem.ReadError`.
     public static func read(_ path: String, limit: Int) throws -> Data {
-        let fd = Glibc.open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
+        let fd = Glibc.open(FileName.cString(path), O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // a FIFO never blocks the open
         guard fd >= 0 else { throw ReadError.unreadable(String(cString: strerror(errno))) }
         defer { close(fd) }
         var st = Glibc.stat()

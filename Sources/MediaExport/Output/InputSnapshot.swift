@@ -7,8 +7,7 @@ struct InputSnapshot {
 
     /// Takes the snapshot now.
     init(path: String) throws {
-        var st = stat()
-        guard stat(path, &st) == 0 else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard let st = FileSystem.stat(path) else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
         self.init(path: path, attributes: st)
     }
 
@@ -19,8 +18,7 @@ struct InputSnapshot {
 
     /// Throws `inputChanged` when the file was removed, replaced, resized or modified since the snapshot.
     func verify() throws {
-        var now = stat()
-        guard stat(path, &now) == 0 else { throw ExportError.inputChanged(path: path, reason: "the file was removed") }
+        guard let now = FileSystem.stat(path) else { throw ExportError.inputChanged(path: path, reason: "the file was removed") }
         if now.st_dev != attributes.st_dev || now.st_ino != attributes.st_ino {
             throw ExportError.inputChanged(path: path, reason: "the file was replaced")
         }

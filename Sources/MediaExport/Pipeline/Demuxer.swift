@@ -9,40 +9,43 @@ final class Demuxer {
     private var opened = stat()
 
     /// Opens `path` and reads stream information. `interrupt` is polled by FFmpeg during blocking reads.
-    init(path: String, interrupt: UnsafeMutablePointer<Int32>?) throws {
+    ///
+    /// Opened only through `cff_input_open` (`InputGuard.h`): by the name's bytes, regular files only, with a
+    /// demuxer from `InputFormats.allowed`, and no nested open of any other file or URL. `formats` is for
+    /// tests of the second layer (a demuxer that does open other files, let through on purpose).
+    init(path: String, interrupt: UnsafeMutablePointer<Int32>?, formats: String = InputFormats.whitelist) throws {
         self.path = path
         FFmpegLog.applyDefault()
-        var attrs = stat()
-        if stat(path, &attrs) != 0 {
-            throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
-        }
-        if (attrs.st_mode & S_IFMT) == S_IFDIR {
-            throw ExportError.inputUnreadable(path: path, reason: "is a directory")
-        }
+        var result = CFFInputResult()
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        let status = cff_input_open(&ctx, FileName.cString(path), formats, interrupt, &result)
+        switch status {
+        case CFF_INPUT_OPENED: break
+        case CFF_INPUT_SYSTEM_ERROR:
+            throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(result.sys_errno)))
+        case CFF_INPUT_DIRECTORY: throw ExportError.inputUnreadable(path: path, reason: "is a directory")
         // FIFOs and devices can block a read forever, out of the watchdog's reach: regular files only.
-        if (attrs.st_mode & S_IFMT) != S_IFREG {
-            throw ExportError.inputUnreadable(path: path, reason: "not a regular file")
+        case CFF_INPUT_NOT_REGULAR: throw ExportError.inputUnreadable(path: path, reason: "not a regular file")
+        case CFF_INPUT_EMPTY: throw ExportError.notMedia(path: path, reason: "file is empty (0 bytes)")
+        case CFF_INPUT_FORMAT_REFUSED:
+            throw ExportError.notMedia(path: path, reason: InputFormats.refusal(
+                name: Demuxer.text(result.format_name), longName: Demuxer.text(result.format_long_name)))
+        case CFF_INPUT_NESTED_OPEN_REFUSED:
+            throw ExportError.notMedia(path: path, reason: InputFormats.nestedOpenRefusal(url: Demuxer.text(result.refused_url)))
+        default:
+            if result.averror == AVCode.exit { throw ExportError.cancelled }
+            throw ExportError.notMedia(path: path, reason: ffmpegMessage(result.averror))
         }
-        opened = attrs
-        if access(path, R_OK) != 0 {
-            throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
-        }
-        if attrs.st_size == 0 {
-            throw ExportError.notMedia(path: path, reason: "file is empty (0 bytes)")
-        }
-        var ctx: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
-        guard let allocated = ctx else { fatalError("avformat_alloc_context: out of memory") }
-        if let interrupt { cff_set_interrupt(allocated, interrupt) }
-        let openCode = avformat_open_input(&ctx, path, nil, nil)
-        if openCode < 0 {
-            // avformat_open_input frees the context on failure.
-            if openCode == AVCode.exit { throw ExportError.cancelled }
-            throw ExportError.notMedia(path: path, reason: ffmpegMessage(openCode))
-        }
-        context = ctx!
+        guard let input = ctx else { fatalError("cff_input_open reported success without a context") }
+        context = input
+        opened = result.attributes
         let infoCode = avformat_find_stream_info(context, nil)
+        // Every stored property is set, so a throw from here on runs deinit, which closes the input (exactly once).
+        var url = [CChar](repeating: 0, count: 256)
+        if cff_input_refused_opens(context, &url, Int32(url.count)) > 0 {
+            throw ExportError.notMedia(path: path, reason: InputFormats.nestedOpenRefusal(url: FileName.decode(cString: url)))
+        }
         if infoCode < 0 {
-            // Every stored property is set, so throwing runs deinit, which closes the input (exactly once).
             if infoCode == AVCode.exit { throw ExportError.cancelled }
             throw ExportError.notMedia(path: path, reason: "cannot read stream information: \(ffmpegMessage(infoCode))")
         }
@@ -50,8 +53,19 @@ final class Demuxer {
 
     deinit {
         var c: UnsafeMutablePointer<AVFormatContext>? = context
-        avformat_close_input(&c)
+        cff_input_close(&c)
     }
+
+    /// Decodes a fixed-size C string field of `CFFInputResult` (bytes that may not be UTF-8).
+    private static func text<T>(_ field: T) -> String {
+        withUnsafeBytes(of: field) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return FileName.decode(bytes)
+        }
+    }
+
+    /// The input's size in bytes when it was opened.
+    var fileSize: Int64 { Int64(opened.st_size) }
 
     /// The streams of the input.
     var streams: [UnsafeMutablePointer<AVStream>] {

@@ -29,28 +29,48 @@ public enum Container: String, Codable, Sendable, CaseIterable {
     }
 }
 
-/// Stage 5: writes packets into the output container (a temporary file, renamed by the caller when complete).
+/// Stage 5: writes packets into the output container: the target's temporary file, through its descriptor
+/// (never by path, the faststart re-read included), renamed by the caller when complete.
 final class Muxer {
     let context: UnsafeMutablePointer<AVFormatContext>
+    /// The output's final path, for messages.
     let path: String
     let container: Container
+    /// Keeps the target's descriptors open for as long as FFmpeg may use them.
+    private let target: OutputTarget
     private var headerWritten = false
     private var ioOpen = false
 
-    init(path: String, container: Container, interrupt: UnsafeMutablePointer<Int32>?) throws {
-        self.path = path
+    /// The AVIO buffer: large writes, few system calls.
+    static let bufferSize: Int32 = 256 << 10
+
+    init(target: OutputTarget, container: Container, interrupt: UnsafeMutablePointer<Int32>?) throws {
+        self.target = target
+        self.path = target.finalPath
         self.container = container
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        let code = avformat_alloc_output_context2(&ctx, nil, container.muxerName, path)
+        // The context's url is the temporary file's name: the only name its io_open callback will reopen.
+        let code = target.temporaryName.withUnsafeBufferPointer { avformat_alloc_output_context2(&ctx, nil, container.muxerName, $0.baseAddress) }
         guard code >= 0, let ctx else {
-            throw ExportError.outputUnwritable(path: path, reason: "cannot create \(container.rawValue) muxer: \(ffmpegMessage(code))")
+            throw ExportError.outputUnwritable(path: target.finalPath, reason: "cannot create \(container.rawValue) muxer: \(ffmpegMessage(code))")
         }
         context = ctx
         if let interrupt { cff_set_interrupt(ctx, interrupt) }
+        if (ctx.pointee.oformat.pointee.flags & cff_fmt_nofile()) == 0 {
+            let attached = target.temporaryName.withUnsafeBufferPointer {
+                cff_output_io_attach(ctx, target.directory, target.descriptor, $0.baseAddress, Muxer.bufferSize)
+            }
+            if attached < 0 {
+                avformat_free_context(ctx)
+                throw ExportError.outputUnwritable(path: target.finalPath, reason: ffmpegMessage(attached))
+            }
+            ioOpen = true
+        }
     }
 
     deinit {
-        if ioOpen { avio_closep(&context.pointee.pb) }
+        // A failed or cancelled export: free without writing what is still buffered.
+        if ioOpen { _ = cff_output_io_detach(context, 0) }
         avformat_free_context(context)
     }
 
@@ -65,14 +85,9 @@ final class Muxer {
         return s
     }
 
-    /// Opens the file and writes the header; MP4-family outputs get `movflags=+faststart`.
+    /// Writes the header; MP4-family outputs get `movflags=+faststart`.
     func writeHeader(metadata: [String: String]) throws {
         for (k, v) in metadata { av_dict_set(&context.pointee.metadata, k, v, 0) }
-        if (context.pointee.oformat.pointee.flags & cff_fmt_nofile()) == 0 {
-            let code = avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
-            if code < 0 { throw ExportError.outputUnwritable(path: path, reason: ffmpegMessage(code)) }
-            ioOpen = true
-        }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         if container.isQuickTimeFamily { av_dict_set(&options, "movflags", "+faststart", 0) }
@@ -86,17 +101,15 @@ final class Muxer {
         if code < 0 { try writeFailure(code, "writing a packet") }
     }
 
-    /// Writes the trailer (for faststart this rewrites the file with the moov atom first) and closes the file.
+    /// Writes the trailer (for faststart this rewrites the file with the moov atom first) and flushes the file.
     func finish() throws {
         guard headerWritten else { return }
         let code = av_write_trailer(context)
         if code < 0 { try writeFailure(code, "finishing the file") }
         if ioOpen {
-            let ioError = context.pointee.pb.pointee.error
-            let closeCode = avio_closep(&context.pointee.pb)
             ioOpen = false
+            let ioError = cff_output_io_detach(context, 1)
             if ioError < 0 { try writeFailure(ioError, "writing the file") }
-            if closeCode < 0 { try writeFailure(closeCode, "closing the file") }
         }
     }
 

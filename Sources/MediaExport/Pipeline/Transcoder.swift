@@ -68,7 +68,7 @@ final class Transcoder {
 
     /// Streams the whole export into the target's temporary file. `progress` is called after every packet.
     func run(beforeCommit: () throws -> Void = {}, progress: (_ outputTime: Double, _ videoFrames: Int, _ final: Bool) -> Void) throws -> Outcome {
-        let muxer = try Muxer(path: target.temporaryPath, container: container, interrupt: cancelFlag)
+        let muxer = try Muxer(target: target, container: container, interrupt: cancelFlag)
         var routes: [Int32: StreamRoute] = [:]
         let path = source
         for route in plan.routes {
@@ -97,7 +97,7 @@ final class Transcoder {
         let packet = Packet()
         let ordered = routes.values.sorted { $0.inputIndex < $1.inputIndex }
         reading: while true {
-            if cancelFlag.pointee != 0 { throw ExportError.cancelled }
+            if isCancelled(cancelFlag) { throw ExportError.cancelled }
             switch try demuxer.read(into: packet) {
             case .endOfFile: break reading
             case .packet:
@@ -111,13 +111,13 @@ final class Transcoder {
             }
             progress(stats.outputTime, stats.videoFrames, false)
             if let stallAt = debugStallAtOutputTime, stats.outputTime >= stallAt {
-                while cancelFlag.pointee == 0 { usleep(10_000) }
+                while !isCancelled(cancelFlag) { usleep(10_000) }
             }
             if ordered.allSatisfy(\.isDone) { break reading }
         }
         // End of stream flows downstream explicitly: decoders, then filters, then encoders.
         for route in ordered {
-            if cancelFlag.pointee != 0 { throw ExportError.cancelled }
+            if isCancelled(cancelFlag) { throw ExportError.cancelled }
             try route.flush()
         }
         if stats.skippedPackets > errors.threshold {

@@ -14,14 +14,11 @@ public struct PresetCatalog: Sendable {
     /// Loads every `*.json` preset of `directory`.
     public init(directory: URL) throws {
         self.directory = directory
-        let files: [URL]
-        do {
-            files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-                .filter { $0.pathExtension.lowercased() == "json" }
-                .sorted { $0.lastPathComponent < $1.lastPathComponent }
-        } catch {
-            throw ExportError.invalidPreset(path: directory.path, field: "-", reason: "cannot list preset folder: \(error.localizedDescription)")
+        guard let names = FileSystem.contents(ofDirectory: directory.path) else {
+            throw ExportError.invalidPreset(path: directory.path, field: "-", reason: "cannot list preset folder: \(String(cString: strerror(errno)))")
         }
+        let files = names.filter { ($0 as NSString).pathExtension.lowercased() == "json" }.sorted()
+            .map { directory.appendingPathComponent($0) }
         presets = try files.map { try PresetCatalog.load(file: $0) }
             .sorted { PresetCatalog.displayOrder($0) < PresetCatalog.displayOrder($1) }
     }
@@ -48,10 +45,7 @@ public struct PresetCatalog: Sendable {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../Presets").standardizedFileURL
         candidates.append(source)
-        return candidates.first { url in
-            var isDir: ObjCBool = false
-            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) && isDir.boolValue
-        }
+        return candidates.first { FileSystem.isDirectory($0.path) }
     }
 
     /// Resolves `nameOrPath`: a path (contains `/` or ends in `.json`) loads that file; anything else is a
@@ -67,15 +61,26 @@ public struct PresetCatalog: Sendable {
         throw ExportError.presetNotFound(name: nameOrPath, known: presets.map(\.name))
     }
 
-    /// Loads and validates one preset file; errors name the file and the field.
+    /// Loads and validates one preset file; errors name the file and the field. A file over
+    /// `UntrustedFile.maxBytes`, nesting deeper than `UntrustedFile.maxDepth` or a key given twice in one object
+    /// is refused before parsing.
     public static func load(file: URL) throws -> Preset {
         let path = file.path
+        if !FileSystem.exists(path) { throw ExportError.presetNotFound(name: path, known: []) }
         let data: Data
-        do { data = try Data(contentsOf: file) } catch {
-            if !FileManager.default.fileExists(atPath: path) {
-                throw ExportError.presetNotFound(name: path, known: [])
-            }
-            throw ExportError.invalidPreset(path: path, field: "-", reason: "cannot read file: \(error.localizedDescription)")
+        do { data = try UntrustedFile.read(path, kind: "preset files") } catch let refusal as UntrustedFile.Refusal {
+            throw ExportError.invalidPreset(path: path, field: refusal.field, reason: refusal.reason)
+        }
+        return try parse(data, path: path)
+    }
+
+    /// Parses and validates a preset file's bytes; `path` names it in errors (`ExportError.invalidPreset`).
+    public static func parse(_ data: Data, path: String) throws -> Preset {
+        do {
+            if data.count > UntrustedFile.maxBytes { throw UntrustedFile.tooLarge(Int64(data.count), kind: "preset files") }
+            try JSONStructure.check(data)
+        } catch let refusal as UntrustedFile.Refusal {
+            throw ExportError.invalidPreset(path: path, field: refusal.field, reason: refusal.reason)
         }
         let object: Any
         do { object = try JSONSerialization.jsonObject(with: data) } catch {
@@ -127,7 +132,7 @@ public struct PresetCatalog: Sendable {
 
     private static func rejectUnknownKeys(_ dict: [String: Any], allowed: [String], prefix: String, path: String) throws {
         if let unknown = dict.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw ExportError.invalidPreset(path: path, field: prefix + unknown,
+            throw ExportError.invalidPreset(path: path, field: prefix + UntrustedFile.echo(unknown),
                                             reason: "unknown key (known: \(allowed.joined(separator: ", ")))")
         }
     }

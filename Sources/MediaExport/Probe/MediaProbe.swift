@@ -52,12 +52,14 @@ public struct StreamInfo: Codable, Sendable, Equatable {
 
 /// Reads container and stream properties with libavformat (no decoding).
 public enum MediaProbe {
-    /// Probes `path`; throws `ExportError.inputUnreadable` / `.notMedia` for files FFmpeg cannot open.
+    /// Probes `path`; throws `ExportError.inputUnreadable` / `.notMedia` for files FFmpeg cannot open, and
+    /// `.notMedia` for inputs that are not in a format of `InputFormats.allowed` (playlists, lists, images ...).
     public static func probe(path: String) throws -> MediaInfo {
         let demuxer = try Demuxer(path: path, interrupt: nil)
         let ctx = demuxer.context.pointee
         let tags = demuxer.metadata
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+        // The size of the file that was opened (fstat on its descriptor), not of whatever the name points at now.
+        let size = demuxer.fileSize
         let streams = demuxer.streams.map { describe($0) }
         return MediaInfo(path: path, container: String(cString: ctx.iformat.pointee.name), duration: demuxer.duration,
                          size: size, bitRate: ctx.bit_rate > 0 ? ctx.bit_rate : nil,

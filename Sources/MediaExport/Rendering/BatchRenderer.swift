@@ -65,7 +65,17 @@ public final class BatchRenderer: @unchecked Sendable {
         drawnLines = 0
     }
 
-    private func write(_ s: String) { FileHandle.standardError.write(Data(s.utf8)) }
+    /// write(2) in a loop: FileHandle.write traps when the reader has gone (EPIPE); a lost line is no reason to crash.
+    private func write(_ s: String) {
+        var bytes = Array(s.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Foundation.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
 
     /// The closing summary: counts and bytes.
     public static func summary(_ counts: BatchCounts) -> String {

@@ -106,32 +106,44 @@ extension ExportError: LocalizedError, CustomStringConvertible {
     /// One line: the file, then the cause.
     public var description: String {
         switch self {
-        case .inputUnreadable(let p, let r): return "\(p): cannot read input: \(r)"
-        case .notMedia(let p, let r): return "\(p): not a media file FFmpeg can open: \(r)"
-        case .noUsableStreams(let p, let r): return "\(p): nothing to export: \(r)"
-        case .invalidTimeRange(let p, let r): return "\(p): invalid time range: \(r)"
+        case .inputUnreadable(let p, let r): return "\(Self.shown(path: p)): cannot read input: \(Self.shown(r))"
+        case .notMedia(let p, let r): return "\(Self.shown(path: p)): not a video or audio file mediaexport can export: \(Self.shown(r))"
+        case .noUsableStreams(let p, let r): return "\(Self.shown(path: p)): nothing to export: \(Self.shown(r))"
+        case .invalidTimeRange(let p, let r): return "\(Self.shown(path: p)): invalid time range: \(Self.shown(r))"
         case .presetNotFound(let n, let known):
-            return "unknown preset '\(n)' (built in: \(known.joined(separator: ", ")); or give a path to a .json preset file)"
-        case .invalidPreset(let p, let f, let r): return "\(p): invalid preset: field '\(f)': \(r)"
-        case .invalidSidecar(let p, let f, let r): return "\(p): invalid edit sidecar: field '\(f)': \(r)"
-        case .versionUnavailable(let p, let v, let r): return "\(p): the \(v.rawValue) version cannot be delivered: \(r)"
+            return "unknown preset '\(Self.shown(n, limit: 200))' (built in: \(known.joined(separator: ", ")); or give a path to a .json preset file)"
+        case .invalidPreset(let p, let f, let r): return "\(Self.shown(path: p)): invalid preset: field '\(Self.shown(f, limit: 250))': \(Self.shown(r))"
+        case .invalidSidecar(let p, let f, let r): return "\(Self.shown(path: p)): invalid edit sidecar: field '\(Self.shown(f, limit: 250))': \(Self.shown(r))"
+        case .versionUnavailable(let p, let v, let r): return "\(Self.shown(path: p)): the \(v.rawValue) version cannot be delivered: \(Self.shown(r))"
         case .editNeedsTranscode(let p, let e):
-            return "\(p): \(e.joined(separator: " and ")) cannot be applied by passthrough (stream copy); use a transcoding preset such as highest"
-        case .outputExists(let p): return "\(p): output exists (use --overwrite to replace it)"
-        case .outputIsInput(let p): return "\(p): output is the input file itself; refusing to overwrite the input"
-        case .outputOutsideSandbox(let p, let s): return "\(p): output resolves outside the sandbox \(s)"
-        case .outputUnwritable(let p, let r): return "\(p): cannot write output: \(r)"
-        case .ffmpeg(let stage, let p, _, let m): return "\(p): \(stage.rawValue) failed: \(m)"
+            return "\(Self.shown(path: p)): \(e.joined(separator: " and ")) cannot be applied by passthrough (stream copy); use a transcoding preset such as highest"
+        case .outputExists(let p): return "\(Self.shown(path: p)): output exists (use --overwrite to replace it)"
+        case .outputIsInput(let p): return "\(Self.shown(path: p)): output is the input file itself; refusing to overwrite the input"
+        case .outputOutsideSandbox(let p, let s): return "\(Self.shown(path: p)): output resolves outside the sandbox \(Self.shown(path: s))"
+        case .outputUnwritable(let p, let r): return "\(Self.shown(path: p)): cannot write output: \(Self.shown(r))"
+        case .ffmpeg(let stage, let p, _, let m): return "\(Self.shown(path: p)): \(stage.rawValue) failed: \(Self.shown(m))"
         case .tooManyDecodeErrors(let p, let n, let t):
-            return t == 0 ? "\(p): decode error (strict mode): \(n) corrupt packet(s) or frame(s)"
-                          : "\(p): too many decode errors: \(n) corrupt packets or frames (threshold \(t))"
-        case .stalled(let p, let s): return "\(p): export stalled: no progress for \(Int(s)) s"
-        case .inputChanged(let p, let r): return "\(p): input changed while being read: \(r)"
-        case .copyMismatch(let p, let e, let a): return "\(p): copy does not match its source (SHA-256 \(a.prefix(12))… ≠ \(e.prefix(12))…)"
+            return t == 0 ? "\(Self.shown(path: p)): decode error (strict mode): \(n) corrupt packet(s) or frame(s)"
+                          : "\(Self.shown(path: p)): too many decode errors: \(n) corrupt packets or frames (threshold \(t))"
+        case .stalled(let p, let s): return "\(Self.shown(path: p)): export stalled: no progress for \(Int(s)) s"
+        case .inputChanged(let p, let r): return "\(Self.shown(path: p)): input changed while being read: \(Self.shown(r))"
+        case .copyMismatch(let p, let e, let a): return "\(Self.shown(path: p)): copy does not match its source (SHA-256 \(a.prefix(12))… ≠ \(e.prefix(12))…)"
         case .cancelled: return "export cancelled; no output written"
         }
     }
     public var errorDescription: String? { description }
+
+    /// A path for a message: raw bytes and control characters escaped (`FileName.display`); a very long one keeps
+    /// its head and its tail (the file name).
+    static func shown(path: String) -> String {
+        let text = FileName.display(path)
+        guard text.count > 512 else { return text }
+        return String(text.prefix(128)) + "…" + String(text.suffix(383))
+    }
+
+    /// Text that may hold an uploader's words (a JSON key, a value echoed in a reason, a name): escaped and cut,
+    /// so that a 100 MB key cannot become a 100 MB message, event, report row or database entry.
+    static func shown(_ text: String, limit: Int = 400) -> String { FileName.clip(FileName.display(text), limit: limit) }
 }
 
 /// Process exit codes of the `mediaexport` tool (sysexits-style where one fits).
@@ -181,8 +193,9 @@ extension ExportError {
         case .typeMismatch(let type, let ctx): return make(field(ctx.codingPath), "expected \(type)")
         case .valueNotFound(let type, let ctx): return make(field(ctx.codingPath), "expected \(type), found null")
         case .keyNotFound(let key, let ctx): return make(field(ctx.codingPath, key), "required key is missing")
-        case .dataCorrupted(let ctx): return make(field(ctx.codingPath), ctx.debugDescription)
-        @unknown default: return make("-", "\(error)")
+        // Foundation's text may quote the value ("invalid String value <the whole string>"): cut here, where it enters.
+        case .dataCorrupted(let ctx): return make(field(ctx.codingPath), shown(ctx.debugDescription, limit: 200))
+        @unknown default: return make("-", shown("\(error)", limit: 200))
         }
     }
 }

@@ -24,7 +24,8 @@ public final class ExportSession: @unchecked Sendable {
     private var _status: Status = .waiting
     private var _progress: Double = 0
     private var _error: ExportError?
-    private let cancelFlag: UnsafeMutablePointer<Int32>
+    private let flag = CancelFlag()
+    private var cancelFlag: UnsafeMutablePointer<Int32> { flag.pointer }
     private let continuation: AsyncStream<ExportEvent>.Continuation
     /// Every event of this session, ending after the final one. Buffers the newest 1000 if nobody reads.
     public let events: AsyncStream<ExportEvent>
@@ -32,14 +33,11 @@ public final class ExportSession: @unchecked Sendable {
     /// Creates a session in the `waiting` state.
     public init(request: ExportRequest) {
         self.request = request
-        cancelFlag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
-        cancelFlag.initialize(to: 0)
         (events, continuation) = AsyncStream.makeStream(of: ExportEvent.self, bufferingPolicy: .bufferingNewest(1000))
     }
 
     deinit {
         continuation.finish()
-        cancelFlag.deallocate()
     }
 
     /// The current status.
@@ -51,7 +49,7 @@ public final class ExportSession: @unchecked Sendable {
 
     /// Asks the export to stop. It ends as `cancelled`, leaving no output and no temporary file.
     public func cancel() {
-        cancelFlag.pointee = 1
+        flag.cancel()
     }
 
     /// Runs the export on a dedicated thread and returns its final event.
@@ -71,11 +69,11 @@ public final class ExportSession: @unchecked Sendable {
     public func run() throws -> ExportEvent.Completed {
         let began = Date()
         lock.withLock { _status = .exporting }
-        let watchdog = StallWatchdog(timeout: request.errors.stallTimeout, flag: cancelFlag)
+        let watchdog = StallWatchdog(timeout: request.errors.stallTimeout, flag: flag)
         activity = { watchdog.touch() }
         defer { watchdog.stop() }
         do {
-            if cancelFlag.pointee != 0 { throw ExportError.cancelled }
+            if flag.isSet { throw ExportError.cancelled }
             let selection = try VersionResolver.select(input: request.input, version: request.version,
                                                        editsPath: request.editsPath, requireCurrent: request.requireCurrent)
             let snapshot = try InputSnapshot(path: selection.report.resource)
@@ -107,8 +105,8 @@ public final class ExportSession: @unchecked Sendable {
                     }
                     let fallback = ExportEvent.Fallback(from: route, to: next, reason: skipped?.reason ?? failure.description,
                                                         stage: skipped == nil ? failure.stage : nil)
-                    // A stall ends this route only; a cancellation (flag 1) stands.
-                    if cancelFlag.pointee == StallWatchdog.stalledFlag { cancelFlag.pointee = 0 }
+                    // A stall ends this route only; a cancellation stands.
+                    flag.clearStall()
                     watchdog.touch()
                     fallbacks.append(fallback)
                     emit(.fallback(fallback))
@@ -135,13 +133,13 @@ public final class ExportSession: @unchecked Sendable {
     private var activity: () -> Void = {}
     private var snapshot: InputSnapshot?
 
-    /// A cancel flag of 2 is the watchdog's: the route stalled.
+    /// A stalled flag is the watchdog's: the route stalled.
     private func translate(_ error: Error) -> ExportError {
         if let skipped = error as? RouteSkipped {
             return .ffmpeg(stage: .mux, path: request.input, code: -1, message: skipped.reason)
         }
         let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: request.output, code: -1, message: "\(error)")
-        if case .cancelled = e, cancelFlag.pointee == StallWatchdog.stalledFlag {
+        if case .cancelled = e, flag.value == CancelFlag.stalled {
             return .stalled(path: request.input, seconds: request.errors.stallTimeout)
         }
         return e
@@ -243,7 +241,7 @@ public final class ExportSession: @unchecked Sendable {
     /// The `completed` record for a file in place, with what a probe of it says.
     private func describe(output: String, began: Date, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
         let info = try? MediaProbe.probe(path: output)
-        let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value ?? 0
+        let size = FileSystem.size(output) ?? 0
         let video = info?.streams.first { $0.type == "video" }
         return .init(output: output, bytes: size, duration: info?.duration ?? 0,
                      codecs: info?.streams.map(\.codec) ?? [], width: video?.width, height: video?.height,
@@ -265,11 +263,10 @@ struct RouteSkipped: Error {
     var reason: String
 }
 
-/// Stops an export that makes no progress: if `touch()` is not called for `timeout` seconds, it sets the
-/// session's cancel flag to `stalledFlag`, which FFmpeg's interrupt callback and the pipeline loop both see.
+/// Stops an export that makes no progress: if `touch()` is not called for `timeout` seconds, it marks the
+/// session's cancel flag `stalled` (only while it is running: a user's cancellation is never overwritten),
+/// which FFmpeg's interrupt callback and the pipeline loop both see.
 final class StallWatchdog: @unchecked Sendable {
-    static let stalledFlag: Int32 = 2
-
     /// The time of the last progress; shared with the timer's handler (no reference back to the watchdog).
     private final class LastProgress: @unchecked Sendable {
         let lock = NSLock()
@@ -279,17 +276,26 @@ final class StallWatchdog: @unchecked Sendable {
     private let last = LastProgress()
     private let timer: DispatchSourceTimer
 
-    init(timeout: Double, flag: UnsafeMutablePointer<Int32>) {
+    /// `flag` is held strongly by the timer's handler: it outlives any late firing.
+    init(timeout: Double, flag: CancelFlag) {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         let interval = max(0.05, min(1.0, timeout / 4))
         timer.schedule(deadline: .now() + interval, repeating: interval)
         let last = self.last
         timer.setEventHandler {
             guard timeout > 0 else { return }
-            let idle = Double(DispatchTime.now().uptimeNanoseconds - last.lock.withLock { last.time }.uptimeNanoseconds) / 1e9
-            if idle >= timeout && flag.pointee == 0 { flag.pointee = StallWatchdog.stalledFlag }
+            // The last progress is read before the clock: a `touch()` in between would otherwise put it after
+            // "now" (this subtraction once trapped on unsigned underflow in the middle of an export).
+            let then = last.lock.withLock { last.time }
+            if StallWatchdog.idleSeconds(now: DispatchTime.now(), since: then) >= timeout { flag.markStalled() }
         }
         timer.resume()
+    }
+
+    /// Seconds from `since` to `now`; 0 when `since` is later (never traps).
+    static func idleSeconds(now: DispatchTime, since: DispatchTime) -> Double {
+        let a = now.uptimeNanoseconds, b = since.uptimeNanoseconds
+        return a > b ? Double(a - b) / 1e9 : 0
     }
 
     /// Progress happened.

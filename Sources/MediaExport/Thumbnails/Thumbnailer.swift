@@ -136,7 +136,7 @@ public enum Thumbnailer {
                                        sandbox: request.sandbox, defaultExtension: "jpg", anyExtension: true)
         do {
             let bytes = try rgb.encode(png: ext == "png", path: target2.finalPath)
-            try bytes.write(to: URL(fileURLWithPath: target2.temporaryPath))
+            try target2.write(bytes)
             try target2.commit()
         } catch {
             target2.discard()

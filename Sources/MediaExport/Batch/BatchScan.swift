@@ -1,0 +1,125 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The files a batch's inputs hold, found by walking folders with `readdir`/`lstat` on byte-exact names (so a
+/// name that is not UTF-8 is found like any other), and a note for everything left out that a person would
+/// otherwise miss.
+///
+/// Rules: every input is resolved with `realpath` first (a folder given through a symlink is walked like the
+/// folder itself). Hidden names (a leading dot, our temporary files included) are skipped silently. The output
+/// folder, met as an input or inside one, is skipped with a note. A symlink to a regular file is followed (the
+/// asset is later exported once per real file); a symlink to a folder is skipped with a note — following it
+/// could loop, or pull in a tree nobody asked for; give that folder as an input to include it. Dangling symlinks,
+/// unreadable folders and special files with a media name are noted too.
+struct BatchScan {
+    /// One input: the folder its keys are relative to (real path) and the files found under it, as named in the
+    /// tree (a followed symlink keeps its own name and folder, so its asset mirrors where it appears).
+    struct Root {
+        var given: String
+        var root: String
+        var isFolder: Bool
+        var files: [String]
+    }
+
+    var roots: [Root] = []
+    var notes: [String] = []
+
+    /// Scans `inputs`; `outRoot` is the resolved output folder. A missing input is an error (exit 66).
+    static func scan(_ inputs: [String], outRoot: String) throws -> BatchScan {
+        var scan = BatchScan()
+        for input in inputs {
+            guard let st = FileSystem.stat(input), let real = FileSystem.realPath(input) else {
+                let reason = FileSystem.exists(input) ? "a symbolic link to nothing" : "no such file or folder"
+                throw ExportError.inputUnreadable(path: FileName.display(input), reason: reason)
+            }
+            let shown = FileName.display(input)
+            switch st.st_mode & S_IFMT {
+            case S_IFDIR:
+                if inside(real, outRoot) {
+                    scan.notes.append("\(shown): is the output folder\(real == outRoot ? "" : " or inside it"); skipped")
+                    continue
+                }
+                scan.roots.append(Root(given: input, root: real, isFolder: true, files: scan.walk(real, outRoot: outRoot)))
+            case S_IFREG:
+                // The file keeps the name it was given by (it may be a symlink); its folder is resolved.
+                let folder = FileSystem.realPath((input as NSString).deletingLastPathComponent.isEmpty ? "." : (input as NSString).deletingLastPathComponent) ?? "/"
+                if inside(real, outRoot) {
+                    scan.notes.append("\(shown): is inside the output folder; skipped")
+                    continue
+                }
+                let path = (folder as NSString).appendingPathComponent((input as NSString).lastPathComponent)
+                scan.roots.append(Root(given: input, root: folder, isFolder: false, files: [path]))
+            default:
+                throw ExportError.inputUnreadable(path: shown, reason: "not a regular file or folder")
+            }
+        }
+        return scan
+    }
+
+    /// Regular files under `root` (a real path), sorted; folders are walked with a stack, not recursion, so a
+    /// hostile depth cannot overflow it.
+    mutating func walk(_ root: String, outRoot: String) -> [String] {
+        var files: [String] = []
+        var pending = [root]
+        var visited = Set<[UInt64]>()  // device and inode: a bind mount cannot make us loop
+        while let dir = pending.popLast() {
+            if let st = FileSystem.lstat(dir) {
+                guard visited.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted else { continue }
+            }
+            guard let names = FileSystem.contents(ofDirectory: dir) else {
+                notes.append("\(FileName.display(dir)): cannot read the folder (\(String(cString: strerror(errno)))); skipped")
+                continue
+            }
+            for name in names.sorted(by: >) {  // reversed: the stack pops folders in name order
+                if name.hasPrefix(".") || name.contains(".mediaexport-tmp-") { continue }
+                let path = dir == "/" ? "/" + name : dir + "/" + name
+                guard let st = FileSystem.lstat(path) else { continue }  // gone since readdir
+                switch st.st_mode & S_IFMT {
+                case S_IFDIR:
+                    if path == outRoot { notes.append("\(FileName.display(path)): the output folder, inside an input; skipped"); continue }
+                    pending.append(path)
+                case S_IFREG:
+                    files.append(path)
+                case S_IFLNK:
+                    if let target = followedFile(path, outRoot: outRoot) { files.append(target) }
+                default:
+                    if Asset.classify(name) != nil { notes.append("\(FileName.display(path)): not a regular file; skipped") }
+                }
+            }
+        }
+        return files.sorted { FileName.bytes($0).lexicographicallyPrecedes(FileName.bytes($1)) }
+    }
+
+    /// A symlink met in the walk: its own path when it leads to a regular file outside the output folder; nil,
+    /// with a note, otherwise.
+    private mutating func followedFile(_ path: String, outRoot: String) -> String? {
+        let shown = FileName.display(path)
+        guard let st = FileSystem.stat(path), let real = FileSystem.realPath(path) else {
+            notes.append("\(shown): a symbolic link to nothing; skipped")
+            return nil
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG:
+            if Self.inside(real, outRoot) {
+                notes.append("\(shown): a symbolic link into the output folder; skipped")
+                return nil
+            }
+            return path
+        case S_IFDIR:
+            notes.append("\(shown): a symbolic link to a folder; skipped (give \(FileName.display(real)) as an input to include it)")
+            return nil
+        default:
+            if Asset.classify((path as NSString).lastPathComponent) != nil {
+                notes.append("\(shown): a symbolic link to something that is not a regular file; skipped")
+            }
+            return nil
+        }
+    }
+
+    /// True when `path` is `folder` or inside it (both resolved).
+    static func inside(_ path: String, _ folder: String) -> Bool {
+        path == folder || path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
+    }
+}
