@@ -105,6 +105,11 @@ seed_probe() {
     # The small fixtures (≤ 64 KB, the run's -max_len), good and bad.
     find "$ROOT/Fixtures" -type f -size -65k ! -name '*.sh' ! -name '*.json' ! -name '*.AAE' -print0 |
         while IFS= read -r -d '' f; do cp -n "$f" "$dir/fixture-$(basename "$f" | tr -c 'A-Za-z0-9.\n-' '_')"; done
+    # Inputs that name other files (refused at open, exit 65): the refusal path stays fuzzed.
+    printf '#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n/etc/hostname\n#EXT-X-ENDLIST\n' > "$dir/hostile-hls.mov"
+    printf 'ffconcat version 1.0\nfile /etc/hostname\n' > "$dir/hostile-concat.mp4"
+    printf 'v=0\no=- 0 0 IN IP4 127.0.0.1\ns=x\nc=IN IP4 127.0.0.1\nm=video 5004 RTP/AVP 96\n' > "$dir/hostile.sdp"
+    printf '<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011"><Period><AdaptationSet><Representation><BaseURL>file:///etc/hostname</BaseURL></Representation></AdaptationSet></Period></MPD>' > "$dir/hostile-dash.mp4"
     # Tiny generated files, one per common container (a few hundred bytes to a few KB each).
     [ -e "$dir/gen-tiny.mp4" ] && return 0
     command -v ffmpeg >/dev/null || { echo "ffmpeg not found: only the fixtures seed the probe corpus" >&2; return 0; }

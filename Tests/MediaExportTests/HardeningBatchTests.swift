@@ -158,10 +158,27 @@ import Testing
         let holder = try #require(lock.holder())
         #expect(holder.pid == getpid() && !holder.started.isEmpty)
         // flock locks belong to the open file: a second open in this process conflicts like another process.
-        #expect(throws: BatchError.self) { try BatchLock.acquire(directory: dir.path, wait: false) }
+        #expect(throws: BatchError.locked(directory: dir.path, holder: holder)) { try BatchLock.acquire(directory: dir.path, wait: false) }
+        // The refused run leaves the holder's record as it was: a third run still names the holder.
+        #expect(lock.holder() == holder)
         lock.release()
         let again = try BatchLock.acquire(directory: dir.path, wait: false)
         again.release()
+    }
+
+    @Test("a lock file hard-linked to another file is refused and that file is not emptied")
+    func hardLinkedLockFileUntouched() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let precious = dir.appendingPathComponent("precious.db").path
+        try "precious\n".write(toFile: precious, atomically: false, encoding: .utf8)
+        let out = dir.appendingPathComponent("out").path
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        #expect(Glibc.link(precious, out + "/" + BatchLock.fileName) == 0)
+        #expect(throws: BatchError.unsafeStateFile(path: out + "/" + BatchLock.fileName, reason: "the batch lock has other hard links")) {
+            try BatchLock.acquire(directory: out, wait: false)
+        }
+        #expect(try String(contentsOfFile: precious, encoding: .utf8) == "precious\n")
     }
 
     // MARK: Silent nothing

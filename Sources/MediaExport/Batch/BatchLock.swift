@@ -45,6 +45,9 @@ public final class BatchLock: @unchecked Sendable {
     /// The lock file.
     public let path: String
     private var fd: Int32
+    /// True once this object holds the flock: only then is the file ours to empty on release (a refused lock
+    /// file — a hard link, another batch's — is never written).
+    private var held = false
 
     private init(path: String, fd: Int32) { self.path = path; self.fd = fd }
 
@@ -82,6 +85,7 @@ public final class BatchLock: @unchecked Sendable {
             if isCancelled() { throw ExportError.cancelled }
             usleep(100_000)  // polling keeps the wait cancellable by SIGINT/SIGTERM, which a blocking flock is not
         }
+        lock.held = true
         lock.writeHolder()
         return lock
     }
@@ -89,7 +93,7 @@ public final class BatchLock: @unchecked Sendable {
     /// Lets the next batch in. Also done on deinit and, by the kernel, when the process ends.
     public func release() {
         guard fd >= 0 else { return }
-        _ = ftruncate(fd, 0)
+        if held { _ = ftruncate(fd, 0) }
         close(fd)  // closing the last descriptor releases the flock
         fd = -1
     }
@@ -109,7 +113,7 @@ public final class BatchLock: @unchecked Sendable {
         let holder = Holder(pid: getpid(), started: formatter.string(from: Date()), host: FileName.decode(cString: host))
         guard var data = try? JSONEncoder().encode(holder) else { return }
         data.append(0x0A)
-        _ = ftruncate(fd, 0)
+        if held { _ = ftruncate(fd, 0) }
         _ = data.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
     }
 }

@@ -108,6 +108,7 @@ public enum BatchReport {
         unlink(FileName.cString(temporary))  // our own leftover of this PID, if any
         let fd = open(FileName.cString(temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw fail("create") }
+        _ = flock(fd, LOCK_EX)  // held while it exists: another process's sweep leaves a locked temporary file alone
         var written = 0
         let ok = data.withUnsafeBytes { buffer -> Bool in
             while written < buffer.count {

@@ -38,7 +38,7 @@ struct BatchScan {
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
                 if inside(real, outRoot) {
-                    scan.notes.append("\(shown): is the output folder\(real == outRoot ? "" : " or inside it"); skipped")
+                    scan.notes.append("\(shown): is the output folder\(FileName.bytes(real) == FileName.bytes(outRoot) ? "" : " or inside it"); skipped")
                     continue
                 }
                 scan.roots.append(Root(given: input, root: real, isFolder: true, files: scan.walk(real, outRoot: outRoot)))
@@ -78,7 +78,7 @@ struct BatchScan {
                 guard let st = FileSystem.lstat(path) else { continue }  // gone since readdir
                 switch st.st_mode & S_IFMT {
                 case S_IFDIR:
-                    if path == outRoot { notes.append("\(FileName.display(path)): the output folder, inside an input; skipped"); continue }
+                    if FileName.bytes(path) == FileName.bytes(outRoot) { notes.append("\(FileName.display(path)): the output folder, inside an input; skipped"); continue }
                     pending.append(path)
                 case S_IFREG:
                     files.append(path)
@@ -120,6 +120,7 @@ struct BatchScan {
 
     /// True when `path` is `folder` or inside it (both resolved).
     static func inside(_ path: String, _ folder: String) -> Bool {
-        path == folder || path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
+        // Bytes, not String equality: two names that are canonically equivalent (NFC/NFD) are different folders.
+        OutputTarget.isInside(path, folder)
     }
 }

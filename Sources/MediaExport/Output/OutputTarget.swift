@@ -121,7 +121,17 @@ public final class OutputTarget: @unchecked Sendable {
             let tmpC = FileName.cString(tmpName)
             fd = openat(dirfd, tmpC, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if fd >= 0 {
-                if flock(fd, LOCK_EX | LOCK_NB) == 0 { break }
+                // Locked, and the name still ours (a sweep from another PID namespace may have removed it between
+                // the create and the lock): only then is it this export's temporary file.
+                var mine = stat(), named = stat()
+                if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                    if fstat(fd, &mine) == 0, fstatat(dirfd, tmpC, &named, AT_SYMLINK_NOFOLLOW) == 0,
+                       mine.st_dev == named.st_dev, mine.st_ino == named.st_ino { break }
+                    close(fd)
+                    fd = -1
+                    errno = EEXIST
+                    continue
+                }
                 // Someone else holds a lock on a file we just created: leave it and take another name.
                 unlinkat(dirfd, tmpC, 0)
                 close(fd)
@@ -131,6 +141,9 @@ public final class OutputTarget: @unchecked Sendable {
             if errno != EEXIST || attempt == 15 {
                 throw ExportError.outputUnwritable(path: outputPath, reason: "cannot create a temporary file: \(String(cString: strerror(errno)))")
             }
+        }
+        guard fd >= 0 else {
+            throw ExportError.outputUnwritable(path: outputPath, reason: "cannot create a temporary file: its name was taken away 16 times")
         }
         ownsDirectory = false
         directory = dirfd

@@ -61,7 +61,7 @@ final class Muxer {
                 cff_output_io_attach(ctx, target.directory, target.descriptor, $0.baseAddress, Muxer.bufferSize)
             }
             if attached < 0 {
-                avformat_free_context(ctx)
+                // Every stored property is set: throwing runs deinit, which frees the context (exactly once).
                 throw ExportError.outputUnwritable(path: target.finalPath, reason: ffmpegMessage(attached))
             }
             ioOpen = true
