@@ -113,7 +113,7 @@ public final class BatchLock: @unchecked Sendable {
         let holder = Holder(pid: getpid(), started: formatter.string(from: Date()), host: FileName.decode(cString: host))
         guard var data = try? JSONEncoder().encode(holder) else { return }
         data.append(0x0A)
-        if held { _ = ftruncate(fd, 0) }
+        _ = ftruncate(fd, 0)
         _ = data.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
     }
 }
