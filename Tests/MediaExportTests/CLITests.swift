@@ -73,27 +73,10 @@ import Testing
         defer { TestSupport.cleanup(dir) }
         for (sig, code) in [(SIGINT, ExitStatus.cancelledByInterrupt), (SIGTERM, ExitStatus.cancelledByTerminate)] {
             let out = dir.appendingPathComponent("o.mp4").path
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: TestSupport.binary)
-            // A custom preset that is slow enough to be interrupted mid-way.
-            process.arguments = ["--json", "--preset", "highest", TestSupport.fixture("hd1080.mp4"), out]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // Wait for the first progress record, then interrupt.
-            var buffer = Data()
-            while !String(decoding: buffer, as: UTF8.self).contains("\"progress\"") {
-                let chunk = pipe.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-            }
-            kill(process.processIdentifier, sig)
-            buffer.append(pipe.fileHandleForReading.readDataToEndOfFile())
-            process.waitUntilExit()
-            let text = String(decoding: buffer, as: UTF8.self)
-            if process.terminationStatus == 0 { continue }  // finished before the signal landed: nothing to check
-            #expect(process.terminationStatus == code)
+            // hd1080 with `highest` is slow enough to be interrupted mid-way.
+            let (status, text) = try TestSupport.interrupt(arguments: ["--json", "--preset", "highest", TestSupport.fixture("hd1080.mp4"), out], with: sig)
+            if status == 0 { continue }  // finished before the signal landed: nothing to check
+            #expect(status == code)
             #expect(text.contains("\"kind\":\"cancelled\""))
             #expect(TestSupport.contents(dir).isEmpty, "left behind: \(TestSupport.contents(dir))")
         }

@@ -46,6 +46,7 @@ struct FixtureFacts: Sendable, CustomStringConvertible {
         let preset = try TestSupport.preset(presetName)
         let completed = try TestSupport.export(TestSupport.fixture(facts.name), to: out, preset: presetName)
         let probe = try FFprobe(out)
+        #expect(completed.fallbacks.isEmpty, "fell back: \(completed.fallbacks.map(\.reason))")
 
         // Container and codecs.
         #expect(probe.formatName.contains("mp4"))

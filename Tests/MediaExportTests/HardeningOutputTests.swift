@@ -296,9 +296,9 @@ struct HardeningOutputTests {
                                                           TestSupport.binary, input, output])
                 status = r.status
             } else {
-                status = try Self.interrupt(arguments: ["--json", "--preset", "highest", input, output], with: kind.signal) {
+                status = try TestSupport.interrupt(arguments: ["--json", "--preset", "highest", input, output], with: kind.signal) {
                     #expect(TestSupport.contents(out).contains { $0.contains(".mediaexport-tmp-") }, "\(kind): not mid-export")
-                }
+                }.status
             }
             if kind == .sigkill {
                 #expect(TestSupport.contents(out).contains { $0.contains(".mediaexport-tmp-") }, "SIGKILL leaves the temporary file")
@@ -332,29 +332,6 @@ struct HardeningOutputTests {
                                                         "-c:a", "aac", "-shortest", path])
         guard r.status == 0 else { throw NSError(domain: "ffmpeg", code: Int(r.status), userInfo: [NSLocalizedDescriptionKey: r.stderr]) }
         return path
-    }
-
-    /// Runs the tool until its first progress record, calls `midway`, sends `signal`, and returns its exit
-    /// status (128 + the signal when it died of one).
-    private static func interrupt(arguments: [String], with signal: Int32, midway: () -> Void) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestSupport.binary)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var buffer = Data()
-        while !String(decoding: buffer, as: UTF8.self).contains("\"progress\"") {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-        }
-        midway()
-        kill(process.processIdentifier, signal)
-        _ = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
 }
 

@@ -48,6 +48,30 @@ enum TestSupport {
 
     struct RunResult { var status: Int32; var stdout: String; var stderr: String }
 
+    /// Runs the tool with `--json`-style output until its first progress record, calls `midway`, sends `signal`,
+    /// and returns the exit status (128 + the signal when it died of one) and everything it printed on stdout.
+    static func interrupt(arguments: [String], with signal: Int32, midway: () -> Void = {}) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var buffer = Data()
+        while !String(decoding: buffer, as: UTF8.self).contains("\"progress\"") {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+        }
+        midway()
+        kill(process.processIdentifier, signal)
+        buffer.append(pipe.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return (status, String(decoding: buffer, as: UTF8.self))
+    }
+
     /// Runs a program to completion and captures its output.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> RunResult {
         let process = Process()
