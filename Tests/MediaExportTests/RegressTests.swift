@@ -28,6 +28,21 @@ import Testing
         try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]).write(to: url)
     }
 
+    @Test("a sample folder given through a symlink keys its files as the folder itself does")
+    func samplesThroughSymlinkKeepTheirKeys() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let real = dir.appendingPathComponent("samples")
+        try FileManager.default.createDirectory(at: real.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: TestSupport.fixture("landscape.mov"), toPath: real.appendingPathComponent("sub/a.mov").path)
+        let link = dir.appendingPathComponent("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real.path)
+        let direct = try RegressRunner(samples: [real.path], presets: []).assets().map(\.key)
+        let linked = try RegressRunner(samples: [link], presets: []).assets().map(\.key)
+        #expect(direct == ["sub/a.mov"])
+        #expect(linked == direct)
+    }
+
     @Test func baselineRoundTripsAndCatchesRegressions() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }

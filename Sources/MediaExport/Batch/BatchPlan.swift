@@ -97,16 +97,6 @@ public enum BatchPlanner {
         return BatchPlan(items: items, notes: notes, assetsFound: met.count)
     }
 
-    /// Regular media files under `root`, skipping hidden files and folders, our temporary files, and the output folder.
-    /// (The URL form kept for `regress`; the batch scans with `BatchScan`.)
-    static func walk(_ root: URL, skipping outRoot: String) -> [URL] {
-        var scan = BatchScan()
-        return scan.walk(FileSystem.realPath(root.path) ?? root.path, outRoot: outRoot).map { URL(fileURLWithPath: $0) }
-    }
-
-    /// Files → assets, one per folder and base name.
-    static func group(_ files: [URL]) -> [Asset] { group(files.map(\.path)) }
-
     /// Files → assets, one per folder and base name.
     static func group(_ files: [String]) -> [Asset] {
         var seen = Set<String>()

@@ -36,15 +36,23 @@ public final class RegressRunner: @unchecked Sendable {
     func assets() throws -> [(key: String, path: String)] {
         var result: [(String, String)] = []
         for sample in samples {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: sample, isDirectory: &isDir) else {
-                throw ExportError.inputUnreadable(path: sample, reason: "no such file or folder")
+            guard FileSystem.exists(sample) else { throw ExportError.inputUnreadable(path: sample, reason: "no such file or folder") }
+            let files: [String]
+            let folder: String?
+            if FileSystem.isDirectory(sample) {
+                // Walked from its real path, and keys made relative to that same path (a sample folder given
+                // through a symlink keys its files as the folder itself would).
+                let real = FileSystem.realPath(sample) ?? sample
+                var scan = BatchScan()
+                files = scan.walk(real, outRoot: "/nonexistent")
+                folder = real
+            } else {
+                files = [URL(fileURLWithPath: sample).standardizedFileURL.path]
+                folder = nil
             }
-            let root = URL(fileURLWithPath: sample).standardizedFileURL
-            let files = isDir.boolValue ? BatchPlanner.walk(root, skipping: "/nonexistent") : [root]
             for asset in BatchPlanner.group(files) {
                 guard let main = asset.original ?? asset.renderedEdit else { continue }
-                let key = isDir.boolValue ? BatchPlanner.relativePath(main.path, to: root.path) : root.lastPathComponent
+                let key = folder.map { BatchPlanner.relativePath(main.path, to: $0) } ?? (files[0] as NSString).lastPathComponent
                 result.append((key, main.path))
             }
         }
