@@ -155,7 +155,6 @@ final class SignalCancellation: @unchecked Sendable {
     /// (after removing temporary files), for commands that cannot stop half-way.
     init(cancel: (@Sendable () -> Void)? = nil) {
         self.cancel = cancel
-        signal(SIGPIPE, SIG_IGN)
         let queue = DispatchQueue(label: "mediaexport.signals")
         for sig in SignalCancellation.signals {
             signal(sig, SIG_IGN)

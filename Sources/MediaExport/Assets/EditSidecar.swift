@@ -67,8 +67,7 @@ public struct EditSidecar: Codable, Sendable, Equatable {
     public static func parse(_ data: Data, path: String) throws -> EditSidecar {
         func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
         do {
-            if data.count > UntrustedFile.maxBytes { throw UntrustedFile.tooLarge(Int64(data.count), kind: "edit sidecars") }
-            try JSONStructure.check(data)
+            try JSONStructure.check(data, kind: "edit sidecars")
         } catch let refusal as UntrustedFile.Refusal {
             throw bad(refusal.field, refusal.reason)
         }

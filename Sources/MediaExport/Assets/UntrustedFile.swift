@@ -22,8 +22,7 @@ enum UntrustedFile {
 
     /// Reads a regular file of at most `maxBytes`; `kind` names the files in the refusal ("edit sidecars").
     static func read(_ path: String, kind: String) throws -> Data {
-        // Checked first so that a FIFO named like a sidecar is refused rather than blocking the open.
-        if FileSystem.exists(path), !FileSystem.isRegularFile(path) { throw Refusal(field: "-", reason: "cannot read the file: not a regular file") }
+        // FileSystem.read opens without blocking (a FIFO named like a sidecar) and refuses what is not a regular file.
         do { return try FileSystem.read(path, limit: maxBytes) } catch FileSystem.ReadError.tooLarge(let size, _) {
             throw tooLarge(Int64(size), kind: kind)
         } catch FileSystem.ReadError.unreadable(let reason) {
@@ -56,8 +55,10 @@ enum UntrustedFile {
 /// `{"mute": true, "mute": false}` would mean whatever the parser picked). It does not validate the rest of the
 /// syntax: on text that is not JSON it stops, and the JSON parser then reports the error.
 enum JSONStructure {
-    /// Throws `UntrustedFile.Refusal` naming the key path of a duplicate key (`trim.start`), or the nesting.
-    static func check(_ data: Data, maxDepth: Int = UntrustedFile.maxDepth) throws {
+    /// Throws `UntrustedFile.Refusal` for bytes over `UntrustedFile.maxBytes` (`kind` names the files: "edit
+    /// sidecars"), naming the key path of a duplicate key (`trim.start`), or for the nesting.
+    static func check(_ data: Data, kind: String, maxDepth: Int = UntrustedFile.maxDepth) throws {
+        if data.count > UntrustedFile.maxBytes { throw UntrustedFile.tooLarge(Int64(data.count), kind: kind) }
         // JSON text is UTF-8 (RFC 8259); UTF-16 or UTF-32, which JSONSerialization would convert, could hide
         // brackets from a byte scan.
         guard UntrustedFile.isUTF8Text(data) else { throw UntrustedFile.Refusal(field: "-", reason: "not valid JSON (not UTF-8 text)") }

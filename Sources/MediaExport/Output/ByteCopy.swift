@@ -86,9 +86,7 @@ enum ByteCopy {
         }
         let expected = hasher.finish()
         // Read the copy back from the file system (not from our buffers): what a reader of the output will get.
-        if fsync(target.descriptor) != 0 {
-            throw ExportError.outputUnwritable(path: target.finalPath, reason: String(cString: strerror(errno)))
-        }
+        // (Write errors that surface only on fsync are caught by `commit()`, which syncs before the rename.)
         let copy = try target.openForReading()
         defer { close(copy) }
         let actual = try SHA256Hasher.descriptor(copy, cancel: cancel) { ExportError.outputUnwritable(path: target.finalPath, reason: $0) }

@@ -247,9 +247,6 @@ public final class OutputTarget: @unchecked Sendable {
         TemporaryFiles.shared.remove(self)
     }
 
-    /// `realpath(3)` of a path (bytes-safe); nil when it does not exist.
-    static func realPath(_ path: String) -> String? { FileSystem.realPath(path) }
-
     /// Where an open descriptor really is: the kernel's own path for it (`/proc/self/fd/N`).
     static func descriptorPath(_ fd: Int32) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -77,8 +77,7 @@ public struct PresetCatalog: Sendable {
     /// Parses and validates a preset file's bytes; `path` names it in errors (`ExportError.invalidPreset`).
     public static func parse(_ data: Data, path: String) throws -> Preset {
         do {
-            if data.count > UntrustedFile.maxBytes { throw UntrustedFile.tooLarge(Int64(data.count), kind: "preset files") }
-            try JSONStructure.check(data)
+            try JSONStructure.check(data, kind: "preset files")
         } catch let refusal as UntrustedFile.Refusal {
             throw ExportError.invalidPreset(path: path, field: refusal.field, reason: refusal.reason)
         }
