@@ -108,7 +108,7 @@ struct Export: ParsableCommand {
             emit(event)
             renderer.handle(event)
             if humanOutput, case .started(let s) = event {
-                writeAll(2, "\(s.input) → \(s.output) [\(s.preset)]\n" + HumanSummary.plan(s).joined(separator: "\n") + "\n")
+                writeAll(2, "\(FileName.display(s.input)) → \(FileName.display(s.output)) [\(s.preset)]\n" + HumanSummary.plan(s).joined(separator: "\n") + "\n")
             }
             if !json, case .fallback(let f) = event { printError(HumanSummary.fallback(f)) }
         }

@@ -48,6 +48,18 @@ struct HardeningCoreTests {
         #expect(FileName.display("plain.mov") == "plain.mov")
     }
 
+    @Test("JSON lines and the human summary show a name's raw bytes as \\xE9, never as private-use scalars")
+    func rawBytesInRenderedOutput() throws {
+        let path = "/out/" + FileName.decode([0x63, 0x61, 0x66, 0xE9, 0x2E, 0x6D, 0x34, 0x61])  // Latin-1 "café.m4a"
+        let completed = ExportEvent.Completed(output: path, bytes: 1, duration: 1, codecs: ["aac"], width: nil, height: nil,
+                                              wallTime: 0, skippedPackets: 0, notes: [], version: nil)
+        let line = ExportEvent.completed(completed).jsonLine()
+        #expect(!FileName.hasRawBytes(line))
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect((object?["payload"] as? [String: Any])?["output"] as? String == "/out/caf\\xE9.m4a")
+        #expect(HumanSummary.completed(completed).hasPrefix("Exported /out/caf\\xE9.m4a: aac"))
+    }
+
     @Test("Clip cuts long user text and says how long it was")
     func clip() {
         let long = String(repeating: "k", count: 100_000)

@@ -43,8 +43,13 @@ public struct Asset: Codable, Sendable, Equatable {
     /// Apple's `.AAE`, if any.
     public var adjustmentData: Resource? { resources.first { $0.kind == .adjustmentData } }
 
-    static let videoExtensions: Set<String> = ["mov", "mp4", "m4v", "3gp", "3g2", "mkv", "avi", "webm", "mts", "m2ts", "ts", "mpg", "mpeg", "wmv", "flv"]
-    static let audioExtensions: Set<String> = ["m4a", "mp3", "aac", "wav", "aif", "aiff", "flac", "ogg", "opus", "caf"]
+    // The names of what `InputFormats.allowed` opens; a file in another format under one of these names is refused
+    // at open with its reason (exit 65), never skipped without a word.
+    static let videoExtensions: Set<String> = ["mov", "mp4", "m4v", "3gp", "3g2", "mkv", "avi", "webm", "mts", "m2ts", "ts", "m2t",
+                                               "mpg", "mpeg", "m2v", "vob", "mod", "tod", "wmv", "asf", "flv", "f4v", "ogv", "mxf",
+                                               "dv", "rm", "rmvb", "divx"]
+    static let audioExtensions: Set<String> = ["m4a", "m4b", "mp3", "mp2", "aac", "ac3", "wav", "aif", "aiff", "aifc", "flac", "ogg",
+                                               "oga", "opus", "caf", "wma", "mka", "amr", "wv", "ape"]
     static let photoExtensions: Set<String> = ["heic", "heif", "jpg", "jpeg", "png", "dng", "tif", "tiff", "gif", "webp"]
 
     /// Finds the asset that `path` belongs to. Any of its resources may be given: the original, the rendered

@@ -63,6 +63,14 @@ public enum BatchPlanner {
                 met.append((input, asset, main, FileSystem.realPath(main.path) ?? main.path))
             }
         }
+        // Files that are in no asset with a movie or a sound (other names, stills or sidecars alone) are named, not dropped.
+        let used = Set(met.flatMap { $0.asset.resources.map(\.path) })
+        let leftOut = scan.roots.flatMap(\.files).filter { !used.contains($0) }
+        if !leftOut.isEmpty {
+            let shown = leftOut.prefix(5).map { FileName.display(($0 as NSString).lastPathComponent) }.joined(separator: ", ")
+            notes.append("\(leftOut.count) file\(leftOut.count == 1 ? " is" : "s are") not video or audio by name (or a still or sidecar "
+                         + "without its movie), left out: \(shown)\(leftOut.count > 5 ? ", …" : "")")
+        }
         var chosen: [String: String] = [:]  // real path → the main path planned for it
         for m in met where chosen[m.real] == nil || (m.main.path == m.real && chosen[m.real] != m.real) { chosen[m.real] = m.main.path }
         var items: [BatchItem] = []

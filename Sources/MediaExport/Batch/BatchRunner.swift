@@ -30,7 +30,7 @@ public enum BatchEvent: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         func line<P: Encodable>(_ kind: String, _ payload: P, job: Int? = nil, asset: String? = nil) -> String {
             let data = (try? encoder.encode(BatchRecord(kind: kind, job: job, asset: asset, payload: payload))) ?? Data()
-            return String(decoding: data, as: UTF8.self)
+            return FileName.displayingRawBytes(inJSON: String(decoding: data, as: UTF8.self))
         }
         switch self {
         case .planned(let item):

@@ -78,6 +78,17 @@ public enum FileName {
         return out
     }
 
+    /// A JSON text with every raw byte of a name shown as `\xE9` (JSON `"\\xE9"`), as `display` shows it: JSON Lines
+    /// carry the names a person reads, and the private-use scalars of the lossless form mean nothing to a reader.
+    public static func displayingRawBytes(inJSON json: String) -> String {
+        guard json.unicodeScalars.contains(where: isEscape) else { return json }
+        var out = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            if isEscape(scalar) { out.append(contentsOf: String(format: "\\\\x%02X", scalar.value - escapeBase).unicodeScalars) } else { out.append(scalar) }
+        }
+        return String(out)
+    }
+
     /// Cuts user-controlled text for a message: at most `limit` characters, with an ellipsis and the length cut.
     public static func clip(_ text: String, limit: Int = 200) -> String {
         guard text.count > limit else { return text }

@@ -99,7 +99,7 @@ public enum HumanSummary {
     /// `Exported out.mp4: h264 1280x720 + aac, 10.00 s, 4.2 MB in 3.1 s`
     public static func completed(_ c: ExportEvent.Completed) -> String {
         let size = c.width.map { " \($0)x\(c.height ?? 0)" } ?? ""
-        var line = "Exported \(c.output): \(c.codecs.joined(separator: " + "))\(size), "
+        var line = "Exported \(FileName.display(c.output)): \(c.codecs.joined(separator: " + "))\(size), "
             + String(format: "%.2f s, %@ in %.1f s", c.duration, bytes(c.bytes), c.wallTime)
         if c.skippedPackets > 0 { line += " (\(c.skippedPackets) corrupt packets skipped)" }
         if !c.fallbacks.isEmpty {
@@ -111,8 +111,8 @@ public enum HumanSummary {
 
     /// `version: current delivered (asked current) from IMG_E1234.MOV — rendered edit IMG_E1234.MOV`
     public static func version(_ v: VersionReport) -> String {
-        let name = (v.resource as NSString).lastPathComponent
-        var line = "version: \(v.delivered.rawValue) delivered (asked \(v.requested.rawValue)) from \(name) [\(v.resourceKind.rawValue)] — \(v.reason)"
+        let name = FileName.display((v.resource as NSString).lastPathComponent)
+        var line = "version: \(v.delivered.rawValue) delivered (asked \(v.requested.rawValue)) from \(name) [\(v.resourceKind.rawValue)] — \(FileName.display(v.reason))"
         if v.requested != v.delivered { line = "WARNING " + line }
         return line
     }

@@ -176,7 +176,7 @@ extension ExportEvent: Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(self)) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return FileName.displayingRawBytes(inJSON: String(decoding: data, as: UTF8.self))
     }
 }
 
