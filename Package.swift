@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "mediaexport",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "MediaExport", targets: ["MediaExport"]),
         .executable(name: "mediaexport", targets: ["mediaexport"]),
@@ -22,25 +22,26 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // FFmpeg's log callback (variadic, so written in C): keeps the last error line for error messages.
         .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
-        // The library: presets, sessions, the pipeline. No FFmpeg types in its public API.
-        .target(
-            name: "MediaExport",
-            dependencies: ["CFFmpeg", "CFFmpegLog", "CSQLite"],
-            swiftSettings: [.swiftLanguageMode(.v5)]
-        ),
-        // The thin command-line tool.
+        // The values and the pure planner: presets, requests, edits, plans, events, errors. No C module.
+        .target(name: "MediaExportCore"),
+        // The only Swift target that imports FFmpeg (`internal import`): probing, one owner per FFmpeg object,
+        // the pipeline stages and the executor, frame reading, and the file I/O the pipeline writes through.
+        .target(name: "MediaExportFFmpeg", dependencies: ["MediaExportCore", "CFFmpeg", "CFFmpegLog"]),
+        // The public API: sessions and the fallback chain, assets and versions, batch, regress, thumbnails.
+        .target(name: "MediaExport", dependencies: ["MediaExportCore", "MediaExportFFmpeg", "CSQLite"]),
+        // The command-line tool: argument parsing, renderers, exit codes.
         .executableTarget(
             name: "mediaexport",
             dependencies: [
                 "MediaExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: [.swiftLanguageMode(.v5)]
+            ]
         ),
+        // The planner's tests: plain values only, no media file, no FFmpeg.
+        .testTarget(name: "MediaExportCoreTests", dependencies: ["MediaExportCore"]),
         .testTarget(
             name: "MediaExportTests",
-            dependencies: ["MediaExport"],
-            swiftSettings: [.swiftLanguageMode(.v5)]
+            dependencies: ["MediaExport", "MediaExportCore", "MediaExportFFmpeg", "mediaexport"]
         ),
     ]
 )

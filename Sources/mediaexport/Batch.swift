@@ -1,4 +1,6 @@
 import ArgumentParser
+import MediaExportFFmpeg
+import MediaExportCore
 import Dispatch
 import Foundation
 import MediaExport
@@ -7,7 +9,7 @@ extension BatchOptions.MediaFilter: ExpressibleByArgument {}
 extension BatchOptions.SortOrder: ExpressibleByArgument {}
 extension BatchOptions.Policy: ExpressibleByArgument {}
 
-struct Batch: ParsableCommand {
+struct Batch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export many files: scan, plan, export in parallel, resume, report.",
         discussion: """
@@ -97,7 +99,7 @@ struct Batch: ParsableCommand {
         if let shard, BatchOptions.Shard(shard) == nil { throw ValidationError("--shard must be K/N with 0 ≤ K < N, e.g. 0/4") }
     }
 
-    func run() throws {
+    func run() async throws {
         FFmpegLog.setVerbose(false)
         let resolved: Preset
         do { resolved = try PresetCatalog.builtIn().resolve(preset) } catch let error as ExportError {
@@ -123,7 +125,7 @@ struct Batch: ParsableCommand {
         let signals = SignalCancellation { runner.cancel() }
         defer { signals.stop() }
         let result: BatchResult
-        do { result = try runner.run() } catch let error as ExportError {
+        do { result = try await runner.run() } catch let error as ExportError {
             printError(error.description)
             throw ExitCode(error.exitCode)
         } catch let error as BatchError {

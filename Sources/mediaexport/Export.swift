@@ -1,4 +1,6 @@
 import ArgumentParser
+import MediaExportFFmpeg
+import MediaExportCore
 import Dispatch
 import Foundation
 import MediaExport
@@ -85,7 +87,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         FFmpegLog.setVerbose(verbose)
-        let emit: (ExportEvent) -> Void = { event in if json { printLine(event.jsonLine()) } }
+        let emit: @Sendable (ExportEvent) -> Void = { event in if json { printLine(event.jsonLine()) } }
 
         let resolvedPreset: Preset
         do {

@@ -1,10 +1,12 @@
 import ArgumentParser
+import MediaExportFFmpeg
+import MediaExportCore
 import Foundation
 import MediaExport
 
 /// The `mediaexport` tool: parses arguments and renders events; all work happens in the MediaExport library.
 @main
-struct MediaExportCommand: ParsableCommand {
+struct MediaExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mediaexport",
         abstract: "Export video and audio with presets, on FFmpeg's libraries.",
@@ -23,9 +25,9 @@ struct MediaExportCommand: ParsableCommand {
 
     /// The entry point: a closed pipe must be an error to handle (EPIPE), never a signal that kills the
     /// process mid-export and leaves a temporary file behind.
-    static func main() {
+    static func main() async {
         signal(SIGPIPE, SIG_IGN)
-        main(losslessArguments())
+        await main(losslessArguments())
     }
 }
 

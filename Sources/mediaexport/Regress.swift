@@ -1,4 +1,6 @@
 import ArgumentParser
+import MediaExportFFmpeg
+import MediaExportCore
 import Foundation
 import MediaExport
 
@@ -87,7 +89,7 @@ struct Regress: ParsableCommand {
             if json {
                 printLine(RegressRecord(kind: "regressFinished", payload: ["cases": cases.count, "failed": failed.count]).line)
             } else {
-                printLine(RegressRunner.table(cases))
+                printLine(RegressTable.render(cases))
                 printLine("\(cases.count - failed.count) passed, \(failed.count) failed")
             }
             if !failed.isEmpty { throw ExitCode(ExitStatus.regression) }

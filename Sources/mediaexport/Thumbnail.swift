@@ -1,4 +1,6 @@
 import ArgumentParser
+import MediaExportFFmpeg
+import MediaExportCore
 import Foundation
 import MediaExport
 

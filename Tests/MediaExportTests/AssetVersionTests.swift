@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 
 /// Asset discovery, versions (current / original) and the JSON edit sidecar, checked on probed outputs.
 @Suite struct AssetVersionTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 
 /// Batch: plan, run, database, resume, shards, reports — over a folder of mixed fixtures.
 @Suite struct BatchTests {
@@ -41,20 +43,20 @@ import Testing
         return o
     }
 
-    static func run(_ options: BatchOptions, report: String? = nil) throws -> (BatchResult, EventBox) {
+    static func run(_ options: BatchOptions, report: String? = nil) async throws -> (BatchResult, EventBox) {
         let runner = BatchRunner(options: options)
         runner.reportPath = report
         let events = EventBox()
         runner.onEvent = { events.add($0) }
-        return (try runner.run(), events)
+        return (try await runner.run(), events)
     }
 
     static let keys = ["a/clip.mov", "b/clip.mov", "broken/broken.mov", "edited/IMG_0002.MOV", "hevc.mp4", "landscape.mov", "song.m4a"]
 
-    @Test func dryRunPlansEveryAssetOnceAndExportsNothing() throws {
+    @Test func dryRunPlansEveryAssetOnceAndExportsNothing() async throws {
         let dir = try Self.uploads()
         defer { TestSupport.cleanup(dir) }
-        let (result, events) = try Self.run(try Self.options(dir) { $0.dryRun = true })
+        let (result, events) = try await Self.run(try Self.options(dir) { $0.dryRun = true })
         #expect(result.rows.map(\.key) == Self.keys)
         let plan = Dictionary(uniqueKeysWithValues: result.rows.map { ($0.key, $0) })
         #expect(plan["landscape.mov"]?.action == .remux)
@@ -69,11 +71,11 @@ import Testing
         #expect(TestSupport.contents(dir.appendingPathComponent("out")).isEmpty)
     }
 
-    @Test func runExportsRecordsAndResumes() throws {
+    @Test func runExportsRecordsAndResumes() async throws {
         let dir = try Self.uploads()
         defer { TestSupport.cleanup(dir) }
         let report = dir.appendingPathComponent("report.json").path
-        let (first, events) = try Self.run(try Self.options(dir), report: report)
+        let (first, events) = try await Self.run(try Self.options(dir), report: report)
         #expect(first.exitCode == ExitStatus.exportFailed, "the broken file fails; the others complete")
         #expect(first.counts.total == 7 && first.counts.failed == 1)
         #expect(first.counts.transcoded + first.counts.remuxed + first.counts.copied == 6)
@@ -104,7 +106,7 @@ import Testing
 
         // A rerun exports nothing.
         let before = try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("hevc.mp4").path)[.modificationDate] as? Date
-        let (second, _) = try Self.run(try Self.options(dir))
+        let (second, _) = try await Self.run(try Self.options(dir))
         #expect(second.counts.skipped == 7)
         #expect(second.rows.first { $0.key == "broken/broken.mov" }?.reason.contains("--retry-failed") == true)
         #expect(second.exitCode == ExitStatus.exportFailed, "a failure skipped is still not a completed asset")
@@ -114,18 +116,18 @@ import Testing
         try FileManager.default.removeItem(at: dir.appendingPathComponent("uploads/hevc.mp4"))
         try FileManager.default.copyItem(atPath: TestSupport.fixture("metadata.mov"), toPath: dir.appendingPathComponent("uploads/hevc.mp4").path)
         try FileManager.default.removeItem(at: out.appendingPathComponent("song.mp4"))
-        let (third, _) = try Self.run(try Self.options(dir) { $0.retryFailed = true })
+        let (third, _) = try await Self.run(try Self.options(dir) { $0.retryFailed = true })
         let redone = third.rows.filter { $0.status != "skipped" }.map(\.key).sorted()
         #expect(redone == ["broken/broken.mov", "hevc.mp4", "song.m4a"])
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("song.mp4").path))
 
         // --force redoes everything.
-        let (fourth, _) = try Self.run(try Self.options(dir) { $0.force = true })
+        let (fourth, _) = try await Self.run(try Self.options(dir) { $0.force = true })
         #expect(fourth.counts.skipped == 0 && fourth.counts.total == 7)
         #expect(TestSupport.contents(out).filter { $0.contains("mediaexport-tmp") }.isEmpty)
     }
 
-    @Test func interruptedBatchResumes() throws {
+    @Test func interruptedBatchResumes() async throws {
         let dir = try Self.uploads()
         defer { TestSupport.cleanup(dir) }
         let runner = BatchRunner(options: try Self.options(dir) { $0.jobs = 1 })
@@ -133,23 +135,23 @@ import Testing
         runner.onEvent = { event in
             if case .job(_, _, .completed) = event, completedJobs.increment() == 2 { runner.cancel() }
         }
-        let first = try runner.run()
+        let first = try await runner.run()
         #expect(first.exitCode == ExitStatus.cancelledByInterrupt)
         #expect(first.counts.transcoded + first.counts.remuxed + first.counts.copied == 2)
         let out = dir.appendingPathComponent("out")
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { $0.contains("mediaexport-tmp") }
         #expect(leftovers.isEmpty)
-        let (second, _) = try Self.run(try Self.options(dir))
+        let (second, _) = try await Self.run(try Self.options(dir))
         #expect(second.counts.skipped == 2, "finished work was kept and recorded")
         #expect(second.counts.total == 7)
     }
 
-    @Test func shardsSplitWithoutOverlap() throws {
+    @Test func shardsSplitWithoutOverlap() async throws {
         let dir = try Self.uploads()
         defer { TestSupport.cleanup(dir) }
         var union: [String] = []
         for k in 0..<3 {
-            let (r, _) = try Self.run(try Self.options(dir) { $0.dryRun = true; $0.shard = BatchOptions.Shard(index: k, count: 3) })
+            let (r, _) = try await Self.run(try Self.options(dir) { $0.dryRun = true; $0.shard = BatchOptions.Shard(index: k, count: 3) })
             union += r.rows.map(\.key)
         }
         #expect(union.sorted() == Self.keys)
@@ -158,32 +160,32 @@ import Testing
         #expect(BatchOptions.Shard("3/3") == nil && BatchOptions.Shard("x") == nil)
     }
 
-    @Test func filtersAndSorting() throws {
+    @Test func filtersAndSorting() async throws {
         let dir = try Self.uploads()
         defer { TestSupport.cleanup(dir) }
-        func keys(_ configure: (inout BatchOptions) -> Void) throws -> [String] {
-            try Self.run(try Self.options(dir) { $0.dryRun = true; configure(&$0) }).0.rows.map(\.key)
+        func keys(_ configure: (inout BatchOptions) -> Void) async throws -> [String] {
+            try await Self.run(try Self.options(dir) { $0.dryRun = true; configure(&$0) }).0.rows.map(\.key)
         }
         // A file that cannot be probed passes the media and duration filters, so its failure is reported.
-        #expect(try keys { $0.media = .audio } == ["broken/broken.mov", "song.m4a"])
-        #expect(try keys { $0.media = .video }.contains("song.m4a") == false)
-        #expect(try keys { $0.maxDuration = 1.5 } == ["a/clip.mov", "broken/broken.mov", "hevc.mp4"])
+        #expect(try await keys { $0.media = .audio } == ["broken/broken.mov", "song.m4a"])
+        #expect(try await keys { $0.media = .video }.contains("song.m4a") == false)
+        #expect(try await keys { $0.maxDuration = 1.5 } == ["a/clip.mov", "broken/broken.mov", "hevc.mp4"])
         // Durations are those of the version exported: IMG_0002's current version is its 2 s rendered edit.
-        #expect(try keys { $0.minDuration = 2.5 } == ["broken/broken.mov"])
-        #expect(try keys { $0.minDuration = 2.5; $0.version = .original } == ["broken/broken.mov", "edited/IMG_0002.MOV"])
-        #expect(try keys { $0.include = ["*/clip.mov"] } == ["a/clip.mov", "b/clip.mov"])
-        #expect(try keys { $0.exclude = ["*.mov"] } == ["hevc.mp4", "song.m4a"], "globs ignore case (IMG_0002.MOV)")
-        let created = try keys { $0.sort = .created }
+        #expect(try await keys { $0.minDuration = 2.5 } == ["broken/broken.mov"])
+        #expect(try await keys { $0.minDuration = 2.5; $0.version = .original } == ["broken/broken.mov", "edited/IMG_0002.MOV"])
+        #expect(try await keys { $0.include = ["*/clip.mov"] } == ["a/clip.mov", "b/clip.mov"])
+        #expect(try await keys { $0.exclude = ["*.mov"] } == ["hevc.mp4", "song.m4a"], "globs ignore case (IMG_0002.MOV)")
+        let created = try await keys { $0.sort = .created }
         #expect(Set(created) == Set(Self.keys.filter { $0 != "broken/broken.mov" }).union(["broken/broken.mov"]))
     }
 
-    @Test func reportsMergeAndRoundTrip() throws {
+    @Test func reportsMergeAndRoundTrip() async throws {
         let dir = try Self.uploads()
         defer { TestSupport.cleanup(dir) }
         var paths: [String] = []
         for k in 0..<2 {
             let path = dir.appendingPathComponent("shard\(k).\(k == 0 ? "json" : "csv")").path
-            _ = try Self.run(try Self.options(dir) { $0.dryRun = true; $0.shard = BatchOptions.Shard(index: k, count: 2) }, report: path)
+            _ = try await Self.run(try Self.options(dir) { $0.dryRun = true; $0.shard = BatchOptions.Shard(index: k, count: 2) }, report: path)
             paths.append(path)
         }
         let merged = dir.appendingPathComponent("all.csv").path

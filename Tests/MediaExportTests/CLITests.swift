@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// Runs the built `mediaexport` binary and checks stdout, stderr and exit codes.
 @Suite struct CLITests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 
 /// Fixture facts the assertions compare against (measured with ffprobe when the fixtures were made).
 struct FixtureFacts: Sendable, CustomStringConvertible {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 
 /// Issue 12, items 6–8 for batches: one batch per output folder (a lock), no symlinked state files, no silent
 /// nothing (symlinks, the output folder as an input, duplicates, no media), file names that are not UTF-8 from
@@ -58,8 +60,8 @@ import Testing
         try ExportDatabase(path: out + "/" + ExportDatabase.fileName, readOnly: true).rows()
     }
 
-    private static func dryRun(_ inputs: [String], out: String) throws -> BatchResult {
-        try BatchRunner(options: BatchOptions(inputs: inputs, outputDirectory: out, preset: try TestSupport.preset("low"), dryRun: true)).run()
+    private static func dryRun(_ inputs: [String], out: String) async throws -> BatchResult {
+        try await BatchRunner(options: BatchOptions(inputs: inputs, outputDirectory: out, preset: try TestSupport.preset("low"), dryRun: true)).run()
     }
 
     // MARK: One batch per output folder
@@ -236,14 +238,14 @@ import Testing
     ]
 
     @Test("every input layout is planned with a note for what is left out", arguments: layouts)
-    func layoutsArePlannedAndNoted(layout: Layout) throws {
+    func layoutsArePlannedAndNoted(layout: Layout) async throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let (inputs, out) = try layout.build(dir)
         var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: try TestSupport.preset("low"), dryRun: true)
         options.include = layout.include
         let existed = FileSystem.exists(out)
-        let result = try BatchRunner(options: options).run()
+        let result = try await BatchRunner(options: options).run()
         #expect(result.rows.map(\.key).sorted() == layout.keys)
         #expect(result.exitCode == layout.exitCode)
         for expected in layout.notes {
@@ -279,7 +281,7 @@ import Testing
     }
 
     @Test("a batch removes what killed runs left in its output folder; a dry run removes nothing")
-    func staleTemporaryFilesSwept() throws {
+    func staleTemporaryFilesSwept() async throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let uploads = try Self.uploads(dir, [("clip.mov", "odd-322x242.mov")])
@@ -292,7 +294,7 @@ import Testing
         child.waitUntilExit()
         let stale = out + "/.clip.mp4.mediaexport-tmp-\(child.processIdentifier)-k1"
         try "partial".write(toFile: stale, atomically: false, encoding: .utf8)
-        _ = try Self.dryRun([uploads], out: out)
+        _ = try await Self.dryRun([uploads], out: out)
         #expect(FileSystem.exists(stale), "a dry run writes (and removes) nothing")
         let r = try Self.batch([uploads], out: out)
         #expect(r.status == 0, "\(r.stderr)")
@@ -379,7 +381,7 @@ import Testing
         #expect(back.key == shown && back.reason == shown && back.error == shown && back.input == "/in/" + shown)
     }
 
-    @Test func fileNamedLikeAFormulaIsNeutralisedInTheReport() throws {
+    @Test func fileNamedLikeAFormulaIsNeutralisedInTheReport() async throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let name = "=HYPERLINK(\"evil.example\",\"x\").mov"
@@ -388,7 +390,7 @@ import Testing
         let runner = BatchRunner(options: BatchOptions(inputs: [uploads], outputDirectory: dir.path + "/out",
                                                        preset: try TestSupport.preset("low"), dryRun: true))
         runner.reportPath = report
-        #expect(try runner.run().rows.map(\.key) == [name])
+        #expect(try await runner.run().rows.map(\.key) == [name])
         let text = try String(contentsOfFile: report, encoding: .utf8)
         #expect(text.split(separator: "\n")[1].hasPrefix("\"'=HYPERLINK("), "\(text)")
         #expect(try BatchReport.read(report).first?.key == name)

@@ -2,6 +2,9 @@ import Dispatch
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// File names as bytes, the cancel flag and the stall watchdog's clock (issue 12, items 7 and 9).
 @Suite("Hardening: names, cancel flag, watchdog")

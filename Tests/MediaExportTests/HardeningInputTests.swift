@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -111,7 +113,7 @@ import Glibc
     }
 
     /// Batch: the playlist fails with the reason, the folder's good clip is exported, nothing else is written.
-    @Test func batchFailsThePlaylistAndExportsTheRest() throws {
+    @Test func batchFailsThePlaylistAndExportsTheRest() async throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let secret = try Self.secret(in: dir)
@@ -121,7 +123,7 @@ import Glibc
         _ = try Referencing.hlsLocal.make(in: uploads, target: secret)  // uploads/upload.mov, naming ../secret.ts
         let out = dir.appendingPathComponent("out")
         let options = BatchOptions(inputs: [uploads.path], outputDirectory: out.path, preset: try TestSupport.preset("low"), jobs: 1)
-        let result = try BatchRunner(options: options).run()
+        let result = try await BatchRunner(options: options).run()
         let rows = Dictionary(uniqueKeysWithValues: result.rows.map { ($0.key, $0) })
         #expect(rows["good.mov"]?.status == "completed")
         let playlist = try #require(rows["upload.mov"])

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 
 @Suite struct PresetTests {
     @Test func builtInCatalogHasEveryPreset() throws {

@@ -4,6 +4,8 @@ import FoundationXML
 #endif
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 
 /// `mediaexport regress`: baselines, tolerances, JUnit, and the quality meter.
 @Suite struct RegressTests {

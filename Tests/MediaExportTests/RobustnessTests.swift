@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 
 /// The bad-input corpus, the fallback chain, the decode-error policy, the stall watchdog and faults.
 @Suite struct RobustnessTests {

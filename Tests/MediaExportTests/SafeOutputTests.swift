@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 
 @Suite struct SafeOutputTests {
     let input = TestSupport.fixture("landscape.mov")

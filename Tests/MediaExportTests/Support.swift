@@ -1,5 +1,8 @@
 import Foundation
+import Synchronization
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 
 /// Paths and helpers shared by the tests.
 enum TestSupport {
@@ -84,15 +87,19 @@ enum TestSupport {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Read both pipes concurrently so neither fills up.
-        var errData = Data()
+        let errData = Mutex(Data())
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errData.withLock { $0 = data }
+            group.leave()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
         return RunResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+                         stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
     }
 
     /// Runs the tool.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
 
 /// Poster frames and thumbnails: sizes for fit and fill, uprightness, colours, the poster-time rule, errors.
 @Suite struct ThumbnailTests {

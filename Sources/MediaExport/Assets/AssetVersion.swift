@@ -1,29 +1,6 @@
 import Foundation
-
-/// Which version of an asset to export (like `PHVideoRequestOptions.version`).
-public enum AssetVersion: String, Codable, Sendable, CaseIterable {
-    /// The user's edits applied: the rendered edit, else the original with the JSON sidecar applied, else the original.
-    case current
-    /// The untouched original resource.
-    case original
-}
-
-/// Which version was asked for, which was delivered, from which resource, and why — in every `started` and
-/// `completed` event and in the human summary.
-public struct VersionReport: Codable, Sendable, Equatable {
-    public var requested: AssetVersion
-    public var delivered: AssetVersion
-    /// The resource the export reads.
-    public var resource: String
-    public var resourceKind: ResourceKind
-    /// The JSON edit sidecar applied, if any.
-    public var sidecar: String?
-    /// Apple adjustment data, when an `.AAE` decided the version (recognised, not rendered). An `.AAE` is read only
-    /// then: beside a rendered edit, a sidecar or for the original it is not read, and this is nil.
-    public var adjustmentData: AdjustmentInfo?
-    /// Why this resource and version.
-    public var reason: String
-}
+import MediaExportCore
+import MediaExportFFmpeg
 
 /// The outcome of choosing a version: what to read and which edits to apply.
 struct VersionSelection {

@@ -1,4 +1,6 @@
 import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
 #if canImport(Glibc)
 import Glibc
 #endif

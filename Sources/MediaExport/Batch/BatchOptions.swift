@@ -1,4 +1,6 @@
 import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
 
 /// Everything a batch run needs, as a plain value.
 public struct BatchOptions: Codable, Sendable {

@@ -1,4 +1,6 @@
 import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
 
 /// What a batch will do with one asset, decided before any work.
 public enum BatchAction: String, Codable, Sendable {

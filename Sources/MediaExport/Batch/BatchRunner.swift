@@ -1,4 +1,7 @@
 import Foundation
+import Synchronization
+import MediaExportCore
+import MediaExportFFmpeg
 
 /// Events of a batch: the plan, every job's export events tagged with its job id, and one final record.
 public enum BatchEvent: Sendable {
@@ -76,50 +79,77 @@ public struct BatchResult: Sendable {
 /// Every finished job is recorded in the export database before the next starts, so an interrupted batch
 /// resumes where it stopped. A run that writes holds the output folder's `BatchLock` throughout; a dry run
 /// writes nothing (not even the output folder or the database), so it takes no lock.
-public final class BatchRunner: @unchecked Sendable {
+public final class BatchRunner: Sendable {
     public let options: BatchOptions
+
+    /// Everything that changes while a batch runs, behind one lock.
+    private struct State {
+        var running: [Int: ExportSession] = [:]
+        var cancelled = false
+        var reportPath: String?
+    }
+    /// The event handlers; calls are made while it is held, so handlers see one event at a time.
+    private struct Handlers {
+        var onEvent: (@Sendable (BatchEvent) -> Void)?
+        var onNote: (@Sendable (String) -> Void)?
+    }
+    private let state = Mutex(State())
+    private let handlers = Mutex(Handlers())
+
     /// Receives every event (from several threads, one at a time); released when `run()` returns.
-    public var onEvent: (@Sendable (BatchEvent) -> Void)?
+    public var onEvent: (@Sendable (BatchEvent) -> Void)? {
+        get { handlers.withLock { $0.onEvent } }
+        set { handlers.withLock { $0.onEvent = newValue } }
+    }
     /// Receives each note as it is made (waiting for another batch's lock, inputs left out): the same texts as
     /// `BatchResult.notes`. Released when `run()` returns.
-    public var onNote: (@Sendable (String) -> Void)?
+    public var onNote: (@Sendable (String) -> Void)? {
+        get { handlers.withLock { $0.onNote } }
+        set { handlers.withLock { $0.onNote = newValue } }
+    }
     /// Where the report goes, if anywhere.
-    public var reportPath: String?
-
-    private let lock = NSLock()
-    private var running: [Int: ExportSession] = [:]
-    private var cancelled = false
-    private let emitLock = NSLock()
+    public var reportPath: String? {
+        get { state.withLock { $0.reportPath } }
+        set { state.withLock { $0.reportPath = newValue } }
+    }
 
     /// Creates a runner.
     public init(options: BatchOptions) { self.options = options }
 
     /// Stops the batch: running jobs are cancelled (no partial files), waiting ones are not started.
     public func cancel() {
-        let sessions: [ExportSession] = lock.withLock { cancelled = true; return Array(running.values) }
+        let sessions: [ExportSession] = state.withLock { $0.cancelled = true; return Array($0.running.values) }
         for s in sessions { s.cancel() }
     }
 
-    private func emit(_ e: BatchEvent) { emitLock.withLock { onEvent?(e) } }
-    private func note(_ text: String) { emitLock.withLock { onNote?(text) } }
+    private var isCancelled: Bool { state.withLock { $0.cancelled } }
+    private func emit(_ e: BatchEvent) { handlers.withLock { $0.onEvent?(e) } }
+    private func note(_ text: String) { handlers.withLock { $0.onNote?(text) } }
 
-    /// Plans and runs the batch on the calling thread (jobs run on worker threads).
-    public func run() throws -> BatchResult {
+    /// Plans and runs the batch: at most `options.jobs` exports at once, as a bounded task group whose parent
+    /// alone collects the rows (each export's blocking FFmpeg work runs on its own thread). Cancelling the
+    /// calling task cancels the batch like `cancel()`.
+    public func run() async throws -> BatchResult {
         // Like ExportSession: the handler is dropped when the batch ends, so one that captures the runner leaks nothing.
-        defer { emitLock.withLock { onEvent = nil; onNote = nil } }
+        defer { handlers.withLock { $0 = Handlers() } }
+        return try await withTaskCancellationHandler { try await runBatch() } onCancel: { cancel() }
+    }
+
+    private func runBatch() async throws -> BatchResult {
         let began = Date()
-        var notes: [String] = []
+        let waitNotes = Mutex<[String]>([])
         let outRoot = try BatchPlanner.outputRoot(options.outputDirectory, create: !options.dryRun)
         // Taken before the database is read: a second batch on this folder waits or stops here, before any work.
         let folderLock = options.dryRun ? nil : try BatchLock.acquire(
-            directory: outRoot, wait: options.wait, isCancelled: { lock.withLock { cancelled } },
+            directory: outRoot, wait: options.wait, isCancelled: { self.isCancelled },
             onWait: { holder in
                 let text = BatchError.locked(directory: outRoot, holder: holder).description
                     .replacingOccurrences(of: "; use --wait to wait for it", with: "; waiting for it")
-                notes.append(text)
+                waitNotes.withLock { $0.append(text) }
                 note(text)
             })
         defer { folderLock?.release() }
+        var notes = waitNotes.withLock { $0 }
         // Under the lock, so no other batch is writing here: what killed runs left in the output root goes.
         // (Subfolders are swept by each export into them.)
         if folderLock != nil { TemporaryFiles.sweep(directory: outRoot) }
@@ -156,32 +186,27 @@ public final class BatchRunner: @unchecked Sendable {
         if !options.dryRun, let database {
             let work = items.indices.filter { items[$0].action != .skip }
             let hashCache = HashCache(hashes)
-            var next = 0
-            let group = DispatchGroup()
-            let rowsLock = NSLock()
-            var shared = rows
             for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: FileName.display(items[index].key), status: .waiting)) }
-            for _ in 0..<min(options.jobs, work.count) {
-                group.enter()
-                let thread = Thread { [self] in
-                    defer { group.leave() }
-                    while true {
-                        let pick: Int? = lock.withLock {
-                            guard !cancelled, next < work.count else { return nil }
-                            next += 1
-                            return next - 1
-                        }
-                        guard let position = pick else { return }
-                        let index = work[position]
-                        let row = runJob(id: position + 1, item: items[index], database: database, previous: previous[items[index].key], hashes: hashCache)
-                        rowsLock.withLock { shared[index] = row }
-                    }
+            let jobs = work.enumerated().map { (id: $0.offset + 1, index: $0.element) }
+            let snapshot = rows
+            rows = await withTaskGroup(of: (Int, BatchReportRow).self) { group in
+                var collected = snapshot
+                var next = 0
+                func start(_ group: inout TaskGroup<(Int, BatchReportRow)>) {
+                    guard next < jobs.count, !isCancelled else { return }
+                    let job = jobs[next]
+                    next += 1
+                    let item = items[job.index], earlier = previous[item.key]
+                    group.addTask { (job.index, await self.runJobOnThread(id: job.id, item: item, database: database, previous: earlier, hashes: hashCache)) }
                 }
-                thread.stackSize = 8 << 20
-                thread.start()
+                for _ in 0..<min(options.jobs, jobs.count) { start(&group) }
+                while let (index, row) = await group.next() {
+                    collected[index] = row
+                    start(&group)
+                }
+                return collected
             }
-            group.wait()
-            rows = shared.map { row in
+            rows = rows.map { row in
                 var r = row
                 if r.status == "waiting" { r.status = "cancelled"; r.error = "batch interrupted before this asset started" }
                 return r
@@ -189,7 +214,7 @@ public final class BatchRunner: @unchecked Sendable {
         }
         if let reportPath { try BatchReport.write(rows, to: reportPath) }
         let counts = BatchCounts(rows)
-        let wasCancelled = lock.withLock { cancelled }
+        let wasCancelled = isCancelled
         let skippedFailures = rows.contains { $0.status == "skipped" && $0.error != nil }
         let exit: Int32 = wasCancelled ? ExitStatus.cancelledByInterrupt
             : plan.assetsFound == 0 ? ExitStatus.inputUnreadable
@@ -198,6 +223,15 @@ public final class BatchRunner: @unchecked Sendable {
         emit(.finished(.init(counts: counts, exitCode: exit, dryRun: options.dryRun, database: database.map { FileName.display($0.path) },
                              report: reportPath.map(FileName.display), wallTime: Date().timeIntervalSince(began), notes: notes)))
         return BatchResult(rows: rows, counts: counts, exitCode: exit, notes: notes)
+    }
+
+    /// Runs one job on a thread of its own (FFmpeg calls block), off the cooperative pool.
+    private func runJobOnThread(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache) async -> BatchReportRow {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: self.runJob(id: id, item: item, database: database, previous: previous, hashes: hashes)) }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
     }
 
     private func runJob(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache) -> BatchReportRow {
@@ -231,14 +265,14 @@ public final class BatchRunner: @unchecked Sendable {
             let session = ExportSession(request: request)
             let shownKey = FileName.display(item.key)
             session.onEvent = { event in self.emit(.export(id: id, key: shownKey, event: event)) }  // no cycle: the session is dropped after the job
-            let proceed = lock.withLock { () -> Bool in
-                if cancelled { return false }
-                running[id] = session
+            let proceed = state.withLock { state -> Bool in
+                if state.cancelled { return false }
+                state.running[id] = session
                 return true
             }
             guard proceed else { throw ExportError.cancelled }
             emit(.job(id: id, key: shownKey, status: .exporting))
-            defer { lock.withLock { running[id] = nil } }
+            defer { state.withLock { _ = $0.running.removeValue(forKey: id) } }
             let done = try session.run()
             row.status = "completed"
             row.route = done.route.rawValue
@@ -283,10 +317,9 @@ extension BatchRunner {
 }
 
 /// Content hashes shared by the jobs (a file hashed once per run).
-final class HashCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [String: String]
-    init(_ values: [String: String]) { self.values = values }
-    func snapshot() -> [String: String] { lock.withLock { values } }
-    func merge(_ other: [String: String]) { lock.withLock { values.merge(other) { a, _ in a } } }
+final class HashCache: Sendable {
+    private let values: Mutex<[String: String]>
+    init(_ values: [String: String]) { self.values = Mutex(values) }
+    func snapshot() -> [String: String] { values.withLock { $0 } }
+    func merge(_ other: [String: String]) { values.withLock { $0.merge(other) { a, _ in a } } }
 }

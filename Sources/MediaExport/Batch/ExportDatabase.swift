@@ -1,5 +1,7 @@
 import CSQLite
 import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
 
 /// The batch's memory: one SQLite database inside the output folder, written in transactions (WAL journal),
 /// recording per asset what was read, how it was exported and where it went, so a rerun exports only what is

@@ -1,4 +1,6 @@
 import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
 
 /// Finds presets by name, Apple alias or file path, and validates preset files.
 ///

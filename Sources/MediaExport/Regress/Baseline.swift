@@ -1,4 +1,6 @@
 import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
 
 /// How far a measurement may drift from the baseline. Everything not listed here must match exactly.
 public struct Tolerances: Codable, Sendable, Equatable {
@@ -29,7 +31,7 @@ public struct Tolerances: Codable, Sendable, Equatable {
 public struct Baseline: Codable, Sendable, Equatable {
     public struct Entry: Codable, Sendable, Equatable {
         /// What the export measured; nil when the export is expected to fail.
-        public var measurement: Measurement?
+        public var measurement: MediaExportCore.Measurement?
         /// Per-sample overrides.
         public var tolerances: Tolerances?
         /// The expected failure (`STAGE/EXIT`, e.g. `edit/80`), for a sample the preset must refuse.
@@ -80,7 +82,7 @@ public struct Difference: Codable, Sendable, Equatable, CustomStringConvertible 
 /// Compares a measurement with its baseline.
 public enum BaselineComparison {
     /// Every difference beyond tolerance, in a fixed property order (the first is the one to report).
-    public static func differences(_ actual: Measurement, _ base: Measurement, _ t: Tolerances) -> [Difference] {
+    public static func differences(_ actual: MediaExportCore.Measurement, _ base: MediaExportCore.Measurement, _ t: Tolerances) -> [Difference] {
         var out: [Difference] = []
         func exact<T: Equatable>(_ name: String, _ a: T, _ b: T) {
             if a != b { out.append(Difference(property: name, baseline: show(b), actual: show(a))) }

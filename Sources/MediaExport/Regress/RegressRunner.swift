@@ -1,4 +1,6 @@
 import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
 
 /// The outcome of one sample × preset.
 public struct RegressCase: Codable, Sendable, Equatable {
@@ -10,7 +12,7 @@ public struct RegressCase: Codable, Sendable, Equatable {
     public var status: Status
     /// Every difference beyond tolerance (the first is the headline).
     public var differences: [Difference]
-    public var measurement: Measurement?
+    public var measurement: MediaExportCore.Measurement?
     /// Why the export or measurement failed (`error`), or that the baseline has no entry (`missing`).
     public var message: String?
     public var seconds: Double
@@ -110,7 +112,7 @@ public final class RegressRunner: @unchecked Sendable {
     }
 
     /// Exports one sample and measures the result.
-    func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> Measurement {
+    func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> MediaExportCore.Measurement {
         let session = ExportSession(request: ExportRequest(input: input, output: output, preset: preset, overwrite: true,
                                                            sandbox: sandbox, version: version))
         let done = try session.run()
@@ -181,20 +183,5 @@ public final class RegressRunner: @unchecked Sendable {
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
-    }
-
-    /// The table: sample × preset, pass/fail and the first differing property.
-    public static func table(_ cases: [RegressCase]) -> String {
-        var rows = [["SAMPLE", "PRESET", "RESULT", "FIRST DIFFERENCE"]]
-        for c in cases {
-            let detail: String
-            switch c.status {
-            case .pass: detail = ""
-            case .fail: detail = c.differences.first?.description ?? ""
-            case .missing, .error: detail = c.message ?? ""
-            }
-            rows.append([c.sample, c.preset, c.status.rawValue.uppercased(), detail])
-        }
-        return PresetTable.align(rows)
     }
 }

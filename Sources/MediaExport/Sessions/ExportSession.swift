@@ -1,4 +1,6 @@
 import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
 
 /// Exports one input with a preset, like `AVAssetExportSession`: a status that moves
 /// `waiting → exporting → completed | failed | cancelled`, progress 0…1, a typed error, `cancel()`,

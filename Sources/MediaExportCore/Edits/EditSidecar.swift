@@ -1,0 +1,136 @@
+import Foundation
+
+/// Our JSON edit sidecar (`IMG_1234.edit.json`): the user's edits to apply to the original, in this order:
+/// trim → crop → rotate → flip; `mute` drops the audio and `volume` scales it. The schema is in the README.
+public struct EditSidecar: Codable, Sendable, Equatable {
+    /// A part of the original's timeline, in seconds.
+    public struct Trim: Codable, Sendable, Equatable {
+        public var start: Double
+        public var end: Double
+        public init(start: Double, end: Double) { self.start = start; self.end = end }
+    }
+
+    /// A rectangle in pixels of the picture as displayed (after the source's own rotation).
+    public struct Crop: Codable, Sendable, Equatable {
+        public var x: Int
+        public var y: Int
+        public var width: Int
+        public var height: Int
+        public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+    }
+
+    /// A mirror image.
+    public enum Flip: String, Codable, Sendable, CaseIterable {
+        case horizontal, vertical
+    }
+
+    /// The only schema version so far.
+    public static let supportedFormatVersions = [1]
+
+    public var formatVersion: Int
+    public var trim: Trim?
+    public var crop: Crop?
+    /// Clockwise degrees, a multiple of 90.
+    public var rotate: Int?
+    public var flip: Flip?
+    public var mute: Bool?
+    /// Linear gain (1 = unchanged).
+    public var volume: Double?
+
+    /// Creates a sidecar value.
+    public init(formatVersion: Int = 1, trim: Trim? = nil, crop: Crop? = nil, rotate: Int? = nil, flip: Flip? = nil,
+                mute: Bool? = nil, volume: Double? = nil) {
+        self.formatVersion = formatVersion; self.trim = trim; self.crop = crop; self.rotate = rotate
+        self.flip = flip; self.mute = mute; self.volume = volume
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case formatVersion, trim, crop, rotate, flip, mute, volume
+    }
+
+    /// True when the sidecar changes nothing.
+    public var isEmpty: Bool {
+        trim == nil && crop == nil && (rotate ?? 0) % 360 == 0 && flip == nil && mute != true && (volume ?? 1) == 1
+    }
+
+    /// The edits that only a transcode can apply (passthrough refuses them).
+    public var needsTranscode: [String] {
+        var fields: [String] = []
+        if crop != nil { fields.append("crop") }
+        if let v = volume, v != 1 { fields.append("volume") }
+        return fields
+    }
+
+    /// Parses and checks a sidecar file's bytes. Errors name the file and the field; nothing is ignored. Bytes
+    /// over `UntrustedFile.maxBytes`, nesting deeper than `UntrustedFile.maxDepth` and a key given twice in one
+    /// object are refused before parsing.
+    public static func parse(_ data: Data, path: String) throws -> EditSidecar {
+        func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
+        do {
+            try JSONStructure.check(data, kind: "edit sidecars")
+        } catch let refusal as UntrustedFile.Refusal {
+            throw bad(refusal.field, refusal.reason)
+        }
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: data) } catch { throw bad("-", "not valid JSON") }
+        guard let dict = object as? [String: Any] else { throw bad("-", "top level must be a JSON object") }
+        let known = CodingKeys.allCases.map(\.rawValue)
+        if let unknown = dict.keys.sorted().first(where: { !known.contains($0) }) {
+            throw bad(UntrustedFile.echo(unknown), "unknown key (known: \(known.joined(separator: ", ")))")
+        }
+        for (key, sub) in [("trim", ["start", "end"]), ("crop", ["x", "y", "width", "height"])] {
+            if let d = dict[key] as? [String: Any], let unknown = d.keys.sorted().first(where: { !sub.contains($0) }) {
+                throw bad("\(key).\(UntrustedFile.echo(unknown))", "unknown key (known: \(sub.joined(separator: ", ")))")
+            }
+        }
+        let sidecar: EditSidecar
+        do { sidecar = try JSONDecoder().decode(EditSidecar.self, from: data) } catch let error as DecodingError {
+            throw ExportError.describe(error, file: path, sidecar: true)
+        }
+        try sidecar.validateShape(path: path)
+        return sidecar
+    }
+
+    /// Checks that need no media: versions, signs, multiples of 90.
+    func validateShape(path: String) throws {
+        func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
+        if !EditSidecar.supportedFormatVersions.contains(formatVersion) {
+            throw bad("formatVersion", "unsupported version \(formatVersion) (supported: \(EditSidecar.supportedFormatVersions.map(String.init).joined(separator: ", ")))")
+        }
+        // Bounds keep later arithmetic (seconds → timestamps, pixels → Int32) far from overflow; the fuzzer
+        // found both (`Fuzz/findings/`).
+        let maxSeconds = 10_000_000.0, maxPixels = 65_536
+        if let t = trim {
+            if !(t.start.isFinite && t.start >= 0 && t.start <= maxSeconds) { throw bad("trim.start", "must be between 0 and \(Int(maxSeconds)) s") }
+            if !(t.end.isFinite && t.end <= maxSeconds) { throw bad("trim.end", "must be at most \(Int(maxSeconds)) s") }
+            if t.end <= t.start { throw bad("trim.end", "must be after trim.start (\(t.start))") }
+        }
+        if let c = crop {
+            if !(0...maxPixels).contains(c.x) { throw bad("crop.x", "must be between 0 and \(maxPixels)") }
+            if !(0...maxPixels).contains(c.y) { throw bad("crop.y", "must be between 0 and \(maxPixels)") }
+            if !(2...maxPixels).contains(c.width) { throw bad("crop.width", "must be between 2 and \(maxPixels)") }
+            if !(2...maxPixels).contains(c.height) { throw bad("crop.height", "must be between 2 and \(maxPixels)") }
+        }
+        if let r = rotate, r % 90 != 0 || abs(r) > 3600 { throw bad("rotate", "must be a multiple of 90 (at most ±3600), got \(r)") }
+        if let v = volume, !(v.isFinite && v >= 0 && v <= 16) { throw bad("volume", "must be between 0 and 16, got \(v)") }
+    }
+
+    /// Checks the sidecar against the media it edits: the trim inside the duration, the crop inside the
+    /// displayed picture.
+    package func validate(against media: MediaInfo, path: String) throws {
+        func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
+        if let t = trim, let d = media.duration {
+            if t.start >= d { throw bad("trim.start", String(format: "%.3f s is past the end of the media (%.3f s)", t.start, d)) }
+            if t.end > d + 0.001 { throw bad("trim.end", String(format: "%.3f s is past the end of the media (%.3f s)", t.end, d)) }
+        }
+        if let c = crop {
+            guard let v = media.streams.first(where: { $0.type == "video" && !$0.isAttachedPicture }),
+                  let w = v.displayWidth, let h = v.displayHeight else {
+                throw bad("crop", "the media has no video to crop")
+            }
+            if c.x + c.width > w || c.y + c.height > h {
+                throw bad("crop", "\(c.width)x\(c.height) at (\(c.x), \(c.y)) is outside the \(w)x\(h) picture")
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// The stage of an export where something went wrong, named in every failure.
+public enum ExportStage: String, Codable, Sendable, CaseIterable {
+    case preset, edit, open, probe, decode, filter, encode, mux, write
+}
+
+/// Every failure the library reports: each case says which file and why, so a caller can act on it.
+public enum ExportError: Error, Equatable, Sendable {
+    /// The input path does not exist or cannot be read.
+    case inputUnreadable(path: String, reason: String)
+    /// The input exists but is not media FFmpeg can open (empty, text, truncated, corrupt).
+    case notMedia(path: String, reason: String)
+    /// The input has no stream the preset can deliver (e.g. a video preset on a file without video or audio).
+    case noUsableStreams(path: String, reason: String)
+    /// The requested time range is empty or lies outside the media.
+    case invalidTimeRange(path: String, reason: String)
+    /// No preset of that name exists, built in or as a file.
+    case presetNotFound(name: String, known: [String])
+    /// A preset file is not valid; `field` is the JSON key at fault.
+    case invalidPreset(path: String, field: String, reason: String)
+    /// An edit sidecar is not valid; `field` is the JSON key at fault.
+    case invalidSidecar(path: String, field: String, reason: String)
+    /// The asked-for version cannot be delivered: `--require-current` with only an `.AAE` whose edits cannot
+    /// be rendered here, or `original` when only a rendered edit exists.
+    case versionUnavailable(path: String, version: AssetVersion, reason: String)
+    /// An edit that only a transcode can apply was asked of `passthrough`.
+    case editNeedsTranscode(path: String, edits: [String])
+    /// The output exists and `overwrite` was not given.
+    case outputExists(path: String)
+    /// The output would replace the input (same path, symlink or hard link).
+    case outputIsInput(path: String)
+    /// The output resolves outside the sandbox directory.
+    case outputOutsideSandbox(path: String, sandbox: String)
+    /// The output cannot be written: missing or unwritable directory, unknown container, write error.
+    case outputUnwritable(path: String, reason: String)
+    /// FFmpeg failed at a stage of the pipeline; `message` is FFmpeg's own text.
+    case ffmpeg(stage: ExportStage, path: String, code: Int32, message: String)
+    /// Decoding met more corrupt packets or frames than allowed (`threshold`; 0 under `strict`).
+    case tooManyDecodeErrors(path: String, count: Int, threshold: Int)
+    /// The export made no progress for `seconds` (the stall watchdog stopped it).
+    case stalled(path: String, seconds: Double)
+    /// The input changed, shrank or disappeared while it was being read.
+    case inputChanged(path: String, reason: String)
+    /// A byte copy did not match its source (SHA-256 differs).
+    case copyMismatch(path: String, expected: String, actual: String)
+    /// The export was cancelled (API call or signal); nothing was left behind.
+    case cancelled
+
+    /// The stage this error belongs to.
+    public var stage: ExportStage {
+        switch self {
+        case .inputUnreadable, .notMedia: return .open
+        case .noUsableStreams, .invalidTimeRange: return .probe
+        case .presetNotFound, .invalidPreset: return .preset
+        case .invalidSidecar, .versionUnavailable, .editNeedsTranscode: return .edit
+        case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return .write
+        case .ffmpeg(let stage, _, _, _): return stage
+        case .tooManyDecodeErrors, .stalled: return .decode
+        case .inputChanged: return .open
+        case .copyMismatch: return .write
+        case .cancelled: return .write
+        }
+    }
+
+    /// The file the error is about.
+    public var path: String? {
+        switch self {
+        case .inputUnreadable(let p, _), .notMedia(let p, _), .noUsableStreams(let p, _), .invalidTimeRange(let p, _),
+             .invalidPreset(let p, _, _), .invalidSidecar(let p, _, _), .versionUnavailable(let p, _, _),
+             .editNeedsTranscode(let p, _), .outputExists(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
+             .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _), .tooManyDecodeErrors(let p, _, _), .stalled(let p, _),
+             .inputChanged(let p, _), .copyMismatch(let p, _, _):
+            return p
+        case .presetNotFound, .cancelled: return nil
+        }
+    }
+
+    /// The process exit code the CLI uses for this error (documented in the README).
+    public var exitCode: Int32 {
+        switch self {
+        case .inputUnreadable: return ExitStatus.inputUnreadable
+        case .notMedia, .noUsableStreams: return ExitStatus.notMedia
+        case .invalidTimeRange: return ExitStatus.usage
+        case .presetNotFound, .invalidPreset: return ExitStatus.badPreset
+        case .invalidSidecar: return ExitStatus.badSidecar
+        case .versionUnavailable, .editNeedsTranscode: return ExitStatus.versionUnavailable
+        case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return ExitStatus.outputRefused
+        case .ffmpeg, .tooManyDecodeErrors, .stalled, .inputChanged, .copyMismatch: return ExitStatus.exportFailed
+        case .cancelled: return ExitStatus.cancelledByInterrupt
+        }
+    }
+
+    /// True when the failure is the input's fault (it opened as media but cannot be transcoded), so the
+    /// fallback chain may deliver it by remux or copy. Output, cancellation and usage errors never qualify.
+    public var isInputFault: Bool {
+        switch self {
+        case .ffmpeg(let stage, _, _, _): return [.decode, .filter, .encode, .mux].contains(stage)
+        case .tooManyDecodeErrors, .stalled: return true
+        default: return false
+        }
+    }
+}
+
+extension ExportError: LocalizedError, CustomStringConvertible {
+    /// One line: the file, then the cause.
+    public var description: String {
+        switch self {
+        case .inputUnreadable(let p, let r): return "\(Self.shown(path: p)): cannot read input: \(Self.shown(r))"
+        case .notMedia(let p, let r): return "\(Self.shown(path: p)): not a video or audio file mediaexport can export: \(Self.shown(r))"
+        case .noUsableStreams(let p, let r): return "\(Self.shown(path: p)): nothing to export: \(Self.shown(r))"
+        case .invalidTimeRange(let p, let r): return "\(Self.shown(path: p)): invalid time range: \(Self.shown(r))"
+        case .presetNotFound(let n, let known):
+            return "unknown preset '\(Self.shown(n, limit: 200))' (built in: \(known.joined(separator: ", ")); or give a path to a .json preset file)"
+        case .invalidPreset(let p, let f, let r): return "\(Self.shown(path: p)): invalid preset: field '\(Self.shown(f, limit: 250))': \(Self.shown(r))"
+        case .invalidSidecar(let p, let f, let r): return "\(Self.shown(path: p)): invalid edit sidecar: field '\(Self.shown(f, limit: 250))': \(Self.shown(r))"
+        case .versionUnavailable(let p, let v, let r): return "\(Self.shown(path: p)): the \(v.rawValue) version cannot be delivered: \(Self.shown(r))"
+        case .editNeedsTranscode(let p, let e):
+            return "\(Self.shown(path: p)): \(e.joined(separator: " and ")) cannot be applied by passthrough (stream copy); use a transcoding preset such as highest"
+        case .outputExists(let p): return "\(Self.shown(path: p)): output exists (use --overwrite to replace it)"
+        case .outputIsInput(let p): return "\(Self.shown(path: p)): output is the input file itself; refusing to overwrite the input"
+        case .outputOutsideSandbox(let p, let s): return "\(Self.shown(path: p)): output resolves outside the sandbox \(Self.shown(path: s))"
+        case .outputUnwritable(let p, let r): return "\(Self.shown(path: p)): cannot write output: \(Self.shown(r))"
+        case .ffmpeg(let stage, let p, _, let m): return "\(Self.shown(path: p)): \(stage.rawValue) failed: \(Self.shown(m))"
+        case .tooManyDecodeErrors(let p, let n, let t):
+            return t == 0 ? "\(Self.shown(path: p)): decode error (strict mode): \(n) corrupt packet(s) or frame(s)"
+                          : "\(Self.shown(path: p)): too many decode errors: \(n) corrupt packets or frames (threshold \(t))"
+        case .stalled(let p, let s): return "\(Self.shown(path: p)): export stalled: no progress for \(Int(s)) s"
+        case .inputChanged(let p, let r): return "\(Self.shown(path: p)): input changed while being read: \(Self.shown(r))"
+        case .copyMismatch(let p, let e, let a): return "\(Self.shown(path: p)): copy does not match its source (SHA-256 \(a.prefix(12))… ≠ \(e.prefix(12))…)"
+        case .cancelled: return "export cancelled; no output written"
+        }
+    }
+    public var errorDescription: String? { description }
+
+    /// A path for a message: raw bytes and control characters escaped (`FileName.display`); a very long one keeps
+    /// its head and its tail (the file name).
+    static func shown(path: String) -> String {
+        let text = FileName.display(path)
+        guard text.count > 512 else { return text }
+        return String(text.prefix(128)) + "…" + String(text.suffix(383))
+    }
+
+    /// Text that may hold an uploader's words (a JSON key, a value echoed in a reason, a name): escaped and cut,
+    /// so that a 100 MB key cannot become a 100 MB message, event, report row or database entry.
+    static func shown(_ text: String, limit: Int = 400) -> String { FileName.clip(FileName.display(text), limit: limit) }
+}
+
+/// Process exit codes of the `mediaexport` tool (sysexits-style where one fits).
+public enum ExitStatus {
+    /// Success.
+    public static let success: Int32 = 0
+    /// The export ran and failed in FFmpeg (decode, encode, mux).
+    public static let exportFailed: Int32 = 1
+    /// Bad command line or bad time range.
+    public static let usage: Int32 = 64
+    /// The input is not media, or has nothing the preset can use.
+    public static let notMedia: Int32 = 65
+    /// The input is missing or unreadable.
+    public static let inputUnreadable: Int32 = 66
+    /// The output was refused: exists, is the input, escapes the sandbox, or cannot be written.
+    public static let outputRefused: Int32 = 73
+    /// The preset is unknown or its file is invalid.
+    public static let badPreset: Int32 = 78
+    /// An edit sidecar is invalid.
+    public static let badSidecar: Int32 = 79
+    /// The asked-for version cannot be delivered (`--require-current` without renderable edits, or an edit
+    /// passthrough cannot apply).
+    public static let versionUnavailable: Int32 = 80
+    /// The export completed, but by a fallback (remux or byte copy) instead of the transcode asked for.
+    public static let completedWithFallback: Int32 = 3
+    /// `regress` found a regression, a sample missing from the baseline, or a sample that failed to export.
+    public static let regression: Int32 = 4
+    /// Cancelled by SIGINT (or the API).
+    public static let cancelledByInterrupt: Int32 = 130
+    /// Cancelled by SIGTERM.
+    public static let cancelledByTerminate: Int32 = 143
+}
+
+extension ExportError {
+    /// Turns a JSON decoding error into an error naming the file and the field (`video.crf`, `trim.start`).
+    package static func describe(_ error: DecodingError, file path: String, sidecar: Bool) -> ExportError {
+        func make(_ field: String, _ reason: String) -> ExportError {
+            sidecar ? .invalidSidecar(path: path, field: field, reason: reason) : .invalidPreset(path: path, field: field, reason: reason)
+        }
+        func field(_ codingPath: [CodingKey], _ key: CodingKey? = nil) -> String {
+            let keys = codingPath + (key.map { [$0] } ?? [])
+            let joined = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+                .replacingOccurrences(of: ".[", with: "[")
+            return joined.isEmpty ? "-" : joined
+        }
+        switch error {
+        case .typeMismatch(let type, let ctx): return make(field(ctx.codingPath), "expected \(type)")
+        case .valueNotFound(let type, let ctx): return make(field(ctx.codingPath), "expected \(type), found null")
+        case .keyNotFound(let key, let ctx): return make(field(ctx.codingPath, key), "required key is missing")
+        // Foundation's text may quote the value ("invalid String value <the whole string>"): cut here, where it enters.
+        case .dataCorrupted(let ctx): return make(field(ctx.codingPath), shown(ctx.debugDescription, limit: 200))
+        @unknown default: return make("-", shown("\(error)", limit: 200))
+        }
+    }
+}

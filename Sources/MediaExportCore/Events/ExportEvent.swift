@@ -1,0 +1,223 @@
+import Foundation
+
+/// What happens to one input stream.
+public enum StreamAction: String, Codable, Sendable {
+    case transcode, copy, drop
+}
+
+/// The plan for one input stream, reported in the `started` event.
+public struct StreamPlan: Codable, Sendable, Equatable {
+    /// Index of the stream in the input.
+    public var index: Int
+    /// `video`, `audio`, `subtitle`, `data` or `attachment`.
+    public var type: String
+    /// The input codec name.
+    public var codec: String
+    /// Transcode, copy or drop.
+    public var action: StreamAction
+    /// The output codec, when the stream is kept.
+    public var outputCodec: String?
+    /// Output picture size (coded), for video.
+    public var width: Int?
+    /// Output picture height (coded), for video.
+    public var height: Int?
+    /// Why a stream is dropped, or a note on how it is handled.
+    public var reason: String?
+
+    /// Creates the value from each of its fields.
+    public init(index: Int, type: String, codec: String, action: StreamAction, outputCodec: String? = nil, width: Int? = nil, height: Int? = nil, reason: String? = nil) {
+        self.index = index; self.type = type; self.codec = codec; self.action = action; self.outputCodec = outputCodec; self.width = width; self.height = height; self.reason = reason
+    }
+}
+
+/// Events of an export, in order: `started`, any number of `progress`, then exactly one final event.
+public enum ExportEvent: Sendable, Equatable {
+    case started(Started)
+    case progress(Progress)
+    case fallback(Fallback)
+    case completed(Completed)
+    case failed(Failed)
+    case cancelled(Cancelled)
+
+    /// The version of the JSON record schema.
+    public static let schemaVersion = 1
+
+    /// The record's `kind`.
+    public var kind: String {
+        switch self {
+        case .started: return "started"
+        case .progress: return "progress"
+        case .fallback: return "fallback"
+        case .completed: return "completed"
+        case .failed: return "failed"
+        case .cancelled: return "cancelled"
+        }
+    }
+
+    /// True for `completed`, `failed` and `cancelled`.
+    public var isFinal: Bool {
+        switch self { case .started, .progress, .fallback: return false; default: return true }
+    }
+
+    /// The export began; says what will happen to each stream.
+    public struct Started: Codable, Sendable, Equatable {
+        public var input: String
+        public var output: String
+        public var preset: String
+        public var container: String
+        /// Seconds of media to export (after trimming), if known.
+        public var duration: Double?
+        public var timeRange: TimeRange?
+        public var streams: [StreamPlan]
+        /// Things the user should know (e.g. a passthrough trim starts at an earlier keyframe).
+        public var notes: [String]
+        /// Version asked for and delivered, and the resource read.
+        public var version: VersionReport?
+
+        /// Creates the value from each of its fields.
+        public init(input: String, output: String, preset: String, container: String, duration: Double? = nil, timeRange: TimeRange? = nil, streams: [StreamPlan], notes: [String], version: VersionReport? = nil) {
+            self.input = input; self.output = output; self.preset = preset; self.container = container; self.duration = duration; self.timeRange = timeRange; self.streams = streams; self.notes = notes; self.version = version
+        }
+    }
+
+    /// Progress, a few times a second.
+    public struct Progress: Codable, Sendable, Equatable {
+        /// 0…1.
+        public var fraction: Double
+        /// Seconds of output written.
+        public var outputTime: Double
+        /// Output seconds per wall-clock second.
+        public var speed: Double
+        /// Video frames encoded per second of wall time (0 without video transcoding).
+        public var fps: Double
+        /// Seconds since the export began.
+        public var elapsed: Double
+        /// Estimated seconds left, when it can be told.
+        public var eta: Double?
+
+        /// Creates the value from each of its fields.
+        public init(fraction: Double, outputTime: Double, speed: Double, fps: Double, elapsed: Double, eta: Double? = nil) {
+            self.fraction = fraction; self.outputTime = outputTime; self.speed = speed; self.fps = fps; self.elapsed = elapsed; self.eta = eta
+        }
+    }
+
+    /// The input could not go the way asked; the export goes on by the next route.
+    public struct Fallback: Codable, Sendable, Equatable {
+        public var from: ExportRoute
+        public var to: ExportRoute
+        /// Why: FFmpeg's error, the count of bad packets, a stall, or why a route was skipped.
+        public var reason: String
+        /// The stage that failed.
+        public var stage: ExportStage?
+
+        /// Creates the value from each of its fields.
+        public init(from: ExportRoute, to: ExportRoute, reason: String, stage: ExportStage? = nil) {
+            self.from = from; self.to = to; self.reason = reason; self.stage = stage
+        }
+    }
+
+    /// The output is complete and in place.
+    public struct Completed: Codable, Sendable, Equatable {
+        public var output: String
+        public var bytes: Int64
+        /// Duration of the output as probed, in seconds.
+        public var duration: Double
+        /// Codec of each output stream, in order.
+        public var codecs: [String]
+        public var width: Int?
+        public var height: Int?
+        /// Wall-clock seconds.
+        public var wallTime: Double
+        /// Corrupt input packets skipped while decoding.
+        public var skippedPackets: Int
+        public var notes: [String]
+        /// Version asked for and delivered, and the resource read.
+        public var version: VersionReport?
+        /// How the output was made.
+        public var route: ExportRoute = .transcode
+        /// The fallback steps taken, in order (empty for a clean export).
+        public var fallbacks: [Fallback] = []
+        /// SHA-256 of a byte copy (equal to the source's), for `route: copy`.
+        public var sha256: String?
+
+        /// Creates the value from each of its fields.
+        public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil) {
+            self.output = output; self.bytes = bytes; self.duration = duration; self.codecs = codecs; self.width = width; self.height = height; self.wallTime = wallTime; self.skippedPackets = skippedPackets; self.notes = notes; self.version = version; self.route = route; self.fallbacks = fallbacks; self.sha256 = sha256
+        }
+    }
+
+    /// The export failed; nothing was written.
+    public struct Failed: Codable, Sendable, Equatable {
+        public var stage: ExportStage
+        public var message: String
+        /// The file the failure is about.
+        public var path: String?
+        /// The exit code the CLI uses for it.
+        public var exitCode: Int32
+
+        /// Creates the value from each of its fields.
+        public init(stage: ExportStage, message: String, path: String? = nil, exitCode: Int32) {
+            self.stage = stage; self.message = message; self.path = path; self.exitCode = exitCode
+        }
+    }
+
+    /// The export was cancelled; nothing was written.
+    public struct Cancelled: Codable, Sendable, Equatable {
+        public var output: String
+        public var elapsed: Double
+
+        /// Creates the value from each of its fields.
+        public init(output: String, elapsed: Double) {
+            self.output = output; self.elapsed = elapsed
+        }
+    }
+}
+
+extension ExportEvent: Codable {
+    private enum Keys: String, CodingKey { case version, kind, payload }
+
+    /// `{"version":1,"kind":"…","payload":{…}}`
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(ExportEvent.schemaVersion, forKey: .version)
+        try c.encode(kind, forKey: .kind)
+        switch self {
+        case .started(let p): try c.encode(p, forKey: .payload)
+        case .progress(let p): try c.encode(p, forKey: .payload)
+        case .fallback(let p): try c.encode(p, forKey: .payload)
+        case .completed(let p): try c.encode(p, forKey: .payload)
+        case .failed(let p): try c.encode(p, forKey: .payload)
+        case .cancelled(let p): try c.encode(p, forKey: .payload)
+        }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        let kind = try c.decode(String.self, forKey: .kind)
+        switch kind {
+        case "started": self = .started(try c.decode(Started.self, forKey: .payload))
+        case "progress": self = .progress(try c.decode(Progress.self, forKey: .payload))
+        case "fallback": self = .fallback(try c.decode(Fallback.self, forKey: .payload))
+        case "completed": self = .completed(try c.decode(Completed.self, forKey: .payload))
+        case "failed": self = .failed(try c.decode(Failed.self, forKey: .payload))
+        case "cancelled": self = .cancelled(try c.decode(Cancelled.self, forKey: .payload))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown event kind \(kind)")
+        }
+    }
+
+    /// One JSON Lines record (no trailing newline), keys sorted for stable output.
+    public func jsonLine() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(self)) ?? Data()
+        return FileName.displayingRawBytes(inJSON: String(decoding: data, as: UTF8.self))
+    }
+}
+
+extension ExportEvent.Failed {
+    /// The failure record for an error.
+    public init(_ error: ExportError) {
+        self.init(stage: error.stage, message: error.description, path: error.path, exitCode: error.exitCode)
+    }
+}

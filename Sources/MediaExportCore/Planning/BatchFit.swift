@@ -1,0 +1,58 @@
+import Foundation
+
+// The batch's `--policy needed` judgement — does the file already fit the preset? — and its size estimate, over a
+// `SourceInfo` instead of `MediaInfo`. Messages and thresholds are today's (BatchPlan.swift `misfit`, `estimate`).
+
+extension ExportPlanner {
+    /// Why the source does not already fit the preset (so a batch transcodes it), or nil when it fits and a remux
+    /// or copy will do. Judges the first video that is not cover art, at its displayed size, and every audio stream.
+    public static func misfit(_ source: SourceInfo, preset: Preset) -> String? {
+        let video = source.firstVideo
+        let audio = source.streams.filter { $0.kind == .audio }
+        if let v = video {
+            guard let settings = preset.video else { return "preset \(preset.name) has no video" }
+            if v.codec != settings.codec.rawValue { return "video codec \(v.codec) is not \(settings.codec.rawValue)" }
+            if v.pixelFormat != settings.pixelFormat { return "pixel format \(v.pixelFormat ?? "unknown") is not \(settings.pixelFormat)" }
+            let shown = v.displaySize
+            let w = shown.width, h = shown.height
+            if let box = settings.maxSize, max(w, h) > box.long || min(w, h) > box.short {
+                return "\(w)x\(h) does not fit the \(box) box"
+            }
+            if w % 2 != 0 || h % 2 != 0 { return "odd picture size \(w)x\(h)" }
+            // A bit-rate ceiling derived from the CRF: about 0.25 bits per pixel at CRF 18, halving every 6 steps.
+            if let bitrate = v.bitRate, let fps = v.frameRate, w > 0, h > 0 {
+                let ceiling = 0.25 * pow(2, Double(18 - settings.crf) / 6) * Double(w * h) * fps * 1.5
+                if Double(bitrate) > ceiling { return "video bit rate \(bitrate / 1000) kb/s is above what CRF \(settings.crf) gives (about \(Int(ceiling / 1500)) kb/s)" }
+            }
+        }
+        for a in audio {
+            guard let settings = preset.audio else { return "preset \(preset.name) has no audio" }
+            if a.codec != settings.codec.rawValue { return "audio codec \(a.codec) is not \(settings.codec.rawValue)" }
+            if a.channels > settings.channels { return "\(a.channels) audio channels, preset keeps \(settings.channels)" }
+            if a.sampleRate > settings.sampleRate { return "audio at \(a.sampleRate) Hz, preset uses \(settings.sampleRate)" }
+            if let b = a.bitRate, Double(b) > Double(settings.bitrate) * 1.25 { return "audio bit rate \(b / 1000) kb/s is above the preset's \(settings.bitrate / 1000)" }
+        }
+        if video == nil && audio.isEmpty { return "no audio or video stream" }
+        if source.streams.contains(where: { $0.kind == .data || $0.kind == .subtitle || $0.isAttachedPicture }) {
+            return "has streams the preset drops (data, subtitles or cover art)"
+        }
+        return nil
+    }
+
+    /// A rough output size in bytes. `fits`: the batch remuxes or copies the file (it fits the preset, or the preset
+    /// is passthrough) — the source's size. Otherwise a transcode: bits per pixel from the CRF at the fitted
+    /// displayed size (30 fps when the rate is unknown), plus the preset's audio bit rate; nil without a duration.
+    public static func estimatedBytes(_ source: SourceInfo, preset: Preset, fits: Bool) -> Int64? {
+        if fits { return source.size }
+        guard let duration = source.duration else { return nil }
+        var bits = 0.0
+        if let v = source.firstVideo, let settings = preset.video {
+            let shown = v.displaySize
+            let size = SizeBox.fitting(width: shown.width, height: shown.height, into: settings.maxSize)
+            let bpp = 0.1 * pow(2, Double(23 - settings.crf) / 6) * (settings.codec == .hevc ? 0.6 : 1)
+            bits += bpp * Double(size.width * size.height) * (v.frameRate ?? 30) * duration
+        }
+        if source.streams.contains(where: { $0.kind == .audio }), let a = preset.audio { bits += Double(a.bitrate) * duration }
+        return Int64(bits / 8)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// What one route of an export does with every input stream, decided before any decoding: transcode, copy or drop,
+/// on which stretch of the source's timeline, and whether the route can run at all.
+public struct ExportPlan: Sendable, Equatable {
+    /// The route planned.
+    public var route: ExportRoute
+    /// The output container; nil for the byte copy (it keeps the source's own).
+    public var container: Container?
+    /// One decision per source stream, in index order.
+    public var streams: [StreamDecision]
+    /// The part of the source to read.
+    public var timeline: PlannedTimeline
+    /// Things the user should know (e.g. a stream copy starts at an earlier keyframe).
+    public var notes: [String]
+    /// nil when the route can run; otherwise why it cannot (the fallback chain skips it with this reason; the
+    /// session throws `noUsableStreams` only when the last route of its chain is impossible).
+    public var impossible: String?
+    /// Main streams (the main video or audio, kept by the preset) this route had to drop. For a stream copy: the
+    /// container cannot hold them, as `.mp4 cannot hold audio stream #1 (pcm_s16le)` — today's `remuxBlockers`; they
+    /// make a transcoding preset's remux impossible (it would not deliver what the preset keeps), while a passthrough
+    /// preset just drops such streams. For a transcode: no decoder, as `no decoder for video stream #0 (unknown
+    /// 'zzv9')`; they make the transcode impossible. Kept apart from `impossible` so that the session can tell a
+    /// skipped route from an input with nothing to export (and, for a transcode, report a decode failure as today).
+    public var blockers: [String]
+
+    /// Creates a plan.
+    public init(route: ExportRoute, container: Container?, streams: [StreamDecision], timeline: PlannedTimeline,
+                notes: [String] = [], impossible: String? = nil, blockers: [String] = []) {
+        self.route = route; self.container = container; self.streams = streams; self.timeline = timeline
+        self.notes = notes; self.impossible = impossible; self.blockers = blockers
+    }
+
+    /// True when the route can run.
+    public var isPossible: Bool { impossible == nil }
+
+    /// The `StreamPlan` records of the `started` event. Empty for the byte copy, as today: it copies bytes, not streams.
+    public var streamPlans: [StreamPlan] {
+        route == .copy ? [] : streams.map(\.streamPlan)
+    }
+}
+
+/// The stretch of the source an export reads.
+public struct PlannedTimeline: Sendable, Equatable {
+    /// Where the output's time 0 is, in seconds on the source's clock (`startTime` + the start, after any keyframe snap).
+    public var origin: Double
+    /// Seconds to export from `origin`; nil: to the end.
+    public var length: Double?
+    /// Seconds of media the output should hold (progress, and the truncation check), if known.
+    public var expectedDuration: Double?
+
+    /// Creates a timeline.
+    public init(origin: Double, length: Double? = nil, expectedDuration: Double? = nil) {
+        self.origin = origin; self.length = length; self.expectedDuration = expectedDuration
+    }
+}
+
+/// What happens to one input stream.
+public struct StreamDecision: Sendable, Equatable {
+    /// Index of the stream in the input.
+    public var index: Int
+    /// The stream's media type.
+    public var kind: SourceStream.Kind
+    /// The input codec name.
+    public var codec: String
+    /// Transcode, copy or drop.
+    public var action: Action
+    /// How a kept stream is handled, when worth saying (e.g. "rotation/flip applied losslessly to the display
+    /// matrix"). A drop's reason is in the action.
+    public var note: String?
+    /// The output picture size (coded) of a kept video stream: the encoder's for a transcode, the source's for a copy.
+    public var width: Int?
+    /// See `width`.
+    public var height: Int?
+
+    /// Creates a decision.
+    public init(index: Int, kind: SourceStream.Kind, codec: String, action: Action, note: String? = nil, width: Int? = nil, height: Int? = nil) {
+        self.index = index; self.kind = kind; self.codec = codec; self.action = action; self.note = note
+        self.width = width; self.height = height
+    }
+
+    /// The stream's fate.
+    public enum Action: Sendable, Equatable {
+        /// Decode, scale/crop and encode with the preset's video settings.
+        case transcodeVideo(VideoPlan)
+        /// Decode, resample and encode with the preset's audio settings.
+        case transcodeAudio(AudioPlan)
+        /// Copy the packets; `displayMatrix` replaces the source's (nil copies the source's).
+        case copy(displayMatrix: [Int32]?)
+        /// Leave the stream out, and why.
+        case drop(reason: String)
+    }
+
+    /// True unless the stream is dropped.
+    public var isKept: Bool {
+        if case .drop = action { return false }
+        return true
+    }
+
+    /// The `started` event's record for this stream.
+    public var streamPlan: StreamPlan {
+        var plan = StreamPlan(index: index, type: kind.rawValue, codec: codec, action: .drop)
+        switch action {
+        case .transcodeVideo(let v):
+            plan.action = .transcode; plan.outputCodec = v.settings.codec.rawValue
+        case .transcodeAudio(let a):
+            plan.action = .transcode; plan.outputCodec = a.settings.codec.rawValue
+        case .copy:
+            plan.action = .copy; plan.outputCodec = codec
+        case .drop(let reason):
+            plan.reason = reason
+        }
+        plan.width = width; plan.height = height
+        if let note { plan.reason = note }
+        return plan
+    }
+}
+
+/// How the main video is transcoded.
+public struct VideoPlan: Sendable, Equatable {
+    /// Output width, coded pixels (even).
+    public var width: Int
+    /// Output height, coded pixels (even).
+    public var height: Int
+    /// The preset's encoder settings.
+    public var settings: VideoSettings
+    /// Crop in coded pixels, applied before scaling; nil keeps the whole picture.
+    public var crop: PixelRect?
+    /// The display matrix to write; nil copies the source's.
+    public var displayMatrix: [Int32]?
+
+    /// Creates a video plan.
+    public init(width: Int, height: Int, settings: VideoSettings, crop: PixelRect? = nil, displayMatrix: [Int32]? = nil) {
+        self.width = width; self.height = height; self.settings = settings; self.crop = crop; self.displayMatrix = displayMatrix
+    }
+}
+
+/// How an audio stream is transcoded.
+public struct AudioPlan: Sendable, Equatable {
+    /// Output channels: the source's, at most the preset's (more are downmixed).
+    public var channels: Int
+    /// The preset's encoder settings.
+    public var settings: AudioSettings
+    /// Linear gain from the sidecar's `volume` (1: unchanged).
+    public var gain: Double
+
+    /// Creates an audio plan.
+    public init(channels: Int, settings: AudioSettings, gain: Double = 1) {
+        self.channels = channels; self.settings = settings; self.gain = gain
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+
+/// Decides, before any decoding, what an export does with every input stream — for one route of the fallback chain.
+/// Pure: it reads a `SourceInfo` the FFmpeg layer built and returns an `ExportPlan` the FFmpeg layer runs.
+///
+/// The routes:
+/// - `.transcode`: decode and encode with the preset; for a passthrough preset, a stream copy (as today). Impossible
+///   when a main stream the preset keeps has no decoder (`blockers`).
+/// - `.remux`: a stream copy. For a transcoding preset (the remux fallback) it keeps only the kinds of stream the
+///   preset keeps, ignores the crop and volume edits (they need a transcode), and is impossible when the container
+///   cannot hold a main stream the preset keeps (`blockers`).
+/// - `.copy`: a byte copy of the resource; always possible, applies no edit and no range.
+public enum ExportPlanner {
+    /// The note on a copied video whose rotation or flip went into the display matrix.
+    public static let losslessGeometryNote = "rotation/flip applied losslessly to the display matrix"
+
+    /// The plan for one route.
+    ///
+    /// - Parameters:
+    ///   - range: the request's time range, on the timeline of the version delivered (it counts from the sidecar's
+    ///     trim, which the planner merges in: `TimeRangePlanning.sourceRange`). The byte copy ignores it, with a note.
+    ///   - container: the output's container; nil makes a transcode or remux impossible ("no container for this
+    ///     extension"); the byte copy needs none.
+    ///   - edits: the sidecar's edits. A passthrough preset asked for crop or volume is refused by the session before
+    ///     planning (`editNeedsTranscode`), as today; planned anyway, a stream copy simply does not apply them.
+    /// - Throws: only `ExportError.invalidTimeRange` (bad range) — everything else is a plan (an impossible one
+    ///   carries its reason). The byte copy never throws: it does not read the range.
+    public static func plan(source: SourceInfo, preset: Preset, route: ExportRoute, container: Container?,
+                            edits: EditSidecar?, range: TimeRange?) throws -> ExportPlan {
+        if route == .copy { return byteCopy(source, range: range) }
+
+        let mode = Mode(preset: preset, route: route)
+        let edits = mode.effectiveEdits(edits)
+        let (timeline, notes) = try TimeRangePlanning.timeline(for: source, range: TimeRangePlanning.sourceRange(timeRange: range, edits: edits),
+                                                               streamCopy: mode.streamCopy)
+        guard let container else {
+            // Today the output target refuses the name before anything is planned (`outputUnwritable`).
+            return ExportPlan(route: route, container: nil, streams: [], timeline: timeline, notes: notes,
+                              impossible: "no container for this extension")
+        }
+
+        var decisions: [StreamDecision] = []
+        var blockers: [String] = []
+        for stream in source.streams {
+            decisions.append(decide(stream, source: source, preset: preset, mode: mode, container: container, edits: edits, blockers: &blockers))
+        }
+
+        var impossible: String? = nil
+        if !decisions.contains(where: \.isKept) {
+            // Today's `noUsableStreams` reason. It comes before the remux blockers, as today (the old plan threw it
+            // before the session looked at the blockers).
+            let kinds = decisions.map { "#\($0.index) \($0.kind.rawValue) \($0.codec): \($0.streamPlan.reason ?? "")" }.joined(separator: "; ")
+            impossible = source.streams.isEmpty ? "the file has no streams"
+                : "no stream can be exported with preset \(mode.presetName) to .\(container.rawValue) (\(kinds))"
+        } else if !blockers.isEmpty && (mode.remuxOfTranscodingPreset || !mode.streamCopy) {
+            // Today's `RouteSkipped` text for the remux. The transcode's is new: today a main stream without a decoder
+            // failed the transcode when its decoder was opened (an input fault, so the chain went on); dropping it
+            // instead would deliver, say, the audio alone as a successful transcode. Skipping the route keeps the chain.
+            impossible = "\(mode.streamCopy ? "remux" : "transcode") skipped: \(blockers.joined(separator: "; "))"
+        }
+        return ExportPlan(route: route, container: container, streams: decisions, timeline: timeline, notes: notes,
+                          impossible: impossible, blockers: blockers)
+    }
+
+    /// The cut the FFmpeg layer should look up a keyframe for (`SourceInfo.cutKeyframe`) before planning `route`:
+    /// the start, in seconds from the source's start, of a stream copy that starts after 0 in a source with a main
+    /// video. nil when no lookup is needed — or when the range is invalid (`plan` then throws).
+    public static func keyframeLookup(source: SourceInfo, preset: Preset, route: ExportRoute, edits: EditSidecar?, range: TimeRange?) -> Double? {
+        let mode = Mode(preset: preset, route: route)
+        guard route != .copy, mode.streamCopy, source.mainVideo != nil,
+              let checked = try? TimeRangePlanning.validate(TimeRangePlanning.sourceRange(timeRange: range, edits: mode.effectiveEdits(edits)),
+                                                            duration: source.duration, path: source.path),
+              checked.start > 0 else { return nil }
+        return checked.start
+    }
+
+    /// The edits (and the time range) a fallback route cannot apply, joined for a message — today's
+    /// `ExportSession.editsLost`: nil when the version delivered is not the current one, for a transcode, or when
+    /// nothing is lost. A remux loses the crop and volume; a byte copy loses the whole sidecar and the time range.
+    ///
+    /// - Parameters:
+    ///   - sidecarName: the sidecar's file name, for the byte copy's "the edits of IMG_1.edit.json".
+    ///   - timeRangeGiven: the request has a time range.
+    ///   - deliversCurrent: the version selected is the current one (`VersionReport.delivered == .current`).
+    public static func editsLost(by route: ExportRoute, edits: EditSidecar?, sidecarName: String?, timeRangeGiven: Bool,
+                                 deliversCurrent: Bool) -> String? {
+        guard deliversCurrent, route != .transcode else { return nil }
+        var lost: [String] = []
+        if let edits, !edits.isEmpty {
+            lost = route == .copy ? ["the edits of \(sidecarName ?? "the sidecar")"] : edits.needsTranscode
+        }
+        if route == .copy && timeRangeGiven { lost.append("the time range") }
+        return lost.isEmpty ? nil : lost.joined(separator: ", ")
+    }
+
+    // MARK: - Streams
+
+    /// How a route treats a preset: today's session turns a transcoding preset's remux into a passthrough preset
+    /// named "<name> (remux)" that keeps the preset's video/audio sections; the names in reasons come from it.
+    struct Mode {
+        /// Packets are copied, not decoded (passthrough preset, or any remux).
+        var streamCopy: Bool
+        /// The remux fallback of a transcoding preset: blockers make it impossible, crop/volume are ignored.
+        var remuxOfTranscodingPreset: Bool
+        /// The preset name in reasons (today's "<name> (remux)" for the remux fallback).
+        var presetName: String
+        /// A stream copy keeps video unless the preset keeps audio only.
+        var keepVideo: Bool
+        /// A stream copy keeps audio unless the preset keeps video only.
+        var keepAudio: Bool
+
+        init(preset: Preset, route: ExportRoute) {
+            remuxOfTranscodingPreset = route == .remux && !preset.passthrough
+            streamCopy = preset.passthrough || route == .remux
+            presetName = remuxOfTranscodingPreset ? "\(preset.name) (remux)" : preset.name
+            keepVideo = preset.video != nil || preset.audio == nil
+            keepAudio = preset.audio != nil || preset.video == nil
+        }
+
+        /// The edits this mode applies: the remux fallback drops the crop and volume (only a transcode applies them;
+        /// a passthrough preset asked for them is refused by the session before planning, `editNeedsTranscode`).
+        func effectiveEdits(_ edits: EditSidecar?) -> EditSidecar? {
+            guard remuxOfTranscodingPreset, var edits else { return edits }
+            edits.crop = nil
+            edits.volume = nil
+            return edits
+        }
+    }
+
+    /// The decision for one stream. Order of the checks (and so which reason wins) is today's.
+    static func decide(_ s: SourceStream, source: SourceInfo, preset: Preset, mode: Mode, container: Container, edits: EditSidecar?,
+                       blockers: inout [String]) -> StreamDecision {
+        var d = StreamDecision(index: s.index, kind: s.kind, codec: s.codec, action: .drop(reason: ""))
+        func drop(_ reason: String) -> StreamDecision { d.action = .drop(reason: reason); return d }
+        let ext = ".\(container.rawValue)"
+        // New: a stream to transcode without a decoder is dropped (today its decoder failed to open mid-setup and
+        // took the whole transcode down). A main one blocks the transcode instead (see `plan`).
+        func undecodable() -> StreamDecision {
+            if s.index == source.mainVideo || s.index == source.mainAudio {
+                blockers.append("no decoder for \(s.kind.rawValue) stream #\(s.index) (\(s.codec))")
+            }
+            return drop("no decoder for \(s.codec)")
+        }
+
+        if s.isAttachedPicture { return drop("cover art (attached picture) is not carried over") }
+        if edits?.mute == true && s.kind == .audio { return drop("muted by the edit sidecar") }
+
+        if mode.streamCopy {
+            let isMain = s.index == source.mainVideo || s.index == source.mainAudio
+            let holds = s.fitsIn.contains(container)
+            if (s.kind == .video && !mode.keepVideo) || (s.kind == .audio && !mode.keepAudio) {
+                return drop("preset \(mode.presetName) has no \(s.kind.rawValue)")
+            }
+            if isMain && !holds {
+                blockers.append("\(ext) cannot hold \(s.kind.rawValue) stream #\(s.index) (\(s.codec))")
+                return drop("\(ext) cannot hold \(s.codec)")
+            }
+            if s.kind == .data || s.kind == .attachment || !s.codecKnown { return drop("\(s.kind.rawValue) streams are not copied") }
+            guard holds else { return drop("\(ext) cannot hold \(s.codec)") }
+            var matrix: [Int32]? = nil
+            if s.kind == .video {
+                d.width = s.width; d.height = s.height
+                // Only the main video carries the edit's geometry; other video streams keep their own matrix.
+                if s.index == source.mainVideo, let edits {
+                    matrix = VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits)
+                    if matrix != nil { d.note = losslessGeometryNote }
+                }
+            }
+            d.action = .copy(displayMatrix: matrix)
+            return d
+        }
+
+        switch s.kind {
+        case .video:
+            guard let v = preset.video else { return drop("preset \(mode.presetName) has no video") }
+            guard s.index == source.mainVideo else { return drop("only the main video stream is exported") }
+            if container == .m4a { return drop(".m4a holds audio only") }
+            if !container.holds(v.codec) { return drop("\(ext) cannot hold \(v.codec.rawValue)") }
+            if !s.decodable { return undecodable() }
+            if s.width <= 0 || s.height <= 0 { return drop("picture size unknown") }
+            var crop: PixelRect? = nil
+            var matrix: [Int32]? = nil
+            if let edits {
+                crop = edits.crop.map { VideoGeometry.codedRect(displayed: $0, codedWidth: s.width, codedHeight: s.height, sourceClockwise: s.rotation) }
+                matrix = VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits)
+            }
+            let size = VideoGeometry.outputSize(codedWidth: s.width, codedHeight: s.height, sampleAspect: s.sampleAspect, crop: crop, box: v.maxSize)
+            d.width = size.width; d.height = size.height
+            d.action = .transcodeVideo(VideoPlan(width: size.width, height: size.height, settings: v, crop: crop, displayMatrix: matrix))
+            return d
+        case .audio:
+            guard let a = preset.audio else { return drop("preset \(mode.presetName) has no audio") }
+            if !container.holds(a.codec) { return drop("\(ext) cannot hold \(a.codec.rawValue)") }
+            if !s.decodable { return undecodable() }
+            if s.sampleRate <= 0 { return drop("sample rate unknown") }
+            // New: today an unknown count was taken for stereo.
+            if s.channels <= 0 { return drop("channel count unknown") }
+            d.action = .transcodeAudio(AudioPlan(channels: max(1, min(a.channels, s.channels)), settings: a, gain: edits?.volume ?? 1))
+            return d
+        case .subtitle:
+            guard s.fitsIn.contains(container) else { return drop("\(ext) cannot hold \(s.codec) subtitles") }
+            d.action = .copy(displayMatrix: nil)
+            return d
+        case .data, .attachment:
+            return drop("\(s.kind.rawValue) streams are not exported")
+        }
+    }
+
+    /// The byte copy: every stream goes along untouched; the range cannot be applied.
+    static func byteCopy(_ source: SourceInfo, range: TimeRange?) -> ExportPlan {
+        let streams = source.streams.map { s in
+            StreamDecision(index: s.index, kind: s.kind, codec: s.codec, action: .copy(displayMatrix: nil),
+                           width: s.kind == .video ? s.width : nil, height: s.kind == .video ? s.height : nil)
+        }
+        // No expected duration: the started event of a byte copy has none today (its progress is not time-based).
+        return ExportPlan(route: .copy, container: nil, streams: streams, timeline: PlannedTimeline(origin: source.startTime),
+                          notes: range != nil ? ["time range not applied by a byte copy"] : [])
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+/// Everything one probe of a source tells the planner. The FFmpeg layer builds it (one `avformat_open_input`,
+/// plus one keyframe lookup for a stream copy that starts after 0); tests build it by hand.
+public struct SourceInfo: Sendable, Equatable, Codable {
+    /// The file probed (the resource read), named in `invalidTimeRange` errors.
+    public var path: String
+    /// libavformat's name for the input format, e.g. `mov,mp4,m4a,3gp,3g2,mj2`.
+    public var formatName: String
+    /// The container's duration in seconds; nil when unknown (FFmpeg: `duration <= 0` or `AV_NOPTS_VALUE`).
+    public var duration: Double?
+    /// The container's start time in seconds (0 when unknown): the origin of the source's clock.
+    public var startTime: Double
+    /// The file's size in bytes when it was probed. Not in the brief's sketch: the batch estimate of a remux or a
+    /// byte copy is the source size (today's `estimate` reads `MediaInfo.size`), and the planner reads no files.
+    public var size: Int64
+    /// Every stream, in index order (`streams[i].index == i`).
+    public var streams: [SourceStream]
+    /// The stream `av_find_best_stream` picks for video, if any.
+    public var mainVideo: Int?
+    /// The stream `av_find_best_stream` picks for audio, if any.
+    public var mainAudio: Int?
+    /// The presentation time of the main video's keyframe at or before a requested cut, looked up by the probe
+    /// when a stream copy starts after 0 (nil: not looked up / no video). Ask `ExportPlanner.keyframeLookup(…)`
+    /// which cut to look up.
+    public var cutKeyframe: KeyframeLookup?
+
+    /// Creates a source description.
+    public init(path: String, formatName: String = "", duration: Double? = nil, startTime: Double = 0, size: Int64 = 0,
+                streams: [SourceStream], mainVideo: Int? = nil, mainAudio: Int? = nil, cutKeyframe: KeyframeLookup? = nil) {
+        self.path = path; self.formatName = formatName; self.duration = duration; self.startTime = startTime
+        self.size = size; self.streams = streams; self.mainVideo = mainVideo; self.mainAudio = mainAudio
+        self.cutKeyframe = cutKeyframe
+    }
+
+    /// The first video stream that is not cover art: the one the batch judges (as `misfit` and `estimate` do today).
+    public var firstVideo: SourceStream? { streams.first { $0.kind == .video && !$0.isAttachedPicture } }
+}
+
+/// The answer to one keyframe lookup: the main video's keyframe at or before `requested`, in seconds from the
+/// source's start (the first video packet after seeking there, by presentation time: B-frames shift decode times).
+public struct KeyframeLookup: Sendable, Equatable, Codable {
+    /// The cut asked for, seconds from the source's start.
+    public var requested: Double
+    /// The keyframe's presentation time, seconds from the source's start.
+    public var keyframe: Double
+
+    /// Creates a lookup result.
+    public init(requested: Double, keyframe: Double) { self.requested = requested; self.keyframe = keyframe }
+}
+
+/// A fraction, for a sample aspect ratio.
+public struct Rational: Sendable, Equatable, Codable {
+    /// Numerator.
+    public var num: Int
+    /// Denominator.
+    public var den: Int
+
+    /// Creates a fraction.
+    public init(_ num: Int, _ den: Int) { self.num = num; self.den = den }
+
+    /// True when both terms are positive (FFmpeg's 0/1 or 0/0 mean "unknown").
+    public var isValid: Bool { num > 0 && den > 0 }
+}
+
+/// One stream of a probed source.
+public struct SourceStream: Sendable, Equatable, Codable {
+    /// The stream's media type, named as in the `started` event's `type`.
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        /// Pictures (cover art too: see `isAttachedPicture`).
+        case video
+        /// Sound.
+        case audio
+        /// Subtitles.
+        case subtitle
+        /// Timed metadata and anything FFmpeg cannot classify.
+        case data
+        /// Files carried by the container (Matroska fonts).
+        case attachment
+    }
+
+    /// Index of the stream in the input.
+    public var index: Int
+    /// The media type.
+    public var kind: Kind
+    /// FFmpeg's codec name, or `unknown 'fourcc'` for a codec FFmpeg does not know.
+    public var codec: String
+    /// False when FFmpeg does not know the codec (`codec_id == AV_CODEC_ID_NONE`).
+    public var codecKnown: Bool
+    /// True when a decoder exists for the codec.
+    public var decodable: Bool
+    /// Cover art (`AV_DISPOSITION_ATTACHED_PIC`) rather than a video.
+    public var isAttachedPicture: Bool
+    /// Output containers whose muxer accepts a stream copy of this codec (the FFmpeg layer asks
+    /// `avformat_query_codec`; `.m4a`: aac and alac only). Empty for an unknown codec.
+    public var fitsIn: Set<Container>
+    /// The stream's own duration in seconds, if known.
+    public var duration: Double?
+    /// Bit rate in bits per second; nil when unknown.
+    public var bitRate: Int64?
+    /// Language tag, nil for none or `und`.
+    public var language: String?
+    /// Coded picture width (video); 0 or less when unknown.
+    public var width: Int
+    /// Coded picture height (video); 0 or less when unknown.
+    public var height: Int
+    /// Sample aspect ratio: the codec parameters', else the stream's (what the transcode uses); nil or invalid is square.
+    public var sampleAspect: Rational?
+    /// The source's display rotation, CLOCKWISE degrees, snapped to 0, 90, 180 or 270 (FFmpeg reports the
+    /// display matrix counter-clockwise: the FFmpeg layer passes `((-round(av_display_rotation_get)) % 360 + 360) % 360 / 90 * 90`).
+    public var rotation: Int
+    /// Average frames per second; nil when unknown (often so for variable frame rate).
+    public var frameRate: Double?
+    /// Pixel format name, e.g. `yuv420p`.
+    public var pixelFormat: String?
+    /// Audio channel count; 0 when unknown.
+    public var channels: Int
+    /// Audio sample rate in Hz; 0 or less when unknown.
+    public var sampleRate: Int
+
+    /// Creates a stream description; everything but the identity has a neutral default.
+    public init(index: Int, kind: Kind, codec: String, codecKnown: Bool = true, decodable: Bool = true,
+                isAttachedPicture: Bool = false, fitsIn: Set<Container> = [], duration: Double? = nil, bitRate: Int64? = nil,
+                language: String? = nil, width: Int = 0, height: Int = 0, sampleAspect: Rational? = nil, rotation: Int = 0,
+                frameRate: Double? = nil, pixelFormat: String? = nil, channels: Int = 0, sampleRate: Int = 0) {
+        self.index = index; self.kind = kind; self.codec = codec; self.codecKnown = codecKnown; self.decodable = decodable
+        self.isAttachedPicture = isAttachedPicture; self.fitsIn = fitsIn; self.duration = duration; self.bitRate = bitRate
+        self.language = language; self.width = width; self.height = height; self.sampleAspect = sampleAspect
+        self.rotation = rotation; self.frameRate = frameRate; self.pixelFormat = pixelFormat
+        self.channels = channels; self.sampleRate = sampleRate
+    }
+
+    /// The picture as displayed: sample aspect ratio applied to the width, then the sides swapped for a quarter
+    /// turn — what `mediaexport probe` reports as `displayWidth`/`displayHeight` (and what the batch judges).
+    public var displaySize: PixelSize {
+        // Same arithmetic as MediaProbe: width × av_q2d(sar), rounded (av_q2d divides first; the transcode's
+        // `outputSize` multiplies first — the two can differ in the last bit, so each keeps its own order).
+        let ratio = sampleAspect.flatMap { $0.isValid ? Double($0.num) / Double($0.den) : nil } ?? 1
+        let w = Int((Double(width) * ratio).rounded()), h = height
+        return VideoGeometry.isQuarterTurn(rotation) ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+    }
+}
+
+/// A picture size in pixels.
+public struct PixelSize: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+
+    /// Creates a size.
+    public init(width: Int, height: Int) { self.width = width; self.height = height }
+
+    /// `"1920x1080"`.
+    public var description: String { "\(width)x\(height)" }
+}

@@ -1,0 +1,177 @@
+import Foundation
+
+/// A named export recipe, loaded from a JSON file in `Presets/` (or a user's own file).
+///
+/// A preset says what happens to each kind of stream: `video`/`audio` settings transcode it, a missing
+/// section drops that kind of stream, and `passthrough: true` copies every stream the container can hold.
+public struct Preset: Codable, Sendable, Equatable {
+    /// Short name used on the command line (`highest`, `1280x720`, …).
+    public var name: String
+    /// Other accepted names, matched case-insensitively (Apple's `AVAssetExportPreset…` names).
+    public var aliases: [String]
+    /// One line for the `presets` table.
+    public var summary: String
+    /// The container used when the output has no extension of its own, e.g. `mp4` or `m4a`.
+    public var defaultExtension: String
+    /// Stream copy of every stream the output container can hold; no decoding.
+    public var passthrough: Bool
+    /// How to encode video; `nil` drops video (audio-only presets) unless `passthrough`.
+    public var video: VideoSettings?
+    /// How to encode audio; `nil` drops audio unless `passthrough`.
+    public var audio: AudioSettings?
+
+    /// Creates a preset value (used by tests and by code that builds presets on the fly).
+    public init(name: String, aliases: [String] = [], summary: String = "", defaultExtension: String = "mp4",
+                passthrough: Bool = false, video: VideoSettings? = nil, audio: AudioSettings? = nil) {
+        self.name = name; self.aliases = aliases; self.summary = summary; self.defaultExtension = defaultExtension
+        self.passthrough = passthrough; self.video = video; self.audio = audio
+    }
+
+    package enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, aliases, summary, defaultExtension, passthrough, video, audio
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        aliases = try c.decodeIfPresent([String].self, forKey: .aliases) ?? []
+        summary = try c.decodeIfPresent(String.self, forKey: .summary) ?? ""
+        defaultExtension = try c.decodeIfPresent(String.self, forKey: .defaultExtension) ?? "mp4"
+        passthrough = try c.decodeIfPresent(Bool.self, forKey: .passthrough) ?? false
+        video = try c.decodeIfPresent(VideoSettings.self, forKey: .video)
+        audio = try c.decodeIfPresent(AudioSettings.self, forKey: .audio)
+    }
+}
+
+/// Video codecs a preset can ask for.
+public enum VideoCodec: String, Codable, Sendable, CaseIterable {
+    /// H.264 through libx264.
+    case h264
+    /// HEVC through libx265, tagged `hvc1` in MP4/MOV as Apple players expect.
+    case hevc
+
+    /// The libavcodec encoder name.
+    package var encoderName: String { self == .h264 ? "libx264" : "libx265" }
+}
+
+/// Audio codecs a preset can ask for.
+public enum AudioCodec: String, Codable, Sendable, CaseIterable {
+    /// AAC-LC through FFmpeg's native encoder.
+    case aac
+}
+
+/// Video encoding settings of a preset.
+public struct VideoSettings: Codable, Sendable, Equatable {
+    /// Output codec.
+    public var codec: VideoCodec
+    /// The encoder's speed preset (`ultrafast` … `veryslow`), as in x264/x265.
+    public var encoderPreset: String
+    /// Constant rate factor (0–51; lower is better quality).
+    public var crf: Int
+    /// The box the displayed picture must fit (`[long, short]` in any order); `nil` keeps the source size.
+    public var maxSize: SizeBox?
+    /// Output pixel format (`yuv420p` plays everywhere).
+    public var pixelFormat: String
+
+    /// Creates video settings.
+    public init(codec: VideoCodec, encoderPreset: String = "medium", crf: Int = 23, maxSize: SizeBox? = nil,
+                pixelFormat: String = "yuv420p") {
+        self.codec = codec; self.encoderPreset = encoderPreset; self.crf = crf; self.maxSize = maxSize
+        self.pixelFormat = pixelFormat
+    }
+
+    package enum CodingKeys: String, CodingKey, CaseIterable { case codec, encoderPreset, crf, maxSize, pixelFormat }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        codec = try c.decode(VideoCodec.self, forKey: .codec)
+        encoderPreset = try c.decodeIfPresent(String.self, forKey: .encoderPreset) ?? "medium"
+        crf = try c.decodeIfPresent(Int.self, forKey: .crf) ?? 23
+        maxSize = try c.decodeIfPresent(SizeBox.self, forKey: .maxSize)
+        pixelFormat = try c.decodeIfPresent(String.self, forKey: .pixelFormat) ?? "yuv420p"
+    }
+}
+
+/// Audio encoding settings of a preset.
+public struct AudioSettings: Codable, Sendable, Equatable {
+    /// Output codec.
+    public var codec: AudioCodec
+    /// Bit rate in bits per second.
+    public var bitrate: Int
+    /// Output sample rate in Hz; the source is resampled to it.
+    public var sampleRate: Int
+    /// Most channels to keep: more are downmixed, fewer are kept as they are (mono stays mono).
+    public var channels: Int
+
+    /// Creates audio settings.
+    public init(codec: AudioCodec = .aac, bitrate: Int = 128_000, sampleRate: Int = 48_000, channels: Int = 2) {
+        self.codec = codec; self.bitrate = bitrate; self.sampleRate = sampleRate; self.channels = channels
+    }
+
+    package enum CodingKeys: String, CodingKey, CaseIterable { case codec, bitrate, sampleRate, channels }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        codec = try c.decodeIfPresent(AudioCodec.self, forKey: .codec) ?? .aac
+        bitrate = try c.decodeIfPresent(Int.self, forKey: .bitrate) ?? 128_000
+        sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate) ?? 48_000
+        channels = try c.decodeIfPresent(Int.self, forKey: .channels) ?? 2
+    }
+}
+
+/// A bounding box for the displayed picture, independent of orientation: the long side of the picture must
+/// fit the larger number and the short side the smaller one, so `1280x720` holds a portrait 720x1280 clip.
+public struct SizeBox: Codable, Sendable, Equatable, CustomStringConvertible {
+    /// The larger side of the box.
+    public var long: Int
+    /// The smaller side of the box.
+    public var short: Int
+
+    /// Creates a box from two sides in any order.
+    public init(_ a: Int, _ b: Int) { long = max(a, b); short = min(a, b) }
+
+    /// `"1280x720"`.
+    public var description: String { "\(long)x\(short)" }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let sides = try c.decode([Int].self)
+        guard sides.count == 2 else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected [width, height], got \(sides.count) numbers")
+        }
+        guard sides.allSatisfy({ $0 >= 2 && $0 <= 16384 }) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "sides must be between 2 and 16384")
+        }
+        self.init(sides[0], sides[1])
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode([long, short])
+    }
+
+    /// The output size for a picture shown at `width`x`height`: scaled down (never up) to fit the box,
+    /// aspect ratio kept, both sides even (4:2:0 encoders need it).
+    public func fit(width: Int, height: Int) -> (width: Int, height: Int) {
+        SizeBox.fitting(width: width, height: height, into: self)
+    }
+
+    /// Like `fit`, with an optional box: without one only the even-size rule applies.
+    package static func fitting(width: Int, height: Int, into box: SizeBox?) -> (width: Int, height: Int) {
+        let w = Double(max(width, 1)), h = Double(max(height, 1))
+        var scale = 1.0
+        if let box {
+            let long = max(w, h), short = min(w, h)
+            scale = min(1.0, Double(box.long) / long, Double(box.short) / short)
+        }
+        func even(_ x: Double, limit: Int) -> Int {
+            var v = Int((x / 2).rounded()) * 2
+            let evenLimit = limit & ~1
+            if v > evenLimit { v = evenLimit }
+            return max(2, v)
+        }
+        let limitW = box.map { Int(w) <= Int(h) ? min(Int(w), $0.short) : min(Int(w), $0.long) } ?? Int(w)
+        let limitH = box.map { Int(h) < Int(w) ? min(Int(h), $0.short) : min(Int(h), $0.long) } ?? Int(h)
+        return (even(w * scale, limit: limitW), even(h * scale, limit: limitH))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// A part of the source's timeline, in seconds from its start (like `AVAssetExportSession.timeRange`).
+public struct TimeRange: Codable, Sendable, Equatable {
+    /// First second to export; `nil` or 0 is the start.
+    public var start: Double?
+    /// Second to stop at (exclusive); `nil` is the end.
+    public var end: Double?
+    /// Creates a range.
+    public init(start: Double? = nil, end: Double? = nil) { self.start = start; self.end = end }
+}
+
+/// One export job as a plain value: what to read, what to write, how.
+public struct ExportRequest: Codable, Sendable, Equatable {
+    /// The input media file.
+    public var input: String
+    /// The output file; its extension chooses the container (`.mp4`, `.mov`, `.m4v`, `.m4a`, `.mkv`).
+    public var output: String
+    /// The preset to apply.
+    public var preset: Preset
+    /// Optional part of the timeline.
+    public var timeRange: TimeRange?
+    /// Replace an existing output.
+    public var overwrite: Bool
+    /// The output must resolve inside this folder; `nil` uses the output's own folder.
+    public var sandbox: String?
+    /// Which version of the asset to export (default `current`: the user's edits applied).
+    public var version: AssetVersion
+    /// A JSON edit sidecar to apply, instead of one found beside the input.
+    public var editsPath: String?
+    /// Fail instead of delivering the original when the current version cannot be rendered (an `.AAE` only),
+    /// and refuse fallbacks that would deliver the original instead of the edited version.
+    public var requireCurrent: Bool
+    /// Fallback steps allowed when the input cannot be transcoded.
+    public var fallback: FallbackPolicy
+    /// When decoding gives up.
+    public var errors: ErrorPolicy
+    /// Start the chain at this route instead of the preset's (a batch that knows a file already fits the
+    /// preset asks for `remux` or `copy`); later fallbacks follow `fallback`.
+    public var startRoute: ExportRoute?
+
+    /// Creates a request. `timeRange` is on the timeline of the version delivered (after a sidecar's trim).
+    public init(input: String, output: String, preset: Preset, timeRange: TimeRange? = nil, overwrite: Bool = false, sandbox: String? = nil,
+                version: AssetVersion = .current, editsPath: String? = nil, requireCurrent: Bool = false,
+                fallback: FallbackPolicy = .auto, errors: ErrorPolicy = ErrorPolicy()) {
+        self.input = input; self.output = output; self.preset = preset; self.timeRange = timeRange
+        self.overwrite = overwrite; self.sandbox = sandbox
+        self.version = version; self.editsPath = editsPath; self.requireCurrent = requireCurrent
+        self.fallback = fallback; self.errors = errors
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, startRoute
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        input = try c.decode(String.self, forKey: .input)
+        output = try c.decode(String.self, forKey: .output)
+        preset = try c.decode(Preset.self, forKey: .preset)
+        timeRange = try c.decodeIfPresent(TimeRange.self, forKey: .timeRange)
+        overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
+        sandbox = try c.decodeIfPresent(String.self, forKey: .sandbox)
+        version = try c.decodeIfPresent(AssetVersion.self, forKey: .version) ?? .current
+        editsPath = try c.decodeIfPresent(String.self, forKey: .editsPath)
+        requireCurrent = try c.decodeIfPresent(Bool.self, forKey: .requireCurrent) ?? false
+        startRoute = try c.decodeIfPresent(ExportRoute.self, forKey: .startRoute)
+        fallback = try c.decodeIfPresent(FallbackPolicy.self, forKey: .fallback) ?? .auto
+        errors = try c.decodeIfPresent(ErrorPolicy.self, forKey: .errors) ?? ErrorPolicy()
+    }
+
+    /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the
+    /// trim's start).
+    package func sourceRange(edits: EditSidecar?) -> TimeRange? {
+        guard let trim = edits?.trim else { return timeRange }
+        let start = trim.start + (timeRange?.start ?? 0)
+        let end = timeRange?.end.map { min(trim.end, trim.start + $0) } ?? trim.end
+        return TimeRange(start: start, end: end)
+    }
+}

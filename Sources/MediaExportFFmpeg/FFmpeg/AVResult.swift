@@ -1,0 +1,71 @@
+internal import CFFmpeg
+internal import CFFmpegLog
+import Foundation
+import Synchronization
+import MediaExportCore
+
+/// FFmpeg's error text for a negative return code, with the last error line FFmpeg logged when there is one
+/// (it often holds the real cause).
+func ffmpegMessage(_ code: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
+    let text = av_strerror(code, &buffer, buffer.count) < 0 ? "FFmpeg error \(code)" : String(cString: buffer)
+    if let logged = FFmpegLog.takeLastError(), logged != text { return "\(text) (\(logged))" }
+    return text
+}
+
+/// Error codes the pipeline treats as control flow rather than failure.
+enum AVCode {
+    static let again = cff_averror_eagain()
+    static let eof = cff_averror_eof()
+    static let exit = cff_averror_exit()
+    static let invalidData = cff_averror_invaliddata()
+    static let noPTS = cff_nopts_value()
+}
+
+/// Throws `ExportError.ffmpeg` when `code` is negative.
+@discardableResult
+func check(_ code: Int32, _ stage: ExportStage, _ path: String, _ what: String) throws -> Int32 {
+    if code < 0 {
+        if code == AVCode.exit { throw ExportError.cancelled }
+        throw ExportError.ffmpeg(stage: stage, path: path, code: code, message: "\(what): \(ffmpegMessage(code))")
+    }
+    return code
+}
+
+/// The versions of the FFmpeg libraries loaded at run time, e.g. "libavformat 59.27.100".
+public enum FFmpegVersions {
+    private static func format(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }
+    /// One line per library.
+    public static var lines: [String] {
+        [("libavformat", cff_avformat_version()), ("libavcodec", cff_avcodec_version()), ("libavutil", cff_avutil_version()),
+         ("libswscale", cff_swscale_version()), ("libswresample", cff_swresample_version())]
+            .map { "\($0.0) \(format($0.1))" }
+    }
+    /// FFmpeg's release string (e.g. "5.1.6-0+deb12u1").
+    public static var release: String { String(cString: av_version_info()) }
+}
+
+/// Makes FFmpeg's own logging quiet; the library reports errors itself.
+public enum FFmpegLog {
+    /// Shows FFmpeg's errors on stderr (verbose) or nothing at all (default).
+    public static func setVerbose(_ verbose: Bool) {
+        cff_install_log(verbose ? cff_log_warning() : cff_log_quiet())
+        configured.store(true, ordering: .relaxed)
+    }
+
+    /// The last error FFmpeg logged on this thread (then forgotten), if any.
+    static func takeLastError() -> String? {
+        var buf = [CChar](repeating: 0, count: 512)
+        cff_take_last_error(&buf, Int32(buf.count))
+        let s = String(cString: buf).trimmingCharacters(in: .whitespacesAndNewlines)
+        return s.isEmpty ? nil : s
+    }
+
+    /// Set once a caller chose; read by every demuxer open (any thread).
+    private static let configured = Atomic<Bool>(false)
+
+    /// Quiet unless a caller chose otherwise: a library must not write to the host's stderr.
+    static func applyDefault() {
+        if !configured.load(ordering: .relaxed) { setVerbose(false) }
+    }
+}

@@ -1,0 +1,59 @@
+internal import CFFmpeg
+import MediaExportCore
+
+/// Stage 2: turns one input stream's packets into frames.
+final class StreamDecoder {
+    let context: UnsafeMutablePointer<AVCodecContext>
+    let path: String
+    let streamIndex: Int32
+
+    /// Opens a decoder for `stream`, with FFmpeg's automatic thread count as the ffmpeg CLI uses.
+    /// `strict` makes the decoder report every bitstream error instead of concealing it.
+    init(stream: UnsafeMutablePointer<AVStream>, path: String, strict: Bool = false) throws {
+        self.path = path
+        streamIndex = stream.pointee.index
+        let params = stream.pointee.codecpar!
+        guard let codec = avcodec_find_decoder(params.pointee.codec_id) else {
+            let name = codecName(params.pointee)
+            throw ExportError.ffmpeg(stage: .decode, path: path, code: cff_averror_decoder_not_found(),
+                                     message: "no decoder for \(name) (stream #\(stream.pointee.index)) in this FFmpeg build")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else { fatalError("avcodec_alloc_context3: out of memory") }
+        context = ctx
+        try check(avcodec_parameters_to_context(ctx, params), .decode, path, "decoder parameters")
+        ctx.pointee.pkt_timebase = stream.pointee.time_base
+        ctx.pointee.thread_count = 0
+        if strict { ctx.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_CRCCHECK | AV_EF_BITSTREAM }
+        if params.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+            ctx.pointee.framerate = av_guess_frame_rate(nil, stream, nil)
+        }
+        try check(avcodec_open2(ctx, codec, nil), .decode, path, "opening \(String(cString: codec.pointee.name)) decoder")
+    }
+
+    deinit {
+        var c: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&c)
+    }
+
+    /// Sends a packet (or `nil` to start draining).
+    func send(_ packet: Packet?) throws {
+        let code = avcodec_send_packet(context, packet?.pointer)
+        if code == AVCode.eof { return }  // already draining
+        if code == AVCode.invalidData {
+            throw ExportError.ffmpeg(stage: .decode, path: path, code: code, message: "stream #\(streamIndex): \(ffmpegMessage(code))")
+        }
+        try check(code, .decode, path, "stream #\(streamIndex)")
+    }
+
+    /// What `receive` produced.
+    enum Output { case frame, needsInput, drained }
+
+    /// Receives the next decoded frame into `frame`.
+    func receive(into frame: Frame) throws -> Output {
+        let code = avcodec_receive_frame(context, frame.pointer)
+        if code == AVCode.again { return .needsInput }
+        if code == AVCode.eof { return .drained }
+        try check(code, .decode, path, "stream #\(streamIndex)")
+        return .frame
+    }
+}

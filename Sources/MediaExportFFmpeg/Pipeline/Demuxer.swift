@@ -1,0 +1,126 @@
+internal import CFFmpeg
+import Foundation
+import MediaExportCore
+
+/// Stage 1: opens the input container and reads its packets, one at a time (never the whole file).
+final class Demuxer {
+    private(set) var context: UnsafeMutablePointer<AVFormatContext>
+    let path: String
+    /// The file's identity, size and modification time when it was opened.
+    private var opened = stat()
+
+    /// Opens `path` and reads stream information. `interrupt` is polled by FFmpeg during blocking reads.
+    ///
+    /// Opened only through `cff_input_open` (`InputGuard.h`): by the name's bytes, regular files only, with a
+    /// demuxer from `InputFormats.allowed`, and no nested open of any other file or URL. `formats` is for
+    /// tests of the second layer (a demuxer that does open other files, let through on purpose).
+    init(path: String, interrupt: UnsafeMutablePointer<Int32>?, formats: String = InputFormats.whitelist) throws {
+        self.path = path
+        FFmpegLog.applyDefault()
+        var result = CFFInputResult()
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        let status = cff_input_open(&ctx, FileName.cString(path), formats, interrupt, &result)
+        switch status {
+        case CFF_INPUT_OPENED: break
+        case CFF_INPUT_SYSTEM_ERROR:
+            throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(result.sys_errno)))
+        case CFF_INPUT_DIRECTORY: throw ExportError.inputUnreadable(path: path, reason: "is a directory")
+        // FIFOs and devices can block a read forever, out of the watchdog's reach: regular files only.
+        case CFF_INPUT_NOT_REGULAR: throw ExportError.inputUnreadable(path: path, reason: "not a regular file")
+        case CFF_INPUT_EMPTY: throw ExportError.notMedia(path: path, reason: "file is empty (0 bytes)")
+        case CFF_INPUT_FORMAT_REFUSED:
+            throw ExportError.notMedia(path: path, reason: InputFormats.refusal(
+                name: Demuxer.text(result.format_name), longName: Demuxer.text(result.format_long_name)))
+        case CFF_INPUT_NESTED_OPEN_REFUSED:
+            throw ExportError.notMedia(path: path, reason: InputFormats.nestedOpenRefusal(url: Demuxer.text(result.refused_url)))
+        default:
+            if result.averror == AVCode.exit { throw ExportError.cancelled }
+            throw ExportError.notMedia(path: path, reason: ffmpegMessage(result.averror))
+        }
+        guard let input = ctx else { fatalError("cff_input_open reported success without a context") }
+        context = input
+        opened = result.attributes
+        let infoCode = avformat_find_stream_info(context, nil)
+        // Every stored property is set, so a throw from here on runs deinit, which closes the input (exactly once).
+        var url = [CChar](repeating: 0, count: 256)
+        if cff_input_refused_opens(context, &url, Int32(url.count)) > 0 {
+            throw ExportError.notMedia(path: path, reason: InputFormats.nestedOpenRefusal(url: FileName.decode(cString: url)))
+        }
+        if infoCode < 0 {
+            if infoCode == AVCode.exit { throw ExportError.cancelled }
+            throw ExportError.notMedia(path: path, reason: "cannot read stream information: \(ffmpegMessage(infoCode))")
+        }
+    }
+
+    deinit {
+        var c: UnsafeMutablePointer<AVFormatContext>? = context
+        cff_input_close(&c)
+    }
+
+    /// Decodes a fixed-size C string field of `CFFInputResult` (bytes that may not be UTF-8).
+    private static func text<T>(_ field: T) -> String {
+        withUnsafeBytes(of: field) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return FileName.decode(bytes)
+        }
+    }
+
+    /// The input's size in bytes when it was opened.
+    var fileSize: Int64 { Int64(opened.st_size) }
+
+    /// The streams of the input.
+    var streams: [UnsafeMutablePointer<AVStream>] {
+        (0..<Int(context.pointee.nb_streams)).compactMap { context.pointee.streams[$0] }
+    }
+
+    /// The container's duration in seconds, if known.
+    var duration: Double? {
+        let d = context.pointee.duration
+        return d > 0 && d != AVCode.noPTS ? Double(d) / Double(AV_TIME_BASE) : nil
+    }
+
+    /// The container's start time in seconds (0 when unknown).
+    var startTime: Double {
+        let s = context.pointee.start_time
+        return s == AVCode.noPTS ? 0 : Double(s) / Double(AV_TIME_BASE)
+    }
+
+    /// Result of reading one packet.
+    enum ReadResult { case packet, endOfFile }
+
+    /// Reads the next packet into `packet`; end of file is a result, not an error.
+    func read(into packet: Packet) throws -> ReadResult {
+        let code = av_read_frame(context, packet.pointer)
+        if code == AVCode.eof { return .endOfFile }
+        if code == AVCode.exit { throw ExportError.cancelled }
+        if code < 0 {
+            // A read error at the end of a truncated file is treated as its end by ffmpeg as well.
+            if avio_feof(context.pointee.pb) != 0 { return .endOfFile }
+            throw ExportError.ffmpeg(stage: .decode, path: path, code: code, message: "reading packet: \(ffmpegMessage(code))")
+        }
+        return .packet
+    }
+
+    /// Seeks so that reading starts at the keyframe at or before `seconds` (on the container's timeline).
+    func seek(toSeconds seconds: Double) throws {
+        let ts = Int64((seconds + startTime) * Double(AV_TIME_BASE))
+        try check(avformat_seek_file(context, -1, Int64.min, ts, ts, 0), .decode, path, "seeking to \(seconds) s")
+    }
+
+    /// Throws when the file was replaced, removed, shrunk or modified since it was opened: the export may
+    /// have read a torn file.
+    func verifyUnchanged() throws { try InputSnapshot(path: path, attributes: opened).verify() }
+
+    /// Container-level metadata, e.g. `creation_time`, `location`.
+    var metadata: [String: String] { Demuxer.dictionary(context.pointee.metadata) }
+
+    static func dictionary(_ dict: OpaquePointer?) -> [String: String] {
+        var result: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let e = av_dict_get(dict, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            result[String(cString: e.pointee.key)] = String(cString: e.pointee.value)
+            entry = e
+        }
+        return result
+    }
+}

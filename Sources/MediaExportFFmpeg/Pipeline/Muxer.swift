@@ -1,0 +1,105 @@
+internal import CFFmpeg
+import Foundation
+import MediaExportCore
+
+extension Container {
+    /// True when the container can hold a stream of this codec.
+    func canHold(_ codecID: AVCodecID) -> Bool {
+        guard let fmt = av_guess_format(muxerName, nil, nil) else { return false }
+        if self == .m4a { return codecID == AV_CODEC_ID_AAC || codecID == AV_CODEC_ID_ALAC }
+        return avformat_query_codec(fmt, codecID, FF_COMPLIANCE_NORMAL) == 1
+    }
+}
+
+/// Stage 5: writes packets into the output container: the target's temporary file, through its descriptor
+/// (never by path, the faststart re-read included), renamed by the caller when complete.
+final class Muxer {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    /// The output's final path, for messages.
+    let path: String
+    let container: Container
+    /// Keeps the target's descriptors open for as long as FFmpeg may use them.
+    private let target: OutputTarget
+    private var headerWritten = false
+    private var ioOpen = false
+
+    /// The AVIO buffer: large writes, few system calls.
+    static let bufferSize: Int32 = 256 << 10
+
+    init(target: OutputTarget, container: Container, interrupt: UnsafeMutablePointer<Int32>?) throws {
+        self.target = target
+        self.path = target.finalPath
+        self.container = container
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        // The context's url is the temporary file's name: the only name its io_open callback will reopen.
+        let code = target.temporaryName.withUnsafeBufferPointer { avformat_alloc_output_context2(&ctx, nil, container.muxerName, $0.baseAddress) }
+        guard code >= 0, let ctx else {
+            throw ExportError.outputUnwritable(path: target.finalPath, reason: "cannot create \(container.rawValue) muxer: \(ffmpegMessage(code))")
+        }
+        context = ctx
+        if let interrupt { cff_set_interrupt(ctx, interrupt) }
+        if (ctx.pointee.oformat.pointee.flags & cff_fmt_nofile()) == 0 {
+            let attached = target.temporaryName.withUnsafeBufferPointer {
+                cff_output_io_attach(ctx, target.directory, target.descriptor, $0.baseAddress, Muxer.bufferSize)
+            }
+            if attached < 0 {
+                // Every stored property is set: throwing runs deinit, which frees the context (exactly once).
+                throw ExportError.outputUnwritable(path: target.finalPath, reason: ffmpegMessage(attached))
+            }
+            ioOpen = true
+        }
+    }
+
+    deinit {
+        // A failed or cancelled export: free without writing what is still buffered.
+        if ioOpen { _ = cff_output_io_detach(context, 0) }
+        avformat_free_context(context)
+    }
+
+    /// Whether encoders must put codec headers in extradata (MP4/MOV/MKV do).
+    var needsGlobalHeader: Bool { (context.pointee.oformat.pointee.flags & cff_fmt_globalheader()) != 0 }
+
+    /// Adds an output stream.
+    func addStream() throws -> UnsafeMutablePointer<AVStream> {
+        guard let s = avformat_new_stream(context, nil) else {
+            throw ExportError.ffmpeg(stage: .mux, path: path, code: -1, message: "cannot add a stream")
+        }
+        return s
+    }
+
+    /// Writes the header; MP4-family outputs get `movflags=+faststart`.
+    func writeHeader(metadata: [String: String]) throws {
+        for (k, v) in metadata { av_dict_set(&context.pointee.metadata, k, v, 0) }
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        if container.isQuickTimeFamily { av_dict_set(&options, "movflags", "+faststart", 0) }
+        try check(avformat_write_header(context, &options), .mux, path, "writing the \(container.rawValue) header")
+        headerWritten = true
+    }
+
+    /// Writes one packet; the muxer interleaves by time and takes ownership of the packet's data.
+    func write(_ packet: Packet) throws {
+        let code = av_interleaved_write_frame(context, packet.pointer)
+        if code < 0 { try writeFailure(code, "writing a packet") }
+    }
+
+    /// Writes the trailer (for faststart this rewrites the file with the moov atom first) and flushes the file.
+    func finish() throws {
+        guard headerWritten else { return }
+        let code = av_write_trailer(context)
+        if code < 0 { try writeFailure(code, "finishing the file") }
+        if ioOpen {
+            ioOpen = false
+            let ioError = cff_output_io_detach(context, 1)
+            if ioError < 0 { try writeFailure(ioError, "writing the file") }
+        }
+    }
+
+    private func writeFailure(_ code: Int32, _ what: String) throws {
+        if code == AVCode.exit { throw ExportError.cancelled }
+        if code == cff_averror(ENOSPC) || code == cff_averror(EIO) || code == cff_averror(EDQUOT) {
+            throw ExportError.outputUnwritable(path: path, reason: "\(what): \(ffmpegMessage(code))")
+        }
+        throw ExportError.ffmpeg(stage: .mux, path: path, code: code, message: "\(what): \(ffmpegMessage(code))")
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import MediaExport
+import MediaExportFFmpeg
+import MediaExportCore
+
+/// Draws a batch for people on stderr: on a terminal an overall bar (assets done / total, bytes, ETA) and a line
+/// per running job, redrawn a few times a second; elsewhere one line per finished job.
+public final class BatchRenderer: @unchecked Sendable {
+    private let mode: ProgressRenderer.Mode
+    private let lock = NSLock()
+    private var total = 0
+    private var done = 0
+    private var bytesWritten: Int64 = 0
+    private var running: [Int: (key: String, fraction: Double)] = [:]
+    private var drawnLines = 0
+    private var lastDraw = Date.distantPast
+    private let began = Date()
+
+    /// Creates a renderer in `mode` (see `ProgressRenderer.mode`).
+    public init(mode: ProgressRenderer.Mode) { self.mode = mode }
+
+    /// Renders one batch event.
+    public func handle(_ event: BatchEvent) {
+        lock.lock(); defer { lock.unlock() }
+        guard mode != .none else { return }
+        switch event {
+        case .planned(let item):
+            if item.action != .skip { total += 1 }
+        case .job(let id, let key, let status):
+            switch status {
+            case .exporting: running[id] = (key, 0)
+            case .completed, .failed, .cancelled:
+                running[id] = nil
+                done += 1
+                if mode == .lines { write("[\(done)/\(total)] \(status.rawValue): \(key)\n") }
+            default: break
+            }
+            if mode == .bar { draw(force: true) }
+        case .export(let id, _, let e):
+            if case .progress(let p) = e { running[id]?.fraction = p.fraction }
+            if case .completed(let c) = e { bytesWritten += c.bytes }
+            if mode == .bar { draw(force: false) }
+        case .finished:
+            if mode == .bar { clear() }
+        }
+    }
+
+    private func draw(force: Bool) {
+        let now = Date()
+        guard force || now.timeIntervalSince(lastDraw) >= 0.25 else { return }
+        lastDraw = now
+        let progress = total > 0 ? (Double(done) + running.values.reduce(0) { $0 + $1.fraction }) / Double(total) : 1
+        let width = 28
+        let filled = Int(progress * Double(width))
+        var lines = ["[" + String(repeating: "#", count: filled) + String(repeating: "-", count: max(0, width - filled)) + "] "
+                     + "\(done)/\(total) assets  " + HumanSummary.bytes(bytesWritten) + " out"
+                     + (progress > 0.01 ? "  ETA " + ProgressRenderer.clock(now.timeIntervalSince(began) * (1 - progress) / progress) : "")]
+        for (id, job) in running.sorted(by: { $0.key < $1.key }) {
+            lines.append(String(format: "  job %d %3d%%  ", id, Int(job.fraction * 100)) + job.key)
+        }
+        clear()
+        write(lines.joined(separator: "\n") + "\n")
+        drawnLines = lines.count
+    }
+
+    private func clear() {
+        if drawnLines > 0 { write("\u{1B}[\(drawnLines)A\u{1B}[J") }
+        drawnLines = 0
+    }
+
+    /// write(2) in a loop: FileHandle.write traps when the reader has gone (EPIPE); a lost line is no reason to crash.
+    private func write(_ s: String) {
+        var bytes = Array(s.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Foundation.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    /// The closing summary: counts and bytes.
+    public static func summary(_ counts: BatchCounts) -> String {
+        "\(counts.total) assets: \(counts.transcoded) transcoded, \(counts.remuxed) remuxed, \(counts.copied) copied, "
+            + "\(counts.fellBack) fell back, \(counts.skipped) skipped, \(counts.failed) failed"
+            + (counts.cancelled > 0 ? ", \(counts.cancelled) cancelled" : "")
+            + "; \(HumanSummary.bytes(counts.bytesIn)) in, \(HumanSummary.bytes(counts.bytesOut)) out"
+    }
+
+    /// The dry-run summary: how many assets each action.
+    public static func planSummary(_ rows: [BatchReportRow]) -> String {
+        let counts = Dictionary(grouping: rows, by: \.action).mapValues(\.count)
+        let parts = [BatchAction.transcode, .remux, .copy, .skip].map { "\(counts[$0] ?? 0) \($0.rawValue)" }
+        let estimate = rows.filter { $0.action != .skip }.compactMap(\.estimatedBytes).reduce(0, +)
+        return "\(rows.count) assets planned: " + parts.joined(separator: ", ") + "; about \(HumanSummary.bytes(estimate)) to write (dry run: nothing exported)"
+    }
+
+    /// The dry-run plan table.
+    public static func planTable(_ rows: [BatchReportRow]) -> String {
+        var table = [["ASSET", "PLAN", "EST. SIZE", "REASON"]]
+        for r in rows {
+            table.append([r.key, r.action.rawValue, r.estimatedBytes.map { HumanSummary.bytes($0) } ?? "?", r.reason])
+        }
+        return PresetTable.align(table)
+    }
+}

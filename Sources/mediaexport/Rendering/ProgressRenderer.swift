@@ -1,0 +1,135 @@
+import Foundation
+import MediaExport
+import MediaExportFFmpeg
+import MediaExportCore
+
+/// Draws export progress for people on stderr: a redrawing bar on a terminal, a plain line per 10 % when
+/// stderr is a pipe or a file, nothing when quiet. Updates are throttled by the session (a few a second).
+public final class ProgressRenderer: @unchecked Sendable {
+    /// How progress is shown.
+    public enum Mode: Sendable { case bar, lines, none }
+
+    /// The mode chosen for `fd`: a bar on a terminal (unless `TERM=dumb`), lines otherwise.
+    public static func mode(for fd: Int32 = 2, quiet: Bool) -> Mode {
+        if quiet { return .none }
+        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        return isatty(fd) != 0 && term != "dumb" ? .bar : .lines
+    }
+
+    private let mode: Mode
+    private let fd: Int32
+    private let width: Int
+    private var lastDecile = -1
+    private var drawn = false
+    private let lock = NSLock()
+
+    /// Creates a renderer writing to `fd` (stderr by default).
+    public init(mode: Mode, fd: Int32 = 2, width: Int = 28) {
+        self.mode = mode; self.fd = fd; self.width = width
+    }
+
+    /// Renders one event.
+    public func handle(_ event: ExportEvent) {
+        lock.lock(); defer { lock.unlock() }
+        switch (mode, event) {
+        case (.none, _): return
+        case (.bar, .progress(let p)):
+            write("\r" + ProgressRenderer.bar(p, width: width) + "\u{1B}[K")
+            drawn = true
+        case (.lines, .progress(let p)):
+            let decile = Int(p.fraction * 10)
+            if decile > lastDecile {
+                lastDecile = decile
+                write(ProgressRenderer.line(p) + "\n")
+            }
+        case (.bar, _) where event.isFinal:
+            if drawn { write("\r\u{1B}[K") }
+        default:
+            return
+        }
+    }
+
+    /// `[##########----------]  50%  87 fps  1.20x  ETA 0:03`
+    public static func bar(_ p: ExportEvent.Progress, width: Int) -> String {
+        let filled = Int((p.fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: max(0, width - filled))
+        return "[\(bar)] " + stats(p)
+    }
+
+    /// `progress  50%  87 fps  1.20x  ETA 0:03`
+    public static func line(_ p: ExportEvent.Progress) -> String { "progress " + stats(p) }
+
+    private static func stats(_ p: ExportEvent.Progress) -> String {
+        var parts = [String(format: "%3d%%", Int((p.fraction * 100).rounded(.down)))]
+        if p.fps > 0 { parts.append(String(format: "%.0f fps", p.fps)) }
+        parts.append(String(format: "%.2fx", p.speed))
+        if let eta = p.eta { parts.append("ETA " + clock(eta)) }
+        return parts.joined(separator: "  ")
+    }
+
+    /// `m:ss` or `h:mm:ss`.
+    public static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+    }
+
+    private func write(_ s: String) {
+        var bytes = Array(s.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}
+
+/// Sentences for people about an export.
+public enum HumanSummary {
+    /// What will happen to each stream, e.g. `#0 video h264 → h264 1280x720 (transcode)`.
+    public static func plan(_ s: ExportEvent.Started) -> [String] {
+        s.streams.map { st in
+            switch st.action {
+            case .drop: return "  #\(st.index) \(st.type) \(st.codec): dropped (\(st.reason ?? ""))"
+            case .copy: return "  #\(st.index) \(st.type) \(st.codec): copied"
+            case .transcode:
+                let size = st.width.map { " \($0)x\(st.height ?? 0)" } ?? ""
+                return "  #\(st.index) \(st.type) \(st.codec) → \(st.outputCodec ?? "?")\(size)"
+            }
+        } + s.notes.map { "  note: \($0)" } + (s.version.map { ["  " + version($0)] } ?? [])
+    }
+
+    /// `Exported out.mp4: h264 1280x720 + aac, 10.00 s, 4.2 MB in 3.1 s`
+    public static func completed(_ c: ExportEvent.Completed) -> String {
+        let size = c.width.map { " \($0)x\(c.height ?? 0)" } ?? ""
+        var line = "Exported \(FileName.display(c.output)): \(c.codecs.joined(separator: " + "))\(size), "
+            + String(format: "%.2f s, %@ in %.1f s", c.duration, bytes(c.bytes), c.wallTime)
+        if c.skippedPackets > 0 { line += " (\(c.skippedPackets) corrupt packets skipped)" }
+        if !c.fallbacks.isEmpty {
+            line += " — by \(c.route.rawValue) after " + c.fallbacks.map { "\($0.from.rawValue) failed" }.joined(separator: ", ")
+            if let sha = c.sha256 { line += "; SHA-256 \(sha.prefix(16))… matches the source" }
+        }
+        return line
+    }
+
+    /// `version: current delivered (asked current) from IMG_E1234.MOV — rendered edit IMG_E1234.MOV`
+    public static func version(_ v: VersionReport) -> String {
+        let name = FileName.display((v.resource as NSString).lastPathComponent)
+        var line = "version: \(v.delivered.rawValue) delivered (asked \(v.requested.rawValue)) from \(name) [\(v.resourceKind.rawValue)] — \(FileName.display(v.reason))"
+        if v.requested != v.delivered { line = "WARNING " + line }
+        return line
+    }
+
+    /// `fallback: transcode → remux: IMG.MOV: decode failed: …`
+    public static func fallback(_ f: ExportEvent.Fallback) -> String {
+        "fallback: \(f.from.rawValue) → \(f.to.rawValue): \(f.reason)"
+    }
+
+    /// `4.2 MB`
+    public static func bytes(_ n: Int64) -> String {
+        let units = ["B", "kB", "MB", "GB", "TB"]
+        var v = Double(n), i = 0
+        while v >= 1000 && i < units.count - 1 { v /= 1000; i += 1 }
+        return i == 0 ? "\(n) B" : String(format: "%.1f %@", v, units[i])
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import MediaExportCore
+
+/// Batch `--policy needed`: does the file already fit the preset? (source, preset, misfit).
+let misfitCases: [(String, SourceInfo, String, String?)] = [
+    ("fits", .landscape1080, "1920x1080", nil),
+    ("portrait fits the orientation-free box", .portraitRotated, "1920x1080", nil),
+    ("audio only fits a video preset", .audioOnly, "highest", nil),
+    ("audio only fits m4a", .audioOnly, "m4a", nil),
+    ("codec", .make([.h264(0, 1920, 1080, codec: "hevc"), .aac(1)]), "1920x1080", "video codec hevc is not h264"),
+    ("pixel format", .make([.h264(0, 1920, 1080, pixelFormat: "yuv420p10le")]), "highest", "pixel format yuv420p10le is not yuv420p"),
+    ("pixel format unknown", .make([SourceStream(index: 0, kind: .video, codec: "h264", width: 640, height: 360)]), "highest",
+     "pixel format unknown is not yuv420p"),
+    ("box", .make([.h264(0, 3840, 2160), .aac(1)]), "1920x1080", "3840x2160 does not fit the 1920x1080 box"),
+    ("box, rotated", .portraitRotated, "1280x720", "1080x1920 does not fit the 1280x720 box"),
+    ("box, anamorphic at its displayed size", .anamorphic, "1280x720", "1920x1080 does not fit the 1280x720 box"),
+    ("odd", .oddSize, "highest", "odd picture size 853x479"),
+    ("bit rate", .make([.h264(0, 1920, 1080, bitRate: 30_000_000)]), "1920x1080",
+     "video bit rate 30000 kb/s is above what CRF 20 gives (about 12343 kb/s)"),
+    ("VFR: no average rate, no bit-rate judgement", .make([.h264(0, 1920, 1080, fps: nil, bitRate: 30_000_000)]), "1920x1080", nil),
+    ("no video in the preset", .landscape1080, "m4a", "preset m4a has no video"),
+    ("audio codec", .pcmAudio, "1920x1080", "audio codec pcm_s16le is not aac"),
+    ("audio channels", .make([.h264(0, 1280, 720), .aac(1, channels: 6)]), "highest", "6 audio channels, preset keeps 2"),
+    ("audio sample rate", .make([.aac(0, rate: 96_000)]), "m4a", "audio at 96000 Hz, preset uses 48000"),
+    ("audio bit rate", .make([.aac(0, bitRate: 320_000)]), "1920x1080", "audio bit rate 320 kb/s is above the preset's 192"),
+    ("audio bit rate within 25 %", .make([.aac(0, bitRate: 240_000)]), "1920x1080", nil),
+    ("extra streams", .withExtras, "1920x1080", "has streams the preset drops (data, subtitles or cover art)"),
+    ("cover art alone is an extra stream", .make([.aac(0), SourceStream(index: 1, kind: .video, codec: "mjpeg", isAttachedPicture: true,
+                                                                           width: 600, height: 600)]), "m4a",
+     "has streams the preset drops (data, subtitles or cover art)"),
+    ("nothing to judge", .make([SourceStream(index: 0, kind: .data, codec: "bin_data")]), "highest", "no audio or video stream"),
+    ("passthrough has no video settings", .landscape1080, "passthrough", "preset passthrough has no video"),
+]
+
+@Suite struct BatchFitTests {
+    @Test(arguments: misfitCases)
+    func misfit(_ name: String, _ source: SourceInfo, _ preset: String, _ expected: String?) {
+        #expect(ExportPlanner.misfit(source, preset: Presets.named(preset)) == expected, "\(name)")
+    }
+
+    /// (source, preset, fits, bytes): the source size for a remux or copy; bits per pixel from the CRF otherwise.
+    @Test(arguments: [
+        (SourceInfo.landscape1080, "highest", true, Int64?(12_345_678)),
+        (.make([.h264(0, 640, 360)], duration: nil), "highest", true, 12_345_678),
+        (.make([.h264(0, 640, 360)], duration: nil), "highest", false, nil),
+        (.landscape1080, "highest", false, 14_095_256),
+        (.landscape1080, "hevc-highest", false, 5_476_958),
+        // 30 fps when the rate is unknown (VFR): 640x360 at CRF 28 + 64 kb/s.
+        (.vfr, "low", false, 564_903),
+        // Fitted at the displayed size (1080x1920 → 360x640): the same pixels as landscape 640x360.
+        (.portraitRotated, "low", false, 564_903),
+        (.landscape1080, "m4a", false, 240_000),
+        (.videoOnly, "m4a", false, 0),
+    ])
+    func estimate(_ source: SourceInfo, _ preset: String, _ fits: Bool, _ expected: Int64?) {
+        #expect(ExportPlanner.estimatedBytes(source, preset: Presets.named(preset), fits: fits) == expected)
+    }
+}
