@@ -109,21 +109,21 @@ struct HardeningCoreTests {
 
     @Test("A stall never replaces a cancellation, and clearing a stall never clears a cancellation")
     func cancelStands() {
-        let flag = CancelFlag()
+        let flag = CancelToken()
         #expect(flag.markStalled())
-        #expect(flag.value == CancelFlag.stalled)
+        #expect(flag.value == CancelToken.stalled)
         flag.clearStall()
         #expect(!flag.isSet)
         flag.cancel()
         #expect(!flag.markStalled())
         flag.clearStall()
-        #expect(flag.value == CancelFlag.cancelled)
+        #expect(flag.value == CancelToken.cancelled)
     }
 
     @Test("A watchdog touched from another thread many times a millisecond neither traps nor stalls")
     func touchedWatchdog() async {
-        let flag = CancelFlag()
-        let watchdog = StallWatchdog(timeout: 0.2, flag: flag)
+        let flag = CancelToken()
+        let watchdog = StallWatchdog(timeout: 0.2, token: flag)
         let deadline = Date().addingTimeInterval(1.0)
         while Date() < deadline { watchdog.touch() }
         watchdog.stop()

@@ -145,7 +145,7 @@ import Glibc
         let secret = try Self.secret(in: dir)
         let upload = try Referencing.hlsLocal.make(in: dir, target: secret)
         #expect(throws: ExportError.notMedia(path: upload, reason: "names another file (\(secret)): inputs that name other files are refused")) {
-            _ = try Demuxer(path: upload, interrupt: nil, formats: "hls," + InputFormats.whitelist)
+            _ = try Demuxer(path: upload, cancel: nil, formats: "hls," + InputFormats.whitelist)
         }
     }
 

@@ -142,7 +142,7 @@ struct HardeningOutputTests {
         defer { TestSupport.cleanup(dir) }
         try "other".write(toFile: dir.path + "/other.mp4", atomically: false, encoding: .utf8)
         let target = try OutputTarget(output: dir.path + "/x.mp4", inputs: [], overwrite: false, sandbox: nil, defaultExtension: "mp4")
-        let muxer = try Muxer(target: target, container: .mp4, interrupt: nil)
+        let muxer = try Muxer(target: target, container: .mp4, cancel: nil)
         let ctx = muxer.context
         let open = try #require(ctx.pointee.io_open), close = try #require(ctx.pointee.io_close2)
         var pb: UnsafeMutablePointer<AVIOContext>? = nil

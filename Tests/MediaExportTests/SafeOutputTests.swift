@@ -88,10 +88,10 @@ import Testing
         let bad = dir.appendingPathComponent("bad-\(kind).mov").path
         let source = try Data(contentsOf: URL(fileURLWithPath: TestSupport.fixture("landscape.mov")))
         switch kind {
-        case "empty": FileManager.default.createFile(atPath: bad, contents: Data())
+        case "empty": _ = FileManager.default.createFile(atPath: bad, contents: Data())
         case "text": try "this is not a movie\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        case "truncated-head": FileManager.default.createFile(atPath: bad, contents: source.prefix(64))
-        case "truncated-half": FileManager.default.createFile(atPath: bad, contents: source.prefix(source.count / 2))
+        case "truncated-head": _ = FileManager.default.createFile(atPath: bad, contents: source.prefix(64))
+        case "truncated-half": _ = FileManager.default.createFile(atPath: bad, contents: source.prefix(source.count / 2))
         default: break
         }
         let before = kind == "missing" ? "" : try TestSupport.sha256(bad)

@@ -139,21 +139,22 @@ public enum BatchPlanner {
         var item = BatchItem(key: key, input: main.path, resources: asset.resources.map(\.path), output: output, action: .transcode,
                              reason: "", duration: nil, sourceBytes: main.size, estimatedBytes: nil, created: 0)
         let selection: VersionSelection
-        let info: MediaInfo
+        let source: ProbedSource
         do {
             selection = try VersionResolver.select(input: main.path, version: options.version, editsPath: nil, requireCurrent: false)
-            info = try MediaProbe.probe(path: selection.report.resource)
+            source = try ProbedSource(path: selection.report.resource, cancel: nil)
         } catch let error as ExportError {
             // Planned as a transcode so that the run records the failure with its reason (the fallback may still deliver it).
             item.reason = "cannot be probed: \(error.description)"
             item.created = modificationTime(main.path)
             return item
         }
+        var info = source.info
         item.duration = info.duration
         item.sourceBytes = info.size
         item.created = creationTime(info) ?? modificationTime(selection.report.resource)
-        let hasVideo = info.streams.contains { $0.type == "video" && !$0.isAttachedPicture }
-        let hasAudio = info.streams.contains { $0.type == "audio" }
+        let hasVideo = info.firstVideo != nil
+        let hasAudio = info.streams.contains { $0.kind == .audio }
         if options.media == .video && !hasVideo || options.media == .audio && (hasVideo || !hasAudio)
             || options.minDuration.map({ (info.duration ?? 0) < $0 }) == true
             || options.maxDuration.map({ (info.duration ?? .infinity) > $0 }) == true {
@@ -170,8 +171,12 @@ public enum BatchPlanner {
             item.reason = "policy always"
         } else if let edits = selection.edits, !edits.isEmpty {
             item.reason = "edits from \((selection.report.sidecar as NSString?)?.lastPathComponent ?? "a sidecar") to apply"
-        } else if let misfit = misfit(info, preset) {
+        } else if let misfit = ExportPlanner.misfit(info, preset: preset) {
             item.reason = misfit
+        } else if let truncation = try? measuredTruncation(source) {
+            // Judged as a single export would: a file cut short is not "already fitting"; its transcode falls back.
+            item.reason = truncation
+            info = source.info
         } else {
             let ext = (selection.report.resource as NSString).pathExtension.lowercased()
             if ext == preset.defaultExtension.lowercased() {
@@ -182,7 +187,7 @@ public enum BatchPlanner {
                 item.reason = "already fits the preset; only the container changes (.\(ext) → .\(preset.defaultExtension))"
             }
         }
-        item.estimatedBytes = estimate(info, preset, action: item.action)
+        item.estimatedBytes = ExportPlanner.estimatedBytes(info, preset: preset, fits: item.action != .transcode)
 
         return item
     }
@@ -207,54 +212,6 @@ public enum BatchPlanner {
         } else if !same {
             item.reason += "; changed since the last run"
         }
-    }
-
-    /// Why an asset does not already fit a preset, or nil when it does.
-    static func misfit(_ info: MediaInfo, _ preset: Preset) -> String? {
-        let video = info.streams.first { $0.type == "video" && !$0.isAttachedPicture }
-        let audio = info.streams.filter { $0.type == "audio" }
-        if let v = video {
-            guard let settings = preset.video else { return "preset \(preset.name) has no video" }
-            if v.codec != settings.codec.rawValue { return "video codec \(v.codec) is not \(settings.codec.rawValue)" }
-            if v.pixelFormat != settings.pixelFormat { return "pixel format \(v.pixelFormat ?? "unknown") is not \(settings.pixelFormat)" }
-            let w = v.displayWidth ?? v.width ?? 0, h = v.displayHeight ?? v.height ?? 0
-            if let box = settings.maxSize, max(w, h) > box.long || min(w, h) > box.short {
-                return "\(w)x\(h) does not fit the \(box) box"
-            }
-            if w % 2 != 0 || h % 2 != 0 { return "odd picture size \(w)x\(h)" }
-            // A bit-rate ceiling derived from the CRF: about 0.25 bits per pixel at CRF 18, halving every 6 steps.
-            if let bitrate = v.bitRate, let fps = v.frameRate, w > 0, h > 0 {
-                let ceiling = 0.25 * pow(2, Double(18 - settings.crf) / 6) * Double(w * h) * fps * 1.5
-                if Double(bitrate) > ceiling { return "video bit rate \(bitrate / 1000) kb/s is above what CRF \(settings.crf) gives (about \(Int(ceiling / 1500)) kb/s)" }
-            }
-        }
-        for a in audio {
-            guard let settings = preset.audio else { return "preset \(preset.name) has no audio" }
-            if a.codec != settings.codec.rawValue { return "audio codec \(a.codec) is not \(settings.codec.rawValue)" }
-            if (a.channels ?? 0) > settings.channels { return "\(a.channels ?? 0) audio channels, preset keeps \(settings.channels)" }
-            if (a.sampleRate ?? 0) > settings.sampleRate { return "audio at \(a.sampleRate ?? 0) Hz, preset uses \(settings.sampleRate)" }
-            if let b = a.bitRate, Double(b) > Double(settings.bitrate) * 1.25 { return "audio bit rate \(b / 1000) kb/s is above the preset's \(settings.bitrate / 1000)" }
-        }
-        if video == nil && audio.isEmpty { return "no audio or video stream" }
-        if info.streams.contains(where: { $0.type == "data" || $0.type == "subtitle" || $0.isAttachedPicture }) {
-            return "has streams the preset drops (data, subtitles or cover art)"
-        }
-        return nil
-    }
-
-    /// A rough output size: the source size for remux/copy; for a transcode, bits per pixel from the CRF.
-    static func estimate(_ info: MediaInfo, _ preset: Preset, action: BatchAction) -> Int64? {
-        if action != .transcode { return info.size }
-        guard let duration = info.duration else { return nil }
-        var bits = 0.0
-        if let v = info.streams.first(where: { $0.type == "video" && !$0.isAttachedPicture }), let settings = preset.video,
-           let w = v.displayWidth, let h = v.displayHeight {
-            let size = SizeBox.fitting(width: w, height: h, into: settings.maxSize)
-            let bpp = 0.1 * pow(2, Double(23 - settings.crf) / 6) * (settings.codec == .hevc ? 0.6 : 1)
-            bits += bpp * Double(size.width * size.height) * (v.frameRate ?? 30) * duration
-        }
-        if info.streams.contains(where: { $0.type == "audio" }), let a = preset.audio { bits += Double(a.bitrate) * duration }
-        return Int64(bits / 8)
     }
 
     /// SHA-256 of the preset's canonical JSON: a changed preset redoes its assets.
@@ -345,7 +302,13 @@ public enum BatchPlanner {
 
     static func modificationTime(_ path: String) -> Double { FileSystem.stat(path).map { Double($0.st_mtim.tv_sec) } ?? 0 }
 
-    static func creationTime(_ info: MediaInfo) -> Double? {
+    /// Scans the packets of a file that otherwise fits; the reason it is truncated, if it is.
+    private static func measuredTruncation(_ source: ProbedSource) throws -> String? {
+        try source.measureDataEnd()
+        return source.info.truncation
+    }
+
+    static func creationTime(_ info: SourceInfo) -> Double? {
         guard let text = info.creationTime else { return nil }
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

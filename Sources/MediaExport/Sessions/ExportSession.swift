@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaExportCore
 import MediaExportFFmpeg
 
@@ -8,7 +9,7 @@ import MediaExportFFmpeg
 ///
 /// The pipeline runs on the thread that calls `run()` (FFmpeg calls block); `export()` runs it on a
 /// dedicated thread for async callers. `cancel()` may be called from any thread or a signal handler's queue.
-public final class ExportSession: @unchecked Sendable {
+public final class ExportSession: Sendable {
     /// Where an export stands.
     public enum Status: String, Codable, Sendable {
         case waiting, exporting, completed, failed, cancelled
@@ -16,18 +17,18 @@ public final class ExportSession: @unchecked Sendable {
 
     /// The job.
     public let request: ExportRequest
-    /// Called synchronously for every event, on the exporting thread. Set it before `run()`; it is released
-    /// after the final event.
-    public var onEvent: (@Sendable (ExportEvent) -> Void)?
-    /// How often `progress` events are emitted at most, in seconds.
-    public var progressInterval: Double = 0.25
 
-    private let lock = NSLock()
-    private var _status: Status = .waiting
-    private var _progress: Double = 0
-    private var _error: ExportError?
-    private let flag = CancelFlag()
-    private var cancelFlag: UnsafeMutablePointer<Int32> { flag.pointer }
+    /// Everything that changes, behind one lock: read from any thread, written by the exporting one.
+    private struct State {
+        var status: Status = .waiting
+        var progress: Double = 0
+        var error: ExportError?
+        var onEvent: (@Sendable (ExportEvent) -> Void)?
+        var progressInterval: Double = 0.25
+        var debugStallAtOutputTime: Double?
+    }
+    private let state = Mutex(State())
+    private let token = CancelToken()
     private let continuation: AsyncStream<ExportEvent>.Continuation
     /// Every event of this session, ending after the final one. Buffers the newest 1000 if nobody reads.
     public let events: AsyncStream<ExportEvent>
@@ -42,24 +43,46 @@ public final class ExportSession: @unchecked Sendable {
         continuation.finish()
     }
 
+    /// Called synchronously for every event, on the exporting thread. Set it before `run()`; it is released
+    /// after the final event.
+    public var onEvent: (@Sendable (ExportEvent) -> Void)? {
+        get { state.withLock { $0.onEvent } }
+        set { state.withLock { $0.onEvent = newValue } }
+    }
+    /// How often `progress` events are emitted at most, in seconds.
+    public var progressInterval: Double {
+        get { state.withLock { $0.progressInterval } }
+        set { state.withLock { $0.progressInterval = newValue } }
+    }
+    /// Test hook: the transcode route pretends to hang once output reaches this many seconds.
+    var debugStallAtOutputTime: Double? {
+        get { state.withLock { $0.debugStallAtOutputTime } }
+        set { state.withLock { $0.debugStallAtOutputTime = newValue } }
+    }
+
     /// The current status.
-    public var status: Status { lock.withLock { _status } }
+    public var status: Status { state.withLock { $0.status } }
     /// Progress of the export, 0…1.
-    public var progress: Double { lock.withLock { _progress } }
+    public var progress: Double { state.withLock { $0.progress } }
     /// Why the export failed or was cancelled.
-    public var error: ExportError? { lock.withLock { _error } }
+    public var error: ExportError? { state.withLock { $0.error } }
 
     /// Asks the export to stop. It ends as `cancelled`, leaving no output and no temporary file.
     public func cancel() {
-        flag.cancel()
+        token.cancel()
     }
 
-    /// Runs the export on a dedicated thread and returns its final event.
+    /// Runs the export on a dedicated thread (FFmpeg calls block; the cooperative pool is left alone) and returns
+    /// its final event. Cancelling the calling task cancels the export.
     public func export() async throws -> ExportEvent.Completed {
-        try await withCheckedThrowingContinuation { (cont: CheckedContinuation<ExportEvent.Completed, Error>) in
-            let thread = Thread { cont.resume(with: Result { try self.run() }) }
-            thread.stackSize = 8 << 20
-            thread.start()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (cont: CheckedContinuation<ExportEvent.Completed, Error>) in
+                let thread = Thread { cont.resume(with: Result { try self.run() }) }
+                thread.stackSize = 8 << 20
+                thread.start()
+            }
+        } onCancel: {
+            cancel()
         }
     }
 
@@ -70,26 +93,25 @@ public final class ExportSession: @unchecked Sendable {
     @discardableResult
     public func run() throws -> ExportEvent.Completed {
         let began = Date()
-        lock.withLock { _status = .exporting }
-        let watchdog = StallWatchdog(timeout: request.errors.stallTimeout, flag: flag)
-        activity = { watchdog.touch() }
+        state.withLock { $0.status = .exporting }
+        let watchdog = StallWatchdog(timeout: request.errors.stallTimeout, token: token)
         defer { watchdog.stop() }
         do {
-            if flag.isSet { throw ExportError.cancelled }
+            if token.isSet { throw ExportError.cancelled }
             let selection = try VersionResolver.select(input: request.input, version: request.version,
                                                        editsPath: request.editsPath, requireCurrent: request.requireCurrent)
             let snapshot = try InputSnapshot(path: selection.report.resource)
-            self.snapshot = snapshot
+            let run = Run(selection: selection, began: began, snapshot: snapshot, watchdog: watchdog)
             let first: ExportRoute = request.startRoute ?? (request.preset.passthrough ? .remux : .transcode)
             let chain = request.fallback.chain(startingWith: first)
             var fallbacks: [ExportEvent.Fallback] = []
             for (step, route) in chain.enumerated() {
                 var target: OutputTarget?
                 do {
-                    var completed = try attempt(route, selection: selection, began: began, target: &target)
+                    var completed = try attempt(route, run: run, target: &target)
                     completed.route = route
                     completed.fallbacks = fallbacks
-                    lock.withLock { _status = .completed; _progress = 1 }
+                    state.withLock { $0.status = .completed; $0.progress = 1 }
                     emit(.completed(completed))
                     continuation.finish()
                     return completed
@@ -108,7 +130,7 @@ public final class ExportSession: @unchecked Sendable {
                     let fallback = ExportEvent.Fallback(from: route, to: next, reason: skipped?.reason ?? failure.description,
                                                         stage: skipped == nil ? failure.stage : nil)
                     // A stall ends this route only; a cancellation stands.
-                    flag.clearStall()
+                    token.clearStall()
                     watchdog.touch()
                     fallbacks.append(fallback)
                     emit(.fallback(fallback))
@@ -119,10 +141,10 @@ public final class ExportSession: @unchecked Sendable {
             let exportError = translate(error)
             let elapsed = Date().timeIntervalSince(began)
             if case .cancelled = exportError {
-                lock.withLock { _status = .cancelled; _error = exportError }
+                state.withLock { $0.status = .cancelled; $0.error = exportError }
                 emit(.cancelled(.init(output: request.output, elapsed: elapsed)))
             } else {
-                lock.withLock { _status = .failed; _error = exportError }
+                state.withLock { $0.status = .failed; $0.error = exportError }
                 emit(.failed(.init(exportError)))
             }
             continuation.finish()
@@ -130,18 +152,30 @@ public final class ExportSession: @unchecked Sendable {
         }
     }
 
-    /// Test hook: the transcode route pretends to hang once output reaches this many seconds.
-    var debugStallAtOutputTime: Double?
-    private var activity: () -> Void = {}
-    private var snapshot: InputSnapshot?
+    /// What one run of the chain shares between its routes: the version, one probe of the resource (opened on
+    /// first use: a byte copy needs none), the input's identity, the watchdog.
+    private final class Run {
+        let selection: VersionSelection
+        let began: Date
+        let snapshot: InputSnapshot
+        let watchdog: StallWatchdog
+        private var probed: ProbedSource?
+        init(selection: VersionSelection, began: Date, snapshot: InputSnapshot, watchdog: StallWatchdog) {
+            self.selection = selection; self.began = began; self.snapshot = snapshot; self.watchdog = watchdog
+        }
+        func source(cancel: CancelToken) throws -> ProbedSource {
+            if let probed { return probed }
+            let p = try ProbedSource(path: selection.report.resource, cancel: cancel)
+            probed = p
+            return p
+        }
+    }
 
     /// A stalled flag is the watchdog's: the route stalled.
     private func translate(_ error: Error) -> ExportError {
-        if let skipped = error as? RouteSkipped {
-            return .ffmpeg(stage: .mux, path: request.input, code: -1, message: skipped.reason)
-        }
+        if let skipped = error as? RouteSkipped { return skipped.failure }
         let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: request.output, code: -1, message: "\(error)")
-        if case .cancelled = e, flag.value == CancelFlag.stalled {
+        if case .cancelled = e, token.isStalled {
             return .stalled(path: request.input, seconds: request.errors.stallTimeout)
         }
         return e
@@ -149,95 +183,86 @@ public final class ExportSession: @unchecked Sendable {
 
     /// The edits a fallback route cannot apply, if the version delivered would then not be the current one.
     private func editsLost(by route: ExportRoute, selection: VersionSelection) -> String? {
-        guard selection.report.delivered == .current, route != .transcode else { return nil }
-        var lost: [String] = []
-        if let edits = selection.edits, !edits.isEmpty {
-            lost = route == .copy ? ["the edits of \((selection.report.sidecar as NSString?)?.lastPathComponent ?? "the sidecar")"] : edits.needsTranscode
-        }
-        if route == .copy && request.timeRange != nil { lost.append("the time range") }
-        return lost.isEmpty ? nil : lost.joined(separator: ", ")
+        ExportPlanner.editsLost(by: route, edits: selection.edits, sidecarName: (selection.report.sidecar as NSString?)?.lastPathComponent,
+                                timeRangeGiven: request.timeRange != nil, deliversCurrent: selection.report.delivered == .current)
     }
 
-    private func attempt(_ route: ExportRoute, selection: VersionSelection, began: Date, target: inout OutputTarget?) throws -> ExportEvent.Completed {
+    /// One route: plan it (the pure planner over the one probe), skip it when the plan is impossible, else run it.
+    private func attempt(_ route: ExportRoute, run: Run, target: inout OutputTarget?) throws -> ExportEvent.Completed {
+        let selection = run.selection
         var report = selection.report
         if let lost = editsLost(by: route, selection: selection), !(route == .remux && request.preset.passthrough) {
             report.delivered = .original
             report.reason += "; the \(route.rawValue) fallback does not apply \(lost)"
         }
-        switch route {
-        case .transcode:
-            let t = try makeTarget(request.output, selection: selection)
-            target = t
-            return try runPipeline(preset: request.preset, edits: selection.edits, target: t, selection: selection, report: report, began: began)
-        case .remux:
-            let t = try makeTarget(request.output, selection: selection)
-            target = t
-            let remux = request.preset.passthrough ? request.preset : Preset(name: "\(request.preset.name) (remux)", defaultExtension: request.preset.defaultExtension,
-                                                                               passthrough: true, video: request.preset.video, audio: request.preset.audio)
-            var edits = selection.edits
-            if !request.preset.passthrough {
-                edits?.crop = nil
-                edits?.volume = nil
-            }
-            return try runPipeline(preset: remux, edits: edits, target: t, selection: selection, report: report, began: began)
-        case .copy:
-            let source = selection.report.resource
-            let base = (request.output as NSString).deletingPathExtension
-            let ext = (source as NSString).pathExtension.lowercased()
-            let t = try makeTarget(ext.isEmpty ? base : base + "." + ext, selection: selection, anyExtension: true)
-            target = t
-            emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name, container: ext,
-                                duration: nil, timeRange: nil, streams: [], notes: ["byte copy of \(source)"], version: report)))
-            let sha = try ByteCopy.copy(source: source, to: t, cancel: cancelFlag, activity: activity)
-            try snapshot?.verify()
-            try t.commit()
-            var completed = describe(output: t.finalPath, began: began, skipped: 0,
-                                     notes: request.timeRange != nil ? ["time range not applied by a byte copy"] : [], report: report)
-            completed.sha256 = sha
-            return completed
-        }
-    }
+        if route == .copy { return try byteCopy(run: run, report: report, target: &target) }
 
-    private func makeTarget(_ output: String, selection: VersionSelection, anyExtension: Bool = false) throws -> OutputTarget {
-        try OutputTarget(output: output, inputs: [request.input, selection.report.resource], overwrite: request.overwrite,
-                         sandbox: request.sandbox, defaultExtension: request.preset.defaultExtension, anyExtension: anyExtension)
-    }
-
-    private func runPipeline(preset: Preset, edits: EditSidecar?, target: OutputTarget, selection: VersionSelection,
-                             report: VersionReport, began: Date) throws -> ExportEvent.Completed {
-        let source = selection.report.resource
+        let source = try run.source(cancel: token)
+        let edits = selection.edits
         if let edits, let sidecar = selection.report.sidecar {
-            try edits.validate(against: try MediaProbe.probe(path: source), path: sidecar)
-            if preset.passthrough && !edits.needsTranscode.isEmpty && request.preset.passthrough {
+            try edits.validate(against: source.info, path: sidecar)
+            if request.preset.passthrough && !edits.needsTranscode.isEmpty {
                 throw ExportError.editNeedsTranscode(path: sidecar, edits: edits.needsTranscode)
             }
         }
-        let transcoder = try Transcoder(source: source, preset: preset, range: request.sourceRange(edits: edits),
-                                        edits: edits, target: target, cancelFlag: cancelFlag, errors: request.errors)
-        if preset.passthrough && !request.preset.passthrough, !transcoder.plan.remuxBlockers.isEmpty {
-            throw RouteSkipped(reason: "remux skipped: \(transcoder.plan.remuxBlockers.joined(separator: "; "))")
+        // The target first: it refuses a bad output before any work, and settles the container (the preset's
+        // default extension when the name has none).
+        let t = try makeTarget(request.output, selection: selection)
+        target = t
+        let container = t.container
+        if let cut = ExportPlanner.keyframeLookup(source: source.info, preset: request.preset, route: route, edits: edits, range: request.timeRange) {
+            try source.lookUpKeyframe(at: cut)
         }
-        transcoder.debugStallAtOutputTime = preset.passthrough ? nil : debugStallAtOutputTime
+        let plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: route, container: container,
+                                          edits: edits, range: request.timeRange)
+        if !plan.isPossible { throw RouteSkipped(plan: plan, path: source.info.path) }
+        let transcoder = try Transcoder(source: source, plan: plan, target: t, cancel: token, errors: request.errors)
+        transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? debugStallAtOutputTime : nil
         let expected = transcoder.expectedDuration
-        emit(.started(.init(input: request.input, output: target.finalPath, preset: request.preset.name,
-                            container: target.container?.rawValue ?? "", duration: expected, timeRange: request.timeRange,
-                            streams: transcoder.plan.streams, notes: transcoder.notes, version: report)))
+        emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name,
+                            container: container?.rawValue ?? "", duration: expected, timeRange: request.timeRange,
+                            streams: plan.streamPlans, notes: plan.notes, version: report)))
         var lastReport = Date.distantPast
-        let outcome = try transcoder.run(beforeCommit: { try self.snapshot?.verify() }) { outputTime, frames, final in
-            self.activity()
+        let began = run.began, watchdog = run.watchdog, interval = progressInterval
+        let outcome = try transcoder.run(beforeCommit: { try run.snapshot.verify() }) { outputTime, frames, final in
+            watchdog.touch()
             let now = Date()
-            guard final || now.timeIntervalSince(lastReport) >= self.progressInterval else { return }
+            guard final || now.timeIntervalSince(lastReport) >= interval else { return }
             lastReport = now
             let elapsed = now.timeIntervalSince(began)
             let fraction = final ? 1 : expected.map { $0 > 0 ? min(1, max(0, outputTime / $0)) : 0 } ?? 0
             let speed = elapsed > 0 ? outputTime / elapsed : 0
             let eta: Double? = final ? 0 : (expected != nil && speed > 0) ? max(0, (expected! - outputTime) / speed) : nil
-            self.lock.withLock { self._progress = fraction }
+            self.state.withLock { $0.progress = fraction }
             self.emit(.progress(.init(fraction: fraction, outputTime: outputTime, speed: speed,
                                       fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta)))
         }
-        try target.commit()
-        return describe(output: target.finalPath, began: began, skipped: outcome.skippedPackets, notes: outcome.notes, report: report)
+        try t.commit()
+        return describe(output: t.finalPath, began: began, skipped: outcome.skippedPackets, notes: outcome.notes, report: report)
+    }
+
+    /// The last route: the resource's bytes under the requested name with the resource's own extension.
+    private func byteCopy(run: Run, report: VersionReport, target: inout OutputTarget?) throws -> ExportEvent.Completed {
+        let source = run.selection.report.resource
+        let base = (request.output as NSString).deletingPathExtension
+        let ext = (source as NSString).pathExtension.lowercased()
+        let t = try makeTarget(ext.isEmpty ? base : base + "." + ext, selection: run.selection, anyExtension: true)
+        target = t
+        emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name, container: ext,
+                            duration: nil, timeRange: nil, streams: [], notes: ["byte copy of \(source)"], version: report)))
+        let watchdog = run.watchdog
+        let sha = try ByteCopy.copy(source: source, to: t, cancel: token, activity: { watchdog.touch() })
+        try run.snapshot.verify()
+        try t.commit()
+        var completed = describe(output: t.finalPath, began: run.began, skipped: 0,
+                                 notes: request.timeRange != nil ? ["time range not applied by a byte copy"] : [], report: report)
+        completed.sha256 = sha
+        return completed
+    }
+
+    private func makeTarget(_ output: String, selection: VersionSelection, anyExtension: Bool = false) throws -> OutputTarget {
+        try OutputTarget(output: output, inputs: [request.input, selection.report.resource], overwrite: request.overwrite,
+                         sandbox: request.sandbox, defaultExtension: request.preset.defaultExtension, anyExtension: anyExtension)
     }
 
     /// The `completed` record for a file in place, with what a probe of it says.
@@ -251,35 +276,52 @@ public final class ExportSession: @unchecked Sendable {
     }
 
     private func emit(_ event: ExportEvent) {
-        onEvent?(event)
-        continuation.yield(event)
         // After the final event the handler is dropped: a handler that captures its own session (to cancel it,
         // say) would otherwise keep both alive forever.
-        if event.isFinal { onEvent = nil }
+        let handler = state.withLock { state in
+            defer { if event.isFinal { state.onEvent = nil } }
+            return state.onEvent
+        }
+        handler?(event)
+        continuation.yield(event)
     }
 }
 
 
-/// A route that cannot even start (e.g. remux when the container cannot hold a stream): go to the next one.
+/// A route whose plan is impossible (the container cannot hold a main stream, no stream left, no decoder for a
+/// main stream): the chain skips it with the plan's reason and goes on; as the last route it is the failure.
 struct RouteSkipped: Error {
-    var reason: String
+    var plan: ExportPlan
+    var path: String
+    var reason: String { plan.impossible ?? "" }
+
+    /// The failure when no route is left: a transcode without a decoder for a main stream fails in decoding, as
+    /// an opened decoder would; a remux whose container cannot hold a main stream fails in muxing; a route with
+    /// nothing at all to export is `noUsableStreams`.
+    var failure: ExportError {
+        guard !plan.blockers.isEmpty, plan.streams.contains(where: \.isKept) else { return .noUsableStreams(path: path, reason: reason) }
+        if plan.route == .transcode {
+            return .ffmpeg(stage: .decode, path: path, code: FFmpegCodes.decoderNotFound,
+                           message: plan.blockers.joined(separator: "; ") + " in this FFmpeg build")
+        }
+        return .ffmpeg(stage: .mux, path: path, code: -1, message: reason)
+    }
 }
 
 /// Stops an export that makes no progress: if `touch()` is not called for `timeout` seconds, it marks the
 /// session's cancel flag `stalled` (only while it is running: a user's cancellation is never overwritten),
 /// which FFmpeg's interrupt callback and the pipeline loop both see.
-final class StallWatchdog: @unchecked Sendable {
-    /// The time of the last progress; shared with the timer's handler (no reference back to the watchdog).
-    private final class LastProgress: @unchecked Sendable {
-        let lock = NSLock()
-        var time = DispatchTime.now()
+final class StallWatchdog {
+    /// The time of the last progress (uptime nanoseconds); shared with the timer's handler (no reference back to
+    /// the watchdog).
+    private final class LastProgress: Sendable {
+        let nanoseconds = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     }
-
     private let last = LastProgress()
     private let timer: DispatchSourceTimer
 
-    /// `flag` is held strongly by the timer's handler: it outlives any late firing.
-    init(timeout: Double, flag: CancelFlag) {
+    /// `token` is held strongly by the timer's handler: it outlives any late firing.
+    init(timeout: Double, token: CancelToken) {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         let interval = max(0.05, min(1.0, timeout / 4))
         timer.schedule(deadline: .now() + interval, repeating: interval)
@@ -288,8 +330,8 @@ final class StallWatchdog: @unchecked Sendable {
             guard timeout > 0 else { return }
             // The last progress is read before the clock: a `touch()` in between would otherwise put it after
             // "now" (this subtraction once trapped on unsigned underflow in the middle of an export).
-            let then = last.lock.withLock { last.time }
-            if StallWatchdog.idleSeconds(now: DispatchTime.now(), since: then) >= timeout { flag.markStalled() }
+            let then = DispatchTime(uptimeNanoseconds: last.nanoseconds.load(ordering: .acquiring))
+            if StallWatchdog.idleSeconds(now: DispatchTime.now(), since: then) >= timeout { token.markStalled() }
         }
         timer.resume()
     }
@@ -301,7 +343,7 @@ final class StallWatchdog: @unchecked Sendable {
     }
 
     /// Progress happened.
-    func touch() { last.lock.withLock { last.time = DispatchTime.now() } }
+    func touch() { last.nanoseconds.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing) }
 
     /// Ends the watchdog; its handler never runs again.
     func stop() {

@@ -24,6 +24,11 @@ public struct SourceInfo: Sendable, Equatable, Codable {
     /// when a stream copy starts after 0 (nil: not looked up / no video). Ask `ExportPlanner.keyframeLookup(…)`
     /// which cut to look up.
     public var cutKeyframe: KeyframeLookup?
+    /// The container's creation time (ISO 8601), from `creation_time` or Apple's creation date, if any.
+    public var creationTime: String?
+    /// Where the data of the streams really ends, seconds from the start, when a packet scan measured it
+    /// (`ProbedSource.measureDataEnd()`; nil: not measured). A file cut short ends well before `duration`.
+    public var dataEnd: Double?
 
     /// Creates a source description.
     public init(path: String, formatName: String = "", duration: Double? = nil, startTime: Double = 0, size: Int64 = 0,
@@ -31,6 +36,13 @@ public struct SourceInfo: Sendable, Equatable, Codable {
         self.path = path; self.formatName = formatName; self.duration = duration; self.startTime = startTime
         self.size = size; self.streams = streams; self.mainVideo = mainVideo; self.mainAudio = mainAudio
         self.cutKeyframe = cutKeyframe
+    }
+
+    /// Why the file looks cut short: its data ends well before the container's duration (the same test the
+    /// transcode applies to what it wrote). nil when it does not, or when `dataEnd` was not measured.
+    public var truncation: String? {
+        guard let end = dataEnd, let expected = duration, expected - end > max(0.5, expected * 0.1) else { return nil }
+        return String(format: "the data ends at %.2f s of %.2f s: the file is truncated", end, expected)
     }
 
     /// The first video stream that is not cover art: the one the batch judges (as `misfit` and `estimate` do today).

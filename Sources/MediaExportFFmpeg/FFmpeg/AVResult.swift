@@ -69,3 +69,9 @@ public enum FFmpegLog {
         if !configured.load(ordering: .relaxed) { setVerbose(false) }
     }
 }
+
+/// FFmpeg error codes the layers above name without importing FFmpeg.
+package enum FFmpegCodes {
+    /// `AVERROR_DECODER_NOT_FOUND`.
+    package static var decoderNotFound: Int32 { cff_averror_decoder_not_found() }
+}

@@ -27,7 +27,7 @@ package final class SHA256Hasher {
     }
 
     /// Hashes a whole file, streaming (never loads it into memory).
-    package static func file(_ path: String, cancel: UnsafeMutablePointer<Int32>? = nil) throws -> String {
+    package static func file(_ path: String, cancel: CancelToken? = nil) throws -> String {
         let fd = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -35,12 +35,12 @@ package final class SHA256Hasher {
     }
 
     /// Hashes what an open descriptor reads to its end; `failure` makes the error for a read that fails.
-    static func descriptor(_ fd: Int32, cancel: UnsafeMutablePointer<Int32>? = nil, failure: (String) -> ExportError) throws -> String {
+    static func descriptor(_ fd: Int32, cancel: CancelToken? = nil, failure: (String) -> ExportError) throws -> String {
         let hasher = SHA256Hasher()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            if let cancel, isCancelled(cancel) { throw ExportError.cancelled }
+            if let cancel, cancel.isSet { throw ExportError.cancelled }
             let n = read(fd, buffer.baseAddress, buffer.count)
             if n < 0 { if errno == EINTR { continue }; throw failure(String(cString: strerror(errno))) }
             if n == 0 { break }
@@ -56,7 +56,7 @@ package final class SHA256Hasher {
 package enum ByteCopy {
     /// Copies `source` into the target's temporary file and returns the SHA-256 both share.
     /// `activity` is bumped after every block (the stall watchdog watches it).
-    package static func copy(source: String, to target: OutputTarget, cancel: UnsafeMutablePointer<Int32>,
+    package static func copy(source: String, to target: OutputTarget, cancel: CancelToken,
                      activity: () -> Void) throws -> String {
         let input = open(FileName.cString(source), O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw ExportError.inputUnreadable(path: source, reason: String(cString: strerror(errno))) }
@@ -69,7 +69,7 @@ package enum ByteCopy {
         defer { buffer.deallocate() }
         var total: Int64 = 0
         while true {
-            if isCancelled(cancel) { throw ExportError.cancelled }
+            if cancel.isSet { throw ExportError.cancelled }
             let n = read(input, buffer.baseAddress, buffer.count)
             if n < 0 {
                 if errno == EINTR { continue }

@@ -6,6 +6,8 @@ import MediaExportCore
 final class Demuxer {
     private(set) var context: UnsafeMutablePointer<AVFormatContext>
     let path: String
+    /// Retained while the context lives: FFmpeg's interrupt callback reads it.
+    let cancel: CancelToken?
     /// The file's identity, size and modification time when it was opened.
     private var opened = stat()
 
@@ -14,12 +16,13 @@ final class Demuxer {
     /// Opened only through `cff_input_open` (`InputGuard.h`): by the name's bytes, regular files only, with a
     /// demuxer from `InputFormats.allowed`, and no nested open of any other file or URL. `formats` is for
     /// tests of the second layer (a demuxer that does open other files, let through on purpose).
-    init(path: String, interrupt: UnsafeMutablePointer<Int32>?, formats: String = InputFormats.whitelist) throws {
+    init(path: String, cancel: CancelToken?, formats: String = InputFormats.whitelist) throws {
         self.path = path
+        self.cancel = cancel
         FFmpegLog.applyDefault()
         var result = CFFInputResult()
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        let status = cff_input_open(&ctx, FileName.cString(path), formats, interrupt, &result)
+        let status = cff_input_open(&ctx, FileName.cString(path), formats, cancel?.pointer, &result)
         switch status {
         case CFF_INPUT_OPENED: break
         case CFF_INPUT_SYSTEM_ERROR:

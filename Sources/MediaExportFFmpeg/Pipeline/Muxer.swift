@@ -20,13 +20,16 @@ final class Muxer {
     let container: Container
     /// Keeps the target's descriptors open for as long as FFmpeg may use them.
     private let target: OutputTarget
+    /// Retained while the context lives: FFmpeg's interrupt callback reads it.
+    private let cancel: CancelToken?
     private var headerWritten = false
     private var ioOpen = false
 
     /// The AVIO buffer: large writes, few system calls.
     static let bufferSize: Int32 = 256 << 10
 
-    init(target: OutputTarget, container: Container, interrupt: UnsafeMutablePointer<Int32>?) throws {
+    init(target: OutputTarget, container: Container, cancel: CancelToken?) throws {
+        self.cancel = cancel
         self.target = target
         self.path = target.finalPath
         self.container = container
@@ -37,7 +40,7 @@ final class Muxer {
             throw ExportError.outputUnwritable(path: target.finalPath, reason: "cannot create \(container.rawValue) muxer: \(ffmpegMessage(code))")
         }
         context = ctx
-        if let interrupt { cff_set_interrupt(ctx, interrupt) }
+        if let cancel { cff_set_interrupt(ctx, cancel.pointer) }
         if (ctx.pointee.oformat.pointee.flags & cff_fmt_nofile()) == 0 {
             let attached = target.temporaryName.withUnsafeBufferPointer {
                 cff_output_io_attach(ctx, target.directory, target.descriptor, $0.baseAddress, Muxer.bufferSize)

@@ -101,12 +101,12 @@ final class VideoTranscodeRoute: StreamRoute {
     private let endTS: Int64?
     private let frameDuration: Int64
     private var lastPTS: Int64 = Int64.min
-    private let crop: VideoGeometry.Rect?
+    private let crop: PixelRect?
 
-    init(input stream: UnsafeMutablePointer<AVStream>, width: Int32, height: Int32, settings: VideoSettings, geometry: VideoGeometry,
-         muxer: Muxer, timeline: Timeline, stats: PipelineStats, path: String) throws {
+    init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, stats: PipelineStats, path: String) throws {
         inputIndex = stream.pointee.index
-        crop = geometry.crop
+        crop = plan.crop
+        let width = Int32(plan.width), height = Int32(plan.height), settings = plan.settings
         decoder = try StreamDecoder(stream: stream, path: path, strict: stats.strict)
         self.muxer = muxer; self.timeline = timeline; self.stats = stats
         inTimeBase = stream.pointee.time_base
@@ -146,7 +146,7 @@ final class VideoTranscodeRoute: StreamRoute {
         }
         outStream.pointee.time_base = enc.pointee.time_base
         outStream.pointee.avg_frame_rate = rate
-        copyStreamInfo(from: stream, to: outStream, displayMatrix: geometry.displayMatrix ?? sourceMatrix(stream))
+        copyStreamInfo(from: stream, to: outStream, displayMatrix: plan.displayMatrix ?? sourceMatrix(stream))
     }
 
     func send(_ packet: Packet) throws {
@@ -195,15 +195,15 @@ final class VideoTranscodeRoute: StreamRoute {
 
 extension VideoTranscodeRoute {
     /// Crops the decoded picture in place (moves the plane pointers; no copy).
-    private func applyCrop(_ rect: VideoGeometry.Rect, to frame: Frame) throws {
+    private func applyCrop(_ rect: PixelRect, to frame: Frame) throws {
         let f = frame.pointer
-        let w = f.pointee.width, h = f.pointee.height
+        let w = Int(f.pointee.width), h = Int(f.pointee.height)
         let left = min(max(0, rect.left), w - 2), top = min(max(0, rect.top), h - 2)
         let width = min(rect.width, w - left), height = min(rect.height, h - top)
-        f.pointee.crop_left = Int(left)
-        f.pointee.crop_top = Int(top)
-        f.pointee.crop_right = Int(w - left - width)
-        f.pointee.crop_bottom = Int(h - top - height)
+        f.pointee.crop_left = left
+        f.pointee.crop_top = top
+        f.pointee.crop_right = w - left - width
+        f.pointee.crop_bottom = h - top - height
         try check(av_frame_apply_cropping(f, Int32(AV_FRAME_CROP_UNALIGNED)), .filter, muxer.path, "cropping")
     }
 }
@@ -224,10 +224,10 @@ final class AudioTranscodeRoute: StreamRoute {
     private let inTimeBase: AVRational
     private let gain: Float
 
-    init(input stream: UnsafeMutablePointer<AVStream>, channels: Int32, settings: AudioSettings, gain: Double,
-         muxer: Muxer, timeline: Timeline, stats: PipelineStats, path: String) throws {
+    init(input stream: UnsafeMutablePointer<AVStream>, plan: AudioPlan, muxer: Muxer, timeline: Timeline, stats: PipelineStats, path: String) throws {
         inputIndex = stream.pointee.index
-        self.gain = Float(gain)
+        self.gain = Float(plan.gain)
+        let channels = Int32(plan.channels), settings = plan.settings
         decoder = try StreamDecoder(stream: stream, path: path, strict: stats.strict)
         self.muxer = muxer; self.timeline = timeline; self.stats = stats
         inTimeBase = stream.pointee.time_base

@@ -2,8 +2,9 @@ internal import CFFmpeg
 import Foundation
 import MediaExportCore
 
-/// Runs one export's pipeline on the calling thread: demux → (decode → scale/resample → encode | copy) → mux.
-/// Everything FFmpeg is owned here and freed when the transcoder goes away.
+/// Runs one route's plan on the calling thread: demux → (decode → scale/resample → encode | copy) → mux.
+/// It decides nothing: every stream's fate and the timeline come from the `ExportPlan`. Everything FFmpeg is
+/// owned here and freed when the transcoder goes away.
 package final class Transcoder {
     package struct Outcome {
         package var skippedPackets: Int
@@ -11,82 +12,56 @@ package final class Transcoder {
     }
 
     let demuxer: Demuxer
-    package let plan: ExportPlan
+    let plan: ExportPlan
     let timeline: Timeline
     package let expectedDuration: Double?
-    package let notes: [String]
     private let source: String
     private let target: OutputTarget
-    private let cancelFlag: UnsafeMutablePointer<Int32>
+    private let cancel: CancelToken
     private let stats = PipelineStats()
     private let errors: ErrorPolicy
     private let container: Container
     /// Test hook: hang (until stopped) once the output reaches this time, to exercise the stall watchdog.
     package var debugStallAtOutputTime: Double?
 
-    /// Opens the input, validates the time range and plans the streams (no decoding yet).
-    /// `range` is on the source's timeline (edits' trim already merged in); `edits` supplies crop, rotate, flip,
-    /// mute and volume.
-    package init(source: String, preset: Preset, range: TimeRange?, edits: EditSidecar?, target: OutputTarget,
-         cancelFlag: UnsafeMutablePointer<Int32>, errors: ErrorPolicy = ErrorPolicy()) throws {
-        self.source = source
+    /// Takes the source's demuxer (see `ProbedSource.takeDemuxer`) for a possible plan.
+    package init(source: ProbedSource, plan: ExportPlan, target: OutputTarget, cancel: CancelToken, errors: ErrorPolicy = ErrorPolicy()) throws {
+        guard plan.isPossible, let container = plan.container else {
+            throw ExportError.noUsableStreams(path: source.info.path, reason: plan.impossible ?? "no container for this extension")
+        }
+        self.source = source.info.path
         self.errors = errors
         stats.strict = errors.strict
-        guard let container = target.container else {
-            throw ExportError.outputUnwritable(path: target.finalPath, reason: "no container for this extension")
-        }
         self.container = container
         self.target = target
-        self.cancelFlag = cancelFlag
-        demuxer = try Demuxer(path: source, interrupt: cancelFlag)
-        plan = try ExportPlan(demuxer: demuxer, preset: preset, container: container, edits: edits)
-
-        var notes: [String] = []
-        let mediaDuration = demuxer.duration
-        var start = range?.start ?? 0
-        var end = range?.end
-        if start < 0 || !start.isFinite { throw ExportError.invalidTimeRange(path: source, reason: "start \(start) s is negative") }
-        // Far beyond any media; keeps seconds → timestamp conversions from overflowing when the duration is unknown.
-        if start > 1e7 || (end ?? 0) > 1e7 || end?.isFinite == false {
-            throw ExportError.invalidTimeRange(path: source, reason: "times must be at most 10000000 s")
-        }
-        if let e = end, !(e > start) { throw ExportError.invalidTimeRange(path: source, reason: "end \(e) s is not after start \(start) s") }
-        if let d = mediaDuration {
-            if start >= d { throw ExportError.invalidTimeRange(path: source, reason: String(format: "start %.3f s is past the end (%.3f s)", start, d)) }
-            if let e = end, e > d { notes.append(String(format: "end %.3f s is past the media's end; exporting to %.3f s", e, d)); end = nil }
-        }
-        if start > 0 && preset.passthrough {
-            let keyframe = try Transcoder.keyframeTime(demuxer: demuxer, atOrBefore: start)
-            if keyframe < start - 0.0005 {
-                notes.append(String(format: "passthrough cannot cut between keyframes: starts at the keyframe at %.3f s instead of %.3f s", keyframe, start))
-            }
-            start = keyframe
-        }
-        timeline = Timeline(origin: demuxer.startTime + start, length: end.map { $0 - start })
-        expectedDuration = end.map { $0 - start } ?? mediaDuration.map { max(0, $0 - start) }
-        self.notes = notes
+        self.cancel = cancel
+        self.plan = plan
+        demuxer = try source.takeDemuxer()
+        timeline = Timeline(origin: plan.timeline.origin, length: plan.timeline.length)
+        expectedDuration = plan.timeline.expectedDuration
     }
 
     /// Streams the whole export into the target's temporary file. `progress` is called after every packet.
     package func run(beforeCommit: () throws -> Void = {}, progress: (_ outputTime: Double, _ videoFrames: Int, _ final: Bool) -> Void) throws -> Outcome {
-        let muxer = try Muxer(target: target, container: container, interrupt: cancelFlag)
+        let muxer = try Muxer(target: target, container: container, cancel: cancel)
         var routes: [Int32: StreamRoute] = [:]
         let path = source
-        for route in plan.routes {
-            switch route {
-            case .video(let index, let w, let h, let settings, let geometry):
-                routes[Int32(index)] = try VideoTranscodeRoute(input: demuxer.streams[index], width: w, height: h, settings: settings,
-                                                               geometry: geometry, muxer: muxer, timeline: timeline, stats: stats, path: path)
-            case .audio(let index, let channels, let settings, let gain):
+        for decision in plan.streams {
+            let input = demuxer.streams[decision.index]
+            switch decision.action {
+            case .transcodeVideo(let v):
+                routes[Int32(decision.index)] = try VideoTranscodeRoute(input: input, plan: v, muxer: muxer, timeline: timeline, stats: stats, path: path)
+            case .transcodeAudio(let a):
                 // Audio stops at the container's end too: decoders emit an encoder's end padding that the
                 // source's edit list hides, which would make the output a frame longer than the input.
                 var audioTimeline = timeline
                 if audioTimeline.length == nil { audioTimeline.length = expectedDuration }
-                routes[Int32(index)] = try AudioTranscodeRoute(input: demuxer.streams[index], channels: channels, settings: settings,
-                                                               gain: gain, muxer: muxer, timeline: audioTimeline, stats: stats, path: path)
-            case .copy(let index, let displayMatrix):
-                routes[Int32(index)] = try StreamCopyRoute(input: demuxer.streams[index], displayMatrix: displayMatrix, muxer: muxer, timeline: timeline,
-                                                             trimmed: timeline.origin > demuxer.startTime, stats: stats)
+                routes[Int32(decision.index)] = try AudioTranscodeRoute(input: input, plan: a, muxer: muxer, timeline: audioTimeline, stats: stats, path: path)
+            case .copy(let displayMatrix):
+                routes[Int32(decision.index)] = try StreamCopyRoute(input: input, displayMatrix: displayMatrix, muxer: muxer, timeline: timeline,
+                                                                    trimmed: timeline.origin > demuxer.startTime, stats: stats)
+            case .drop:
+                break
             }
         }
         // Only the streams we use are demuxed; the rest are discarded inside libavformat.
@@ -98,7 +73,7 @@ package final class Transcoder {
         let packet = Packet()
         let ordered = routes.values.sorted { $0.inputIndex < $1.inputIndex }
         reading: while true {
-            if isCancelled(cancelFlag) { throw ExportError.cancelled }
+            if cancel.isSet { throw ExportError.cancelled }
             switch try demuxer.read(into: packet) {
             case .endOfFile: break reading
             case .packet:
@@ -112,13 +87,13 @@ package final class Transcoder {
             }
             progress(stats.outputTime, stats.videoFrames, false)
             if let stallAt = debugStallAtOutputTime, stats.outputTime >= stallAt {
-                while !isCancelled(cancelFlag) { usleep(10_000) }
+                while !cancel.isSet { usleep(10_000) }
             }
             if ordered.allSatisfy(\.isDone) { break reading }
         }
         // End of stream flows downstream explicitly: decoders, then filters, then encoders.
         for route in ordered {
-            if isCancelled(cancelFlag) { throw ExportError.cancelled }
+            if cancel.isSet { throw ExportError.cancelled }
             try route.flush()
         }
         if stats.skippedPackets > errors.threshold {
@@ -134,7 +109,7 @@ package final class Transcoder {
         try demuxer.verifyUnchanged()
         try beforeCommit()
         progress(stats.outputTime, stats.videoFrames, true)
-        return Outcome(skippedPackets: stats.skippedPackets, notes: notes)
+        return Outcome(skippedPackets: stats.skippedPackets, notes: plan.notes)
     }
 
     /// Container tags carried over (creation time, location, title …), minus the ones the muxer writes itself.
@@ -144,24 +119,5 @@ package final class Transcoder {
         for key in ["major_brand", "minor_version", "compatible_brands", "encoder"] { tags[key] = nil }
         if tags["location"] == nil, let iso = tags["com.apple.quicktime.location.ISO6709"] { tags["location"] = iso }
         return tags
-    }
-
-    /// The time of the keyframe at or before `seconds` in the main video stream: seek there and read the
-    /// first video packet's presentation time (an index holds decode times, which B-frames shift).
-    static func keyframeTime(demuxer: Demuxer, atOrBefore seconds: Double) throws -> Double {
-        let index = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard index >= 0 else { return seconds }
-        let stream = demuxer.streams[Int(index)]
-        try demuxer.seek(toSeconds: seconds)
-        let packet = Packet()
-        for _ in 0..<10_000 {
-            guard case .packet = try demuxer.read(into: packet) else { break }
-            defer { packet.unref() }
-            let p = packet.pointer.pointee
-            if p.stream_index == index && p.pts != AVCode.noPTS {
-                return max(0, Double(p.pts) * av_q2d(stream.pointee.time_base) - demuxer.startTime)
-            }
-        }
-        return seconds
     }
 }

@@ -38,7 +38,7 @@ struct PacketScan {
     var checksums: [String] = []
 
     init(path: String, hash: Bool = false) throws {
-        let demuxer = try Demuxer(path: path, interrupt: nil)
+        let demuxer = try Demuxer(path: path, cancel: nil)
         var lastDTS: [Int: Int64] = [:]
         let hashers = hash ? demuxer.streams.map { _ in SHA256Hasher() } : []
         let packet = Packet()

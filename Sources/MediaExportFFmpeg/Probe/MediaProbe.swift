@@ -7,7 +7,7 @@ public enum MediaProbe {
     /// Probes `path`; throws `ExportError.inputUnreadable` / `.notMedia` for files FFmpeg cannot open, and
     /// `.notMedia` for inputs that are not in a format of `InputFormats.allowed` (playlists, lists, images ...).
     public static func probe(path: String) throws -> MediaInfo {
-        let demuxer = try Demuxer(path: path, interrupt: nil)
+        let demuxer = try Demuxer(path: path, cancel: nil)
         let ctx = demuxer.context.pointee
         let tags = demuxer.metadata
         // The size of the file that was opened (fstat on its descriptor), not of whatever the name points at now.
@@ -22,7 +22,7 @@ public enum MediaProbe {
 
     static func describe(_ stream: UnsafeMutablePointer<AVStream>) -> StreamInfo {
         let par = stream.pointee.codecpar.pointee
-        let type = ExportPlan.typeName(par.codec_type)
+        let type = StreamGeometry.typeName(par.codec_type)
         let meta = Demuxer.dictionary(stream.pointee.metadata)
         var info = StreamInfo(index: Int(stream.pointee.index), type: type, codec: codecName(par),
                               isAttachedPicture: (stream.pointee.disposition & cff_disposition_attached_pic()) != 0)

@@ -81,7 +81,7 @@ final class LumaFrames {
     let height: Int?
 
     init(path: String, targetWidth: Int? = nil, targetHeight: Int? = nil) throws {
-        let demuxer = try Demuxer(path: path, interrupt: nil)
+        let demuxer = try Demuxer(path: path, cancel: nil)
         let best = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard best >= 0 else { throw ExportError.noUsableStreams(path: path, reason: "no video to measure") }
         let stream = demuxer.streams[Int(best)]

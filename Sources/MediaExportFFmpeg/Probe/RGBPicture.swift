@@ -9,12 +9,12 @@ struct RGBPicture {
     var pixels: [UInt8]
 
     /// Crops `frame`, converts it to full-range RGB with the stream's colour matrix and range, and scales it.
-    static func scale(frame: Frame, crop: VideoGeometry.Rect, width: Int, height: Int, path: String) throws -> RGBPicture {
+    static func scale(frame: Frame, crop: PixelRect, width: Int, height: Int, path: String) throws -> RGBPicture {
         let f = frame.pointer
         f.pointee.crop_left = Int(crop.left)
         f.pointee.crop_top = Int(crop.top)
-        f.pointee.crop_right = Int(max(0, f.pointee.width - crop.left - crop.width))
-        f.pointee.crop_bottom = Int(max(0, f.pointee.height - crop.top - crop.height))
+        f.pointee.crop_right = max(0, Int(f.pointee.width) - crop.left - crop.width)
+        f.pointee.crop_bottom = max(0, Int(f.pointee.height) - crop.top - crop.height)
         try check(av_frame_apply_cropping(f, Int32(AV_FRAME_CROP_UNALIGNED)), .filter, path, "cropping")
         let format = AVPixelFormat(rawValue: f.pointee.format)
         guard let sws = sws_getContext(f.pointee.width, f.pointee.height, format, Int32(width), Int32(height), AV_PIX_FMT_RGB24,

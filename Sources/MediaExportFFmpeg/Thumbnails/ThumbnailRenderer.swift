@@ -14,7 +14,7 @@ package enum ThumbnailRenderer {
     package static func make(_ request: ThumbnailRequest, report: VersionReport, edits: EditSidecar?) throws -> ThumbnailResult {
         let ext = (request.output as NSString).pathExtension.lowercased()
         let source = report.resource
-        let demuxer = try Demuxer(path: source, interrupt: nil)
+        let demuxer = try Demuxer(path: source, cancel: nil)
         let index = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0 else { throw ExportError.noUsableStreams(path: source, reason: "no video stream to take a picture from") }
         let stream = demuxer.streams[Int(index)]
@@ -41,11 +41,11 @@ package enum ThumbnailRenderer {
         }
 
         // Geometry: crop (display coordinates → coded), then rotation and flips as displayed.
-        let cw = VideoGeometry.sourceClockwise(stream)
+        let cw = StreamGeometry.sourceClockwise(stream)
         let f = decoded.frame.pointer
-        var crop = VideoGeometry.Rect(left: 0, top: 0, width: f.pointee.width, height: f.pointee.height)
+        var crop = PixelRect(left: 0, top: 0, width: Int(f.pointee.width), height: Int(f.pointee.height))
         if let c = edits?.crop {
-            crop = VideoGeometry.codedRect(displayed: c, codedWidth: f.pointee.width, codedHeight: f.pointee.height, sourceClockwise: cw)
+            crop = VideoGeometry.codedRect(displayed: c, codedWidth: Int(f.pointee.width), codedHeight: Int(f.pointee.height), sourceClockwise: cw)
         }
         let turn = ((cw + (edits?.rotate ?? 0)) % 360 + 360) % 360
         let flip = edits?.flip
@@ -65,11 +65,11 @@ package enum ThumbnailRenderer {
             let codedBoxAspect = quarter ? 1 / boxAspect : boxAspect
             let codedAspect = quarter ? 1 / shownAspect : shownAspect
             if codedAspect > codedBoxAspect {
-                let w = Int32((Double(crop.width) * codedBoxAspect / codedAspect).rounded())
-                crop = VideoGeometry.Rect(left: crop.left + (crop.width - w) / 2, top: crop.top, width: max(2, w), height: crop.height)
+                let w = Int((Double(crop.width) * codedBoxAspect / codedAspect).rounded())
+                crop = PixelRect(left: crop.left + (crop.width - w) / 2, top: crop.top, width: max(2, w), height: crop.height)
             } else if codedAspect < codedBoxAspect {
-                let h = Int32((Double(crop.height) * codedAspect / codedBoxAspect).rounded())
-                crop = VideoGeometry.Rect(left: crop.left, top: crop.top + (crop.height - h) / 2, width: crop.width, height: max(2, h))
+                let h = Int((Double(crop.height) * codedAspect / codedBoxAspect).rounded())
+                crop = PixelRect(left: crop.left, top: crop.top + (crop.height - h) / 2, width: crop.width, height: max(2, h))
             }
         }
         let codedW = quarter ? target.height : target.width

@@ -1,0 +1,32 @@
+internal import CFFmpeg
+import Foundation
+import MediaExportCore
+
+/// What FFmpeg says about a stream that the planner reads as plain values.
+enum StreamGeometry {
+    /// The source's rotation for display, clockwise degrees (0, 90, 180, 270). FFmpeg reports counter-clockwise.
+    static func sourceClockwise(_ stream: UnsafeMutablePointer<AVStream>) -> Int {
+        ((-MediaProbe.displayRotation(stream)) % 360 + 360) % 360 / 90 * 90
+    }
+
+    /// The media type as named in events (`video`, `audio`, `subtitle`, `attachment`, `data`).
+    static func typeName(_ t: AVMediaType) -> String {
+        switch t {
+        case AVMEDIA_TYPE_VIDEO: return "video"
+        case AVMEDIA_TYPE_AUDIO: return "audio"
+        case AVMEDIA_TYPE_SUBTITLE: return "subtitle"
+        case AVMEDIA_TYPE_ATTACHMENT: return "attachment"
+        default: return "data"
+        }
+    }
+}
+
+/// The codec's name, or `unknown 'fourcc'` for a codec FFmpeg does not know.
+func codecName(_ par: AVCodecParameters) -> String {
+    if par.codec_id == AV_CODEC_ID_NONE {
+        var buf = [CChar](repeating: 0, count: Int(AV_FOURCC_MAX_STRING_SIZE))
+        av_fourcc_make_string(&buf, par.codec_tag)
+        return "unknown '\(FileName.decode(cString: buf))'"
+    }
+    return String(cString: avcodec_get_name(par.codec_id))
+}

@@ -1,0 +1,120 @@
+internal import CFFmpeg
+import Foundation
+import MediaExportCore
+
+/// One probe of a source per export: the opened demuxer and the `SourceInfo` the planner reads. The executor's
+/// first route reads from this same demuxer; a later route (a fallback) gets a fresh one (`takeDemuxer()`), since
+/// a failed route leaves the first somewhere in the middle of the file.
+package final class ProbedSource {
+    /// What the planner needs to know.
+    package private(set) var info: SourceInfo
+    private let path: String
+    private let cancel: CancelToken?
+    private var unused: Demuxer?
+
+    /// Opens `path` (through the guarded opener: see `Demuxer`) and describes it.
+    package init(path: String, cancel: CancelToken?) throws {
+        self.path = path
+        self.cancel = cancel
+        let demuxer = try Demuxer(path: path, cancel: cancel)
+        info = SourceProbe.info(demuxer)
+        unused = demuxer
+    }
+
+    /// Looks up the main video's keyframe at or before `cut` (seconds from the source's start) and records it in
+    /// `info.cutKeyframe`, for a stream copy that starts there. Keeps an earlier answer for the same cut.
+    package func lookUpKeyframe(at cut: Double) throws {
+        if info.cutKeyframe?.requested == cut { return }
+        let demuxer = try takeDemuxer()
+        defer { unused = nil }
+        info.cutKeyframe = KeyframeLookup(requested: cut, keyframe: try SourceProbe.keyframeTime(demuxer: demuxer, atOrBefore: cut))
+    }
+
+    /// Reads every packet (no decoding) and records where the streams' data ends (`info.dataEnd`): what a byte
+    /// copy of a file that "already fits" would otherwise deliver without looking.
+    package func measureDataEnd() throws {
+        let demuxer = try takeDemuxer()
+        let packet = Packet()
+        var end = 0.0
+        let bases = demuxer.streams.map { av_q2d($0.pointee.time_base) }
+        while case .packet = try demuxer.read(into: packet) {
+            let p = packet.pointer.pointee
+            if p.pts != AVCode.noPTS, Int(p.stream_index) < bases.count {
+                end = max(end, Double(p.pts + max(0, p.duration)) * bases[Int(p.stream_index)] - demuxer.startTime)
+            }
+            packet.unref()
+        }
+        info.dataEnd = end
+    }
+
+    /// The probe's demuxer the first time, a fresh one after that.
+    func takeDemuxer() throws -> Demuxer {
+        if let d = unused { unused = nil; return d }
+        return try Demuxer(path: path, cancel: cancel)
+    }
+}
+
+/// Builds `SourceInfo` from an open demuxer (no decoding).
+enum SourceProbe {
+    static func info(_ demuxer: Demuxer) -> SourceInfo {
+        let ctx = demuxer.context
+        func best(_ type: AVMediaType) -> Int? {
+            let i = av_find_best_stream(ctx, type, -1, -1, nil, 0)
+            return i >= 0 ? Int(i) : nil
+        }
+        var info = SourceInfo(path: demuxer.path, formatName: String(cString: ctx.pointee.iformat.pointee.name), duration: demuxer.duration,
+                              startTime: demuxer.startTime, size: demuxer.fileSize, streams: demuxer.streams.map(stream),
+                              mainVideo: best(AVMEDIA_TYPE_VIDEO), mainAudio: best(AVMEDIA_TYPE_AUDIO))
+        let tags = demuxer.metadata
+        info.creationTime = tags["creation_time"] ?? tags["com.apple.quicktime.creationdate"]
+        return info
+    }
+
+    static func stream(_ stream: UnsafeMutablePointer<AVStream>) -> SourceStream {
+        let par = stream.pointee.codecpar.pointee
+        let kind = SourceStream.Kind(rawValue: StreamGeometry.typeName(par.codec_type)) ?? .data
+        var s = SourceStream(index: Int(stream.pointee.index), kind: kind, codec: codecName(par),
+                             codecKnown: par.codec_id != AV_CODEC_ID_NONE,
+                             decodable: par.codec_id != AV_CODEC_ID_NONE && avcodec_find_decoder(par.codec_id) != nil,
+                             isAttachedPicture: (stream.pointee.disposition & cff_disposition_attached_pic()) != 0)
+        s.fitsIn = par.codec_id == AV_CODEC_ID_NONE ? [] : Set(Container.allCases.filter { $0.canHold(par.codec_id) })
+        if stream.pointee.duration > 0 && stream.pointee.duration != AVCode.noPTS {
+            s.duration = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
+        }
+        s.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
+        s.language = Demuxer.dictionary(stream.pointee.metadata)["language"].flatMap { $0 == "und" ? nil : $0 }
+        if par.codec_type == AVMEDIA_TYPE_VIDEO {
+            s.width = Int(par.width); s.height = Int(par.height)
+            var sar = par.sample_aspect_ratio
+            if sar.num <= 0 || sar.den <= 0 { sar = stream.pointee.sample_aspect_ratio }
+            if sar.num > 0 && sar.den > 0 { s.sampleAspect = Rational(Int(sar.num), Int(sar.den)) }
+            s.rotation = StreamGeometry.sourceClockwise(stream)
+            let rate = stream.pointee.avg_frame_rate
+            if rate.num > 0 && rate.den > 0 { s.frameRate = av_q2d(rate) }
+            s.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
+        } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
+            s.channels = Int(max(0, par.ch_layout.nb_channels))
+            s.sampleRate = Int(par.sample_rate)
+        }
+        return s
+    }
+
+    /// The time of the keyframe at or before `seconds` in the main video stream: seek there and read the
+    /// first video packet's presentation time (an index holds decode times, which B-frames shift).
+    static func keyframeTime(demuxer: Demuxer, atOrBefore seconds: Double) throws -> Double {
+        let index = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard index >= 0 else { return seconds }
+        let stream = demuxer.streams[Int(index)]
+        try demuxer.seek(toSeconds: seconds)
+        let packet = Packet()
+        for _ in 0..<10_000 {
+            guard case .packet = try demuxer.read(into: packet) else { break }
+            defer { packet.unref() }
+            let p = packet.pointer.pointee
+            if p.stream_index == index && p.pts != AVCode.noPTS {
+                return max(0, Double(p.pts) * av_q2d(stream.pointee.time_base) - demuxer.startTime)
+            }
+        }
+        return seconds
+    }
+}

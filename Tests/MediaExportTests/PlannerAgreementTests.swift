@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
+@testable import mediaexport
+
+/// One planner serves the single export, the fallback chain and the batch: they must agree on the same file.
+@Suite("Planner: the chain and the batch agree")
+struct PlannerAgreementTests {
+    static func ffmpeg(_ args: [String]) throws {
+        let r = try TestSupport.run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args)
+        #expect(r.status == 0, "ffmpeg: \(r.stderr)")
+    }
+
+    static func lastRecord(_ stdout: String) -> [String: Any] {
+        stdout.split(separator: "\n").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? [:]
+    }
+
+    @Test("A WAV whose header says 0 channels reaches the byte copy (exit 3): no route can plan it")
+    func wavWithoutChannelsEndsInByteCopy() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let wav = dir.appendingPathComponent("x.wav").path
+        try Self.ffmpeg(["-f", "lavfi", "-i", "sine=d=1", "-c:a", "pcm_s16le", wav])
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: wav))
+        bytes[22] = 0; bytes[23] = 0  // NumChannels in the fmt chunk
+        try bytes.write(to: URL(fileURLWithPath: wav))
+        let r = try TestSupport.tool(["--json", "-y", wav, dir.appendingPathComponent("out.mp4").path])
+        #expect(r.status == ExitStatus.completedWithFallback, "\(r.stdout)\n\(r.stderr)")
+        let record = Self.lastRecord(r.stdout)
+        let payload = record["payload"] as? [String: Any] ?? [:]
+        #expect(record["kind"] as? String == "completed")
+        #expect(payload["route"] as? String == "copy")
+        let reasons = (payload["fallbacks"] as? [[String: Any]] ?? []).compactMap { $0["reason"] as? String }
+        #expect(reasons.count == 2)
+        #expect(reasons.first?.contains("channel count unknown") == true, "\(reasons)")
+        #expect(try Data(contentsOf: dir.appendingPathComponent("out.wav")) == bytes, "the byte copy is exact")
+        #expect(TestSupport.contents(dir) == ["out.wav", "x.wav"])
+    }
+
+    @Test("A truncated file that would otherwise fit: batch --policy needed and a single export both fall back (exit 3)")
+    func truncatedFileFallsBackInBothPaths() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let whole = dir.appendingPathComponent("whole.mp4").path
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:d=4:r=30", "-f", "lavfi", "-i", "sine=d=4", "-c:v", "libx264",
+                         "-crf", "40", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "48k", "-ac", "1", "-movflags", "+faststart", "-shortest", whole])
+        let wholeDir = dir.appendingPathComponent("whole")
+        try FileManager.default.createDirectory(at: wholeDir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: whole, toPath: wholeDir.appendingPathComponent("whole.mp4").path)
+        let fits = try TestSupport.tool(["batch", wholeDir.path, "--out", dir.appendingPathComponent("wout").path, "--preset", "low",
+                                         "--policy", "needed", "--dry-run", "--json", "-q"])
+        #expect(fits.stdout.contains("\"action\":\"copy\""), "the uncut file already fits: \(fits.stdout)")
+        let inputs = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = inputs.appendingPathComponent("cut.mp4").path
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+
+        // The whole file fits `low`: the batch copies it. The cut one must not be copied as "already fits".
+        let single = try TestSupport.tool(["--json", "-y", "--preset", "low", cut, dir.appendingPathComponent("single.mp4").path])
+        #expect(single.status == ExitStatus.completedWithFallback, "\(single.stderr)")
+        let batch = try TestSupport.tool(["batch", inputs.path, "--out", dir.appendingPathComponent("out").path, "--preset", "low",
+                                          "--policy", "needed", "--json", "-q"])
+        #expect(batch.status == ExitStatus.completedWithFallback, "\(batch.stdout)\n\(batch.stderr)")
+        let planned = batch.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["kind"] as? String == "planned" }
+        let item = planned?["payload"] as? [String: Any] ?? [:]
+        #expect(item["action"] as? String == "transcode")
+        #expect((item["reason"] as? String)?.contains("the file is truncated") == true, "\(item)")
+        let singleRoute = (Self.lastRecord(single.stdout)["payload"] as? [String: Any])?["route"] as? String
+        #expect(singleRoute == "copy")
+    }
+}
