@@ -20,7 +20,7 @@ public struct RegressCase: Codable, Sendable, Equatable {
 
 /// `mediaexport regress`: exports samples with presets into a temporary sandbox, measures the results, and
 /// compares them with a committed baseline.
-public final class RegressRunner: @unchecked Sendable {
+public final class RegressRunner {
     public var samples: [String]
     public var presets: [Preset]
     public var version: AssetVersion = .current

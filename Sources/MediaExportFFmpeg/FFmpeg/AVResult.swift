@@ -8,7 +8,7 @@ import MediaExportCore
 /// (it often holds the real cause).
 func ffmpegMessage(_ code: Int32) -> String {
     var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
-    let text = av_strerror(code, &buffer, buffer.count) < 0 ? "FFmpeg error \(code)" : String(cString: buffer)
+    let text = av_strerror(code, &buffer, buffer.count) < 0 ? "FFmpeg error \(code)" : cText(buffer)
     if let logged = FFmpegLog.takeLastError(), logged != text { return "\(text) (\(logged))" }
     return text
 }
@@ -57,7 +57,7 @@ public enum FFmpegLog {
     static func takeLastError() -> String? {
         var buf = [CChar](repeating: 0, count: 512)
         cff_take_last_error(&buf, Int32(buf.count))
-        let s = String(cString: buf).trimmingCharacters(in: .whitespacesAndNewlines)
+        let s = cText(buf).trimmingCharacters(in: .whitespacesAndNewlines)
         return s.isEmpty ? nil : s
     }
 
@@ -74,4 +74,9 @@ public enum FFmpegLog {
 package enum FFmpegCodes {
     /// `AVERROR_DECODER_NOT_FOUND`.
     package static var decoderNotFound: Int32 { cff_averror_decoder_not_found() }
+}
+
+/// The text of a NUL-terminated C buffer FFmpeg filled (UTF-8; bytes that are not become U+FFFD).
+func cText(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

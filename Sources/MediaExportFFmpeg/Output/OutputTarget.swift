@@ -1,5 +1,6 @@
 internal import CFFmpeg
 import Foundation
+import Synchronization
 import MediaExportCore
 #if canImport(Glibc)
 import Glibc
@@ -287,25 +288,24 @@ public final class OutputTarget: @unchecked Sendable {
 /// the kernel drops that lock when the writer dies, even by SIGKILL. A sweep removes a temporary file only
 /// when it can take that lock *and* its writer is gone: no process has its PID, or the process that has it
 /// now started after the file was last written (the PID was reused — a container restart gives the same PID).
-public final class TemporaryFiles: @unchecked Sendable {
+public final class TemporaryFiles: Sendable {
     /// The process-wide registry.
     public static let shared = TemporaryFiles()
-    private let lock = NSLock()
-    private var entries: [ObjectIdentifier: Entry] = [:]
+    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
 
-    private final class Entry {
+    private final class Entry: Sendable {
         let directory: Int32
         let name: [CChar]
         init(_ t: OutputTarget) { directory = t.directory; name = t.temporaryName }
     }
 
-    func add(_ t: OutputTarget) { lock.withLock { entries[ObjectIdentifier(t)] = Entry(t) } }
-    func remove(_ t: OutputTarget) { lock.withLock { entries[ObjectIdentifier(t)] = nil } }
+    func add(_ t: OutputTarget) { entries.withLock { $0[ObjectIdentifier(t)] = Entry(t) } }
+    func remove(_ t: OutputTarget) { entries.withLock { $0[ObjectIdentifier(t)] = nil } }
 
     /// Unlinks every registered temporary file (relative to its folder's descriptor, which stays open while
     /// registered: a target leaves the registry before it closes it).
     public func removeAll() {
-        lock.withLock {
+        entries.withLock { entries in
             for e in entries.values { unlinkat(e.directory, e.name, 0) }
             entries.removeAll()
         }
@@ -437,16 +437,7 @@ public final class TemporaryFiles: @unchecked Sendable {
         if due { _ = sweep(directoryDescriptor: dirfd) }
     }
 
-    private static let recentSweeps = SweepLog([:])
+    /// When each folder was last swept.
+    private static let recentSweeps = Mutex<[String: Date]>([:])
 
-    /// When each folder was last swept, behind its lock.
-    private final class SweepLog: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: [String: Date]
-        init(_ value: [String: Date]) { self.value = value }
-        func withLock<R>(_ body: (inout [String: Date]) throws -> R) rethrows -> R {
-            lock.lock(); defer { lock.unlock() }
-            return try body(&value)
-        }
-    }
 }

@@ -50,7 +50,7 @@ public enum MediaProbe {
             info.sampleRate = Int(par.sample_rate)
             var buf = [CChar](repeating: 0, count: 64)
             var layout = par.ch_layout
-            if av_channel_layout_describe(&layout, &buf, buf.count) > 0 { info.channelLayout = String(cString: buf) }
+            if av_channel_layout_describe(&layout, &buf, buf.count) > 0 { info.channelLayout = cText(buf) }
         }
         return info
     }
