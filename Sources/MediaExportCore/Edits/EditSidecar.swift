@@ -116,8 +116,7 @@ public struct EditSidecar: Codable, Sendable, Equatable {
     }
 
     /// Checks the sidecar against the media it edits: the trim inside the duration, the crop inside the
-    /// displayed picture.
-    /// Checks the trim and crop against the source they apply to. Throws `ExportError.invalidSidecar`.
+    /// displayed picture. Throws `ExportError.invalidSidecar`.
     public func validate(against source: SourceInfo, path: String) throws {
         func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
         if let t = trim, let d = source.duration {
@@ -132,20 +131,4 @@ public struct EditSidecar: Codable, Sendable, Equatable {
         }
     }
 
-    package func validate(against media: MediaInfo, path: String) throws {
-        func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
-        if let t = trim, let d = media.duration {
-            if t.start >= d { throw bad("trim.start", String(format: "%.3f s is past the end of the media (%.3f s)", t.start, d)) }
-            if t.end > d + 0.001 { throw bad("trim.end", String(format: "%.3f s is past the end of the media (%.3f s)", t.end, d)) }
-        }
-        if let c = crop {
-            guard let v = media.streams.first(where: { $0.type == "video" && !$0.isAttachedPicture }),
-                  let w = v.displayWidth, let h = v.displayHeight else {
-                throw bad("crop", "the media has no video to crop")
-            }
-            if c.x + c.width > w || c.y + c.height > h {
-                throw bad("crop", "\(c.width)x\(c.height) at (\(c.x), \(c.y)) is outside the \(w)x\(h) picture")
-            }
-        }
-    }
 }

@@ -19,7 +19,7 @@ package enum ThumbnailRenderer {
         guard index >= 0 else { throw ExportError.noUsableStreams(path: source, reason: "no video stream to take a picture from") }
         let stream = demuxer.streams[Int(index)]
         for s in demuxer.streams where s.pointee.index != index { s.pointee.discard = AVDISCARD_ALL }
-        if let edits, let sidecar = report.sidecar { try edits.validate(against: try MediaProbe.probe(path: source), path: sidecar) }
+        if let edits, let sidecar = report.sidecar { try edits.validate(against: SourceProbe.info(demuxer), path: sidecar) }
 
         // The version's timeline: [trimStart, trimEnd) of the source.
         let trimStart = edits?.trim?.start ?? 0
