@@ -32,7 +32,7 @@ public enum BatchError: Error, Equatable, CustomStringConvertible {
 /// writes there, so two batches on one `--out` never do the same work or overwrite each other's records. The
 /// kernel drops the lock when the holder exits, however it exits, so a lock is never stale; the file itself
 /// stays (removing it would let a waiter and a newcomer lock two different files).
-public final class BatchLock: @unchecked Sendable {
+public final class BatchLock {
     /// The lock file's name inside the output folder.
     public static let fileName = ".mediaexport.lock"
 

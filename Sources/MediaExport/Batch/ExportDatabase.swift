@@ -9,6 +9,9 @@ import MediaExportFFmpeg
 ///
 /// Paths and keys are stored as the library carries them: a name that is not UTF-8 is kept in `FileName`'s
 /// lossless encoding (its raw bytes as private-use scalars), so a rerun finds the same file again.
+///
+/// `@unchecked Sendable`: it owns a C handle (`sqlite3 *`, opened `FULLMUTEX`), and every statement runs under
+/// `lock`, so jobs on several threads share it safely; issue 18 replaces it with GRDB's `DatabaseQueue`.
 public final class ExportDatabase: @unchecked Sendable {
     /// The file name inside the output folder.
     public static let fileName = ".mediaexport.sqlite"

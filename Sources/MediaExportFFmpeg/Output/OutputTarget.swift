@@ -15,7 +15,7 @@ import Glibc
 /// checked against *that descriptor's* path, and every later step — creating the temporary file, FFmpeg's
 /// writes and faststart re-read, the final `linkat`/`renameat`, removal — works relative to the descriptor.
 /// Swapping a folder on the way for a symlink afterwards cannot redirect a single byte.
-public final class OutputTarget: @unchecked Sendable {
+public final class OutputTarget: Sendable {
     /// The final path (its folder resolved through symlinks).
     public let finalPath: String
     /// The container chosen from the extension (`nil` for a byte copy under the source's own extension).
@@ -32,8 +32,8 @@ public final class OutputTarget: @unchecked Sendable {
     private let finalName: [CChar]
     private let sandboxRoot: String
     private let overwrite: Bool
-    private let lock = NSLock()
-    private var state = State.writing
+    /// Whether the file is still being written, committed or removed; `discard()` may come from another thread.
+    private let state = Mutex(State.writing)
 
     private enum State { case writing, committed, removed }
 
@@ -193,7 +193,7 @@ public final class OutputTarget: @unchecked Sendable {
     /// Moves the finished temporary file to its final name. Without `overwrite` this never replaces a file
     /// that appeared meanwhile (a hard link fails if the name exists; the temp name is then removed).
     public func commit() throws {
-        let proceed = lock.withLock { state == .writing }
+        let proceed = state.withLock { $0 == .writing }
         guard proceed else { return }
         // Late write errors (delayed allocation, NFS) surface here, before the file takes its name.
         if fsync(descriptor) != 0 {
@@ -233,13 +233,13 @@ public final class OutputTarget: @unchecked Sendable {
                 }
             }
         }
-        lock.withLock { state = .committed }
+        state.withLock { $0 = .committed }
         TemporaryFiles.shared.remove(self)
     }
 
     /// Removes the temporary file (failed or cancelled export). Safe to call more than once.
     public func discard() {
-        let proceed = lock.withLock { () -> Bool in
+        let proceed = state.withLock { state -> Bool in
             guard state == .writing else { return false }
             state = .removed
             return true

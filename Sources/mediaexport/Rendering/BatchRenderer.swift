@@ -1,13 +1,50 @@
 import Foundation
+import Synchronization
 import MediaExport
 import MediaExportFFmpeg
 import MediaExportCore
 
 /// Draws a batch for people on stderr: on a terminal an overall bar (assets done / total, bytes, ETA) and a line
 /// per running job, redrawn a few times a second; elsewhere one line per finished job.
-public final class BatchRenderer: @unchecked Sendable {
+public final class BatchRenderer: Sendable {
+    /// What is on the screen, behind one lock: events come from several job threads.
+    private let canvas: Mutex<Canvas>
+
+    /// Creates a renderer in `mode` (see `ProgressRenderer.mode`).
+    public init(mode: ProgressRenderer.Mode) { canvas = Mutex(Canvas(mode: mode)) }
+
+    /// Renders one batch event.
+    public func handle(_ event: BatchEvent) { canvas.withLock { $0.handle(event) } }
+
+    /// The closing summary: counts and bytes.
+    public static func summary(_ counts: BatchCounts) -> String {
+        "\(counts.total) assets: \(counts.transcoded) transcoded, \(counts.remuxed) remuxed, \(counts.copied) copied, "
+            + "\(counts.fellBack) fell back, \(counts.skipped) skipped, \(counts.failed) failed"
+            + (counts.cancelled > 0 ? ", \(counts.cancelled) cancelled" : "")
+            + "; \(HumanSummary.bytes(counts.bytesIn)) in, \(HumanSummary.bytes(counts.bytesOut)) out"
+    }
+
+    /// The dry-run summary: how many assets each action.
+    public static func planSummary(_ rows: [BatchReportRow]) -> String {
+        let counts = Dictionary(grouping: rows, by: \.action).mapValues(\.count)
+        let parts = [BatchAction.transcode, .remux, .copy, .skip].map { "\(counts[$0] ?? 0) \($0.rawValue)" }
+        let estimate = rows.filter { $0.action != .skip }.compactMap(\.estimatedBytes).reduce(0, +)
+        return "\(rows.count) assets planned: " + parts.joined(separator: ", ") + "; about \(HumanSummary.bytes(estimate)) to write (dry run: nothing exported)"
+    }
+
+    /// The dry-run plan table.
+    public static func planTable(_ rows: [BatchReportRow]) -> String {
+        var table = [["ASSET", "PLAN", "EST. SIZE", "REASON"]]
+        for r in rows {
+            table.append([r.key, r.action.rawValue, r.estimatedBytes.map { HumanSummary.bytes($0) } ?? "?", r.reason])
+        }
+        return PresetTable.align(table)
+    }
+}
+
+/// The batch display's state and drawing; only touched under `BatchRenderer.canvas`.
+private final class Canvas {
     private let mode: ProgressRenderer.Mode
-    private let lock = NSLock()
     private var total = 0
     private var done = 0
     private var bytesWritten: Int64 = 0
@@ -16,12 +53,9 @@ public final class BatchRenderer: @unchecked Sendable {
     private var lastDraw = Date.distantPast
     private let began = Date()
 
-    /// Creates a renderer in `mode` (see `ProgressRenderer.mode`).
-    public init(mode: ProgressRenderer.Mode) { self.mode = mode }
+    init(mode: ProgressRenderer.Mode) { self.mode = mode }
 
-    /// Renders one batch event.
-    public func handle(_ event: BatchEvent) {
-        lock.lock(); defer { lock.unlock() }
+    func handle(_ event: BatchEvent) {
         guard mode != .none else { return }
         switch event {
         case .planned(let item):
@@ -78,30 +112,5 @@ public final class BatchRenderer: @unchecked Sendable {
             if n <= 0 { return }
             offset += n
         }
-    }
-
-    /// The closing summary: counts and bytes.
-    public static func summary(_ counts: BatchCounts) -> String {
-        "\(counts.total) assets: \(counts.transcoded) transcoded, \(counts.remuxed) remuxed, \(counts.copied) copied, "
-            + "\(counts.fellBack) fell back, \(counts.skipped) skipped, \(counts.failed) failed"
-            + (counts.cancelled > 0 ? ", \(counts.cancelled) cancelled" : "")
-            + "; \(HumanSummary.bytes(counts.bytesIn)) in, \(HumanSummary.bytes(counts.bytesOut)) out"
-    }
-
-    /// The dry-run summary: how many assets each action.
-    public static func planSummary(_ rows: [BatchReportRow]) -> String {
-        let counts = Dictionary(grouping: rows, by: \.action).mapValues(\.count)
-        let parts = [BatchAction.transcode, .remux, .copy, .skip].map { "\(counts[$0] ?? 0) \($0.rawValue)" }
-        let estimate = rows.filter { $0.action != .skip }.compactMap(\.estimatedBytes).reduce(0, +)
-        return "\(rows.count) assets planned: " + parts.joined(separator: ", ") + "; about \(HumanSummary.bytes(estimate)) to write (dry run: nothing exported)"
-    }
-
-    /// The dry-run plan table.
-    public static func planTable(_ rows: [BatchReportRow]) -> String {
-        var table = [["ASSET", "PLAN", "EST. SIZE", "REASON"]]
-        for r in rows {
-            table.append([r.key, r.action.rawValue, r.estimatedBytes.map { HumanSummary.bytes($0) } ?? "?", r.reason])
-        }
-        return PresetTable.align(table)
     }
 }

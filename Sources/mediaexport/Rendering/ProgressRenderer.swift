@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
 import MediaExport
 import MediaExportFFmpeg
 import MediaExportCore
 
 /// Draws export progress for people on stderr: a redrawing bar on a terminal, a plain line per 10 % when
 /// stderr is a pipe or a file, nothing when quiet. Updates are throttled by the session (a few a second).
-public final class ProgressRenderer: @unchecked Sendable {
+public final class ProgressRenderer: Sendable {
     /// How progress is shown.
     public enum Mode: Sendable { case bar, lines, none }
 
@@ -19,9 +20,9 @@ public final class ProgressRenderer: @unchecked Sendable {
     private let mode: Mode
     private let fd: Int32
     private let width: Int
-    private var lastDecile = -1
-    private var drawn = false
-    private let lock = NSLock()
+    /// What has been drawn, behind one lock (events may come from any thread).
+    private struct Drawn { var lastDecile = -1; var drawn = false }
+    private let drawn = Mutex(Drawn())
 
     /// Creates a renderer writing to `fd` (stderr by default).
     public init(mode: Mode, fd: Int32 = 2, width: Int = 28) {
@@ -30,20 +31,23 @@ public final class ProgressRenderer: @unchecked Sendable {
 
     /// Renders one event.
     public func handle(_ event: ExportEvent) {
-        lock.lock(); defer { lock.unlock() }
+        drawn.withLock { handle(event, &$0) }
+    }
+
+    private func handle(_ event: ExportEvent, _ state: inout Drawn) {
         switch (mode, event) {
         case (.none, _): return
         case (.bar, .progress(let p)):
             write("\r" + ProgressRenderer.bar(p, width: width) + "\u{1B}[K")
-            drawn = true
+            state.drawn = true
         case (.lines, .progress(let p)):
             let decile = Int(p.fraction * 10)
-            if decile > lastDecile {
-                lastDecile = decile
+            if decile > state.lastDecile {
+                state.lastDecile = decile
                 write(ProgressRenderer.line(p) + "\n")
             }
         case (.bar, _) where event.isFinal:
-            if drawn { write("\r\u{1B}[K") }
+            if state.drawn { write("\r\u{1B}[K") }
         default:
             return
         }
