@@ -2,6 +2,7 @@ import ArgumentParser
 import MediaExportFFmpeg
 import MediaExportCore
 import Foundation
+import Synchronization
 import MediaExport
 
 /// The `mediaexport` tool: parses arguments and renders events; all work happens in the MediaExport library.
@@ -64,10 +65,9 @@ func writeAll(_ fd: Int32, _ text: String) {
 
 /// Which of stdout and stderr lost their reader.
 enum OutputStreams {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var closed: Set<Int32> = []
-    static func isClosed(_ fd: Int32) -> Bool { lock.withLock { closed.contains(fd) } }
-    static func markClosed(_ fd: Int32) { lock.withLock { _ = closed.insert(fd) } }
+    private static let closed = Mutex<Set<Int32>>([])
+    static func isClosed(_ fd: Int32) -> Bool { closed.withLock { $0.contains(fd) } }
+    static func markClosed(_ fd: Int32) { closed.withLock { _ = $0.insert(fd) } }
 }
 
 /// Writes a value as pretty, key-sorted JSON on stdout (`--json` of presets, probe, resources, thumbnail).
