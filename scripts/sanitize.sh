@@ -5,6 +5,7 @@
 #
 #   scripts/sanitize.sh                      build and run every test (several minutes on 2 cores)
 #   scripts/sanitize.sh --filter ProbeTests  extra arguments go to `swift test`
+#   SANITIZER=thread scripts/sanitize.sh     the same under ThreadSanitizer, in .build-tsan/ (reports: tsan.log.*)
 #
 # Environment: ASAN_OPTIONS / LSAN_OPTIONS override the defaults below; SANITIZE_LOG (default .build-asan/asan.log)
 # collects every sanitizer report (log_path), from the test process and from each mediaexport child process, so a
@@ -12,6 +13,29 @@
 # passed but a sanitizer report was written.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SANITIZER=${SANITIZER:-address}
+if [ "$SANITIZER" = thread ]; then
+    SCRATCH=.build-tsan
+    mkdir -p "$SCRATCH"
+    LOG_BASE=${SANITIZE_LOG:-$PWD/$SCRATCH/tsan.log}
+    rm -f "$LOG_BASE".*
+    # halt_on_error=0: every race is logged (per process), and the run goes on to report them all.
+    export TSAN_OPTIONS=${TSAN_OPTIONS:-log_path=$LOG_BASE:halt_on_error=0:second_deadlock_stack=1}
+    echo "== building with -sanitize=thread in $SCRATCH" >&2
+    swift build --build-tests --sanitize=thread --scratch-path "$SCRATCH"
+    echo "== swift test --sanitize=thread (reports go to $LOG_BASE.<pid>)" >&2
+    status=0
+    swift test --skip-build --sanitize=thread --scratch-path "$SCRATCH" "$@" || status=$?
+    reports=$(find "$(dirname "$LOG_BASE")" -maxdepth 1 -name "$(basename "$LOG_BASE").*" -size +0 2>/dev/null | sort)
+    if [ -n "$reports" ]; then
+        echo "== ThreadSanitizer reports:" >&2
+        for r in $reports; do echo "--- $r" >&2; grep -E '^WARNING: ThreadSanitizer|^SUMMARY' "$r" >&2 || head -5 "$r" >&2; done
+        [ "$status" -eq 0 ] && status=1
+    else
+        echo "== no sanitizer reports" >&2
+    fi
+    exit "$status"
+fi
 SCRATCH=.build-asan
 mkdir -p "$SCRATCH"
 LOG_BASE=${SANITIZE_LOG:-$PWD/$SCRATCH/asan.log}
