@@ -124,13 +124,18 @@ struct Batch: AsyncParsableCommand {
         }
         let signals = SignalCancellation { runner.cancel() }
         defer { signals.stop() }
+        let outcome: Result<BatchResult, any Error>
+        do { outcome = .success(try await runner.run()) } catch { outcome = .failure(error) }
+        // The batch is over (every output committed or removed): a late signal changes nothing now.
+        signals.finish()
         let result: BatchResult
-        do { result = try await runner.run() } catch let error as ExportError {
-            printError(error.description)
-            throw ExitCode(error.exitCode)
+        do { result = try outcome.get() } catch let error as ExportError {
+            // A cancellation (a signal while waiting for another batch's lock, or before any job) exits 128 + signal.
+            if case .cancelled = error { printError("cancelled; nothing exported") } else { printError(error.description) }
+            throw ExitCode(signals.exitCode(for: error.exitCode))
         } catch let error as BatchError {
             printError(error.description)
-            throw ExitCode(error.exitCode)
+            throw ExitCode(signals.exitCode(for: error.exitCode))
         }
         if !json {
             let shown = result.rows.map(\.displayed)
@@ -138,8 +143,8 @@ struct Batch: AsyncParsableCommand {
             for row in shown where row.status == "failed" { printError("\(row.key): \(row.error ?? "failed")") }
             printLine(dryRun ? BatchRenderer.planSummary(shown) : BatchRenderer.summary(result.counts))
         }
-        if result.exitCode == ExitStatus.cancelledByInterrupt, let status = signals.exitStatus { throw ExitCode(status) }
-        if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+        let status = signals.exitCode(for: result.exitCode)
+        if status != 0 { throw ExitCode(status) }
     }
 }
 

@@ -117,8 +117,11 @@ struct Export: ParsableCommand {
 
         let signals = SignalCancellation { session.cancel() }
         defer { signals.stop() }
+        let outcome = Result { try session.run() }
+        // The work is over (the output committed, or nothing left behind): a late signal changes nothing now.
+        signals.finish()
         do {
-            let completed = try session.run()
+            let completed = try outcome.get()
             if !json {
                 printLine(HumanSummary.completed(completed))
                 if let v = completed.version { printLine(HumanSummary.version(v)) }
@@ -128,10 +131,10 @@ struct Export: ParsableCommand {
         } catch let error as ExportError {
             if case .cancelled = error {
                 printError("cancelled; no output written")
-                throw ExitCode(signals.exitStatus ?? ExitStatus.cancelledByInterrupt)
+            } else {
+                printError(error.description)
             }
-            printError(error.description)
-            throw ExitCode(error.exitCode)
+            throw ExitCode(signals.exitCode(for: error.exitCode))
         }
     }
 }
@@ -139,7 +142,9 @@ struct Export: ParsableCommand {
 /// Turns SIGINT, SIGTERM and SIGHUP (a closed terminal or ssh session) into a cancellation, and so does a
 /// closed stdout or stderr (EPIPE, reported by `writeAll`; SIGPIPE itself is ignored). A second signal
 /// removes the temporary files in flight and exits at once. The exit status is 128 + the signal: 130 for
-/// SIGINT, 143 for SIGTERM, 129 for SIGHUP, 141 for a closed pipe.
+/// SIGINT, 143 for SIGTERM, 129 for SIGHUP, 141 for a closed pipe. Once the work is over (`finish()`, also
+/// done by `stop()`), signals are ignored to the end of the process: a signal arriving as an export commits
+/// never turns a delivered output into an exit status of 130.
 final class SignalCancellation: @unchecked Sendable {
     /// The signals that cancel.
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
@@ -147,11 +152,18 @@ final class SignalCancellation: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private let lock = NSLock()
     private var _received: Int32 = 0
+    private var _finished = false
     private let cancel: (@Sendable () -> Void)?
     /// The first signal received (SIGPIPE for a closed output), or 0.
     var received: Int32 { lock.withLock { _received } }
     /// The exit status for the signal received: 128 + its number (nil when none was).
     var exitStatus: Int32? { let r = received; return r == 0 ? nil : 128 + r }
+
+    /// The exit status for work that ended with `status`: a cancellation (130, whatever stopped it) caused by a
+    /// signal is reported as that signal (143 for SIGTERM…); any other status stands.
+    func exitCode(for status: Int32) -> Int32 {
+        status == ExitStatus.cancelledByInterrupt ? (exitStatus ?? status) : status
+    }
 
     /// `cancel` is called once, on the first signal; nil makes the first signal end the process at once
     /// (after removing temporary files), for commands that cannot stop half-way.
@@ -168,23 +180,28 @@ final class SignalCancellation: @unchecked Sendable {
         SignalCancellation.lock.withLock { SignalCancellation.active = self }
     }
 
-    /// The first delivery cancels; a later real signal (not a second closed pipe) exits at once.
+    /// The first delivery cancels; a later real signal (not a second closed pipe) exits at once. After
+    /// `finish()` nothing happens: the outcome is the work's own.
     private func deliver(_ sig: Int32, escalate: Bool) {
-        let first = lock.withLock { () -> Bool in
-            guard _received == 0 else { return false }
+        enum Delivery { case ignored, first, again }
+        let delivery = lock.withLock { () -> Delivery in
+            if _finished { return .ignored }
+            guard _received == 0 else { return .again }
             _received = sig
-            return true
+            return .first
         }
-        if first, let cancel {
+        if delivery == .ignored { return }
+        if delivery == .first, let cancel {
             cancel()
-        } else if first || escalate {
+        } else if delivery == .first || escalate {
             TemporaryFiles.shared.removeAll()
             _exit(128 + sig)
         }
     }
 
     /// stdout or stderr lost its reader: cancel the work in progress as if by SIGPIPE, or, when nothing can be
-    /// cancelled, end the process as SIGPIPE would have (status 141).
+    /// cancelled, end the process as SIGPIPE would have (status 141). Once the work is over, nothing more is
+    /// written to that stream and the work's own status stands.
     static func outputClosed() {
         if let current = lock.withLock({ active }) {
             current.deliver(SIGPIPE, escalate: false)
@@ -194,10 +211,19 @@ final class SignalCancellation: @unchecked Sendable {
         }
     }
 
+    /// The work is over, committed or not: from now on SIGINT, SIGTERM and SIGHUP are ignored (never reset to
+    /// their default action, which would kill the process with 128 + signal after a finished export), and a
+    /// signal already queued is dropped. What was received before stays in `received`.
+    func finish() {
+        lock.withLock { _finished = true }
+        for sig in SignalCancellation.signals { signal(sig, SIG_IGN) }
+    }
+
+    /// `finish()`, and the signal sources are released. The signals stay ignored until the process exits.
     func stop() {
+        finish()
         for s in sources { s.cancel() }
         sources.removeAll()
-        for sig in SignalCancellation.signals { signal(sig, SIG_DFL) }
         SignalCancellation.lock.withLock { if SignalCancellation.active === self { SignalCancellation.active = nil } }
     }
 

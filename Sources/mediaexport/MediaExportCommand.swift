@@ -2,7 +2,6 @@ import ArgumentParser
 import MediaExportFFmpeg
 import MediaExportCore
 import Foundation
-import Synchronization
 import MediaExport
 
 /// The `mediaexport` tool: parses arguments and renders events; all work happens in the MediaExport library.
@@ -65,7 +64,7 @@ func writeAll(_ fd: Int32, _ text: String) {
 
 /// Which of stdout and stderr lost their reader.
 enum OutputStreams {
-    private static let closed = Mutex<Set<Int32>>([])
+    private static let closed = LockedBox<Set<Int32>>([])
     static func isClosed(_ fd: Int32) -> Bool { closed.withLock { $0.contains(fd) } }
     static func markClosed(_ fd: Int32) { closed.withLock { _ = $0.insert(fd) } }
 }

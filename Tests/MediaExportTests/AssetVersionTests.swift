@@ -3,6 +3,7 @@ import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// Asset discovery, versions (current / original) and the JSON edit sidecar, checked on probed outputs.
 @Suite struct AssetVersionTests {

@@ -3,6 +3,7 @@ import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// Batch: plan, run, database, resume, shards, reports — over a folder of mixed fixtures.
 @Suite struct BatchTests {

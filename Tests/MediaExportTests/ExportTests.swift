@@ -3,6 +3,7 @@ import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// Fixture facts the assertions compare against (measured with ffprobe when the fixtures were made).
 struct FixtureFacts: Sendable, CustomStringConvertible {

@@ -3,6 +3,7 @@ import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// Issue 12, items 6–8 for batches: one batch per output folder (a lock), no symlinked state files, no silent
 /// nothing (symlinks, the output folder as an input, duplicates, no media), file names that are not UTF-8 from

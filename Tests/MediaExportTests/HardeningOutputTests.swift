@@ -4,6 +4,7 @@ import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// Issue 12, items 4, 5 and 8 (long names): outputs written through the folder's descriptor, signals and
 /// closed pipes, and temporary files that killed processes left behind.

@@ -3,6 +3,7 @@ import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// Issue 12, hostile sidecars, `.AAE`s and presets: every one is bounded (1 MB, 64 levels) before a parser sees it,
 /// a duplicate key is an error naming it, an upload's text is never echoed at length, a bad `.AAE` fails only its own

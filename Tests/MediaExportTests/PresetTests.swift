@@ -3,6 +3,7 @@ import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 @Suite struct PresetTests {
     @Test func builtInCatalogHasEveryPreset() throws {

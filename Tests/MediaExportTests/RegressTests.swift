@@ -6,6 +6,7 @@ import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// `mediaexport regress`: baselines, tolerances, JUnit, and the quality meter.
 @Suite struct RegressTests {

@@ -3,6 +3,7 @@ import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// The bad-input corpus, the fallback chain, the decode-error policy, the stall watchdog and faults.
 @Suite struct RobustnessTests {

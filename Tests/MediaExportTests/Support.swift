@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// Paths and helpers shared by the tests.
 enum TestSupport {
@@ -87,7 +87,7 @@ enum TestSupport {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Read both pipes concurrently so neither fills up.
-        let errData = Mutex(Data())
+        let errData = LockedBox(Data())
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {

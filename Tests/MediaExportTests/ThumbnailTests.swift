@@ -3,6 +3,7 @@ import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
+@testable import mediaexport
 
 /// Poster frames and thumbnails: sizes for fit and fill, uprightness, colours, the poster-time rule, errors.
 @Suite struct ThumbnailTests {

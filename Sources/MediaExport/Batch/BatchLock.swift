@@ -13,9 +13,6 @@ public enum BatchError: Error, Equatable, CustomStringConvertible {
     /// regular file: following it could write outside the output folder, so the batch stops.
     case unsafeStateFile(path: String, reason: String)
 
-    /// The exit status for the command line: 73 (the output was refused) for both.
-    public var exitCode: Int32 { ExitStatus.outputRefused }
-
     public var description: String {
         switch self {
         case .locked(let directory, let holder):

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import MediaExportCore
 import MediaExportFFmpeg
 
@@ -18,7 +17,8 @@ public enum BatchEvent: Sendable {
     /// The final record's payload.
     public struct BatchFinished: Codable, Sendable, Equatable {
         public var counts: BatchCounts
-        public var exitCode: Int32
+        /// How the batch ended as a whole; the CLI adds its exit code to the record.
+        public var outcome: BatchOutcome
         public var dryRun: Bool
         public var database: String?
         public var report: String?
@@ -26,51 +26,28 @@ public enum BatchEvent: Sendable {
         /// What a person should know about the inputs (see `BatchPlan.notes`), and "no media found".
         public var notes: [String] = []
     }
-
-    /// One JSON Lines record: `{"version":1,"kind":…,"job":…,"asset":…,"payload":…}`.
-    public func jsonLine() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        func line<P: Encodable>(_ kind: String, _ payload: P, job: Int? = nil, asset: String? = nil) -> String {
-            let data = (try? encoder.encode(BatchRecord(kind: kind, job: job, asset: asset, payload: payload))) ?? Data()
-            return FileName.displayingRawBytes(inJSON: String(decoding: data, as: UTF8.self))
-        }
-        switch self {
-        case .planned(let item):
-            var shown = item
-            shown.key = FileName.display(item.key); shown.input = FileName.display(item.input)
-            shown.output = FileName.display(item.output); shown.resources = item.resources.map(FileName.display)
-            shown.reason = FileName.display(item.reason)
-            return line("planned", shown, asset: shown.key)
-        case .job(let id, let key, let status): return line("job", ["status": status.rawValue], job: id, asset: key)
-        case .export(let id, let key, let event):
-            // Reuse the export record's own encoding, adding the job id and asset.
-            guard var object = (try? JSONSerialization.jsonObject(with: Data(event.jsonLine().utf8))) as? [String: Any] else { return event.jsonLine() }
-            object["job"] = id
-            object["asset"] = key
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            return String(decoding: data, as: UTF8.self)
-        case .finished(let f): return line("batchFinished", f)
-        }
-    }
 }
 
-/// The JSON Lines envelope of batch records.
-private struct BatchRecord<T: Encodable>: Encodable {
-    var version = 1
-    var kind: String
-    var job: Int?
-    var asset: String?
-    var payload: T
+/// How a batch ended as a whole, worst first.
+public enum BatchOutcome: String, Codable, Sendable {
+    /// Cancelled (`cancel()` or the task).
+    case cancelled
+    /// The inputs hold no media at all.
+    case noMedia
+    /// An asset failed, was cancelled, or was skipped as failed in an earlier run.
+    case failed
+    /// Every asset was delivered, some by a fallback (remux or byte copy).
+    case completedWithFallback
+    /// Every asset completed (or was already done).
+    case completed
 }
 
 /// The outcome of a batch.
 public struct BatchResult: Sendable {
     public var rows: [BatchReportRow]
     public var counts: BatchCounts
-    /// 0 when every asset completed (or was already done), 3 when some needed a fallback, 1 when any failed
-    /// (or was skipped as failed before), 66 when the inputs hold no media at all, 130 when interrupted.
-    public var exitCode: Int32
+    /// How it ended (the CLI's exit code: 0 completed, 3 with fallbacks, 1 failed, 66 no media, 130 cancelled).
+    public var outcome: BatchOutcome
     /// What a person should know about the inputs (see `BatchPlan.notes`), and "no media found".
     public var notes: [String] = []
 }
@@ -93,8 +70,8 @@ public final class BatchRunner: Sendable {
         var onEvent: (@Sendable (BatchEvent) -> Void)?
         var onNote: (@Sendable (String) -> Void)?
     }
-    private let state = Mutex(State())
-    private let handlers = Mutex(Handlers())
+    private let state = LockedBox(State())
+    private let handlers = LockedBox(Handlers())
 
     /// Receives every event (from several threads, one at a time); released when `run()` returns.
     public var onEvent: (@Sendable (BatchEvent) -> Void)? {
@@ -137,7 +114,7 @@ public final class BatchRunner: Sendable {
 
     private func runBatch() async throws -> BatchResult {
         let began = Date()
-        let waitNotes = Mutex<[String]>([])
+        let waitNotes = LockedBox<[String]>([])
         let outRoot = try BatchPlanner.outputRoot(options.outputDirectory, create: !options.dryRun)
         // Taken before the database is read: a second batch on this folder waits or stops here, before any work.
         let folderLock = options.dryRun ? nil : try BatchLock.acquire(
@@ -216,13 +193,13 @@ public final class BatchRunner: Sendable {
         let counts = BatchCounts(rows)
         let wasCancelled = isCancelled
         let skippedFailures = rows.contains { $0.status == "skipped" && $0.error != nil }
-        let exit: Int32 = wasCancelled ? ExitStatus.cancelledByInterrupt
-            : plan.assetsFound == 0 ? ExitStatus.inputUnreadable
-            : (counts.failed > 0 || counts.cancelled > 0 || skippedFailures) ? ExitStatus.exportFailed
-            : counts.fellBack > 0 ? ExitStatus.completedWithFallback : ExitStatus.success
-        emit(.finished(.init(counts: counts, exitCode: exit, dryRun: options.dryRun, database: database.map { FileName.display($0.path) },
+        let outcome: BatchOutcome = wasCancelled ? .cancelled
+            : plan.assetsFound == 0 ? .noMedia
+            : (counts.failed > 0 || counts.cancelled > 0 || skippedFailures) ? .failed
+            : counts.fellBack > 0 ? .completedWithFallback : .completed
+        emit(.finished(.init(counts: counts, outcome: outcome, dryRun: options.dryRun, database: database.map { FileName.display($0.path) },
                              report: reportPath.map(FileName.display), wallTime: Date().timeIntervalSince(began), notes: notes)))
-        return BatchResult(rows: rows, counts: counts, exitCode: exit, notes: notes)
+        return BatchResult(rows: rows, counts: counts, outcome: outcome, notes: notes)
     }
 
     /// Runs one job on a thread of its own (FFmpeg calls block), off the cooperative pool.
@@ -318,8 +295,8 @@ extension BatchRunner {
 
 /// Content hashes shared by the jobs (a file hashed once per run).
 final class HashCache: Sendable {
-    private let values: Mutex<[String: String]>
-    init(_ values: [String: String]) { self.values = Mutex(values) }
+    private let values: LockedBox<[String: String]>
+    init(_ values: [String: String]) { self.values = LockedBox(values) }
     func snapshot() -> [String: String] { values.withLock { $0 } }
     func merge(_ other: [String: String]) { values.withLock { $0.merge(other) { a, _ in a } } }
 }

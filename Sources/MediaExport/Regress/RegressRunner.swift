@@ -92,7 +92,7 @@ public final class RegressRunner {
                     }
                 } catch {
                     let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: asset.path, code: -1, message: "\(error)")
-                    let failure = "\(e.stage.rawValue)/\(e.exitCode)"
+                    let failure = "\(e.stage.rawValue)/\(e.kind.rawValue)"
                     c.message = e.description
                     measured.entries[key] = Baseline.Entry(measurement: nil, tolerances: baseline.entries[key]?.tolerances, failure: failure)
                     if let expected = baseline.entries[key]?.failure {

@@ -27,7 +27,7 @@ public final class ExportSession: Sendable {
         var progressInterval: Double = 0.25
         var debugStallAtOutputTime: Double?
     }
-    private let state = Mutex(State())
+    private let state = LockedBox(State())
     private let token = CancelToken()
     private let continuation: AsyncStream<ExportEvent>.Continuation
     /// Every event of this session, ending after the final one. Buffers the newest 1000 if nobody reads.

@@ -76,18 +76,35 @@ public enum ExportError: Error, Equatable, Sendable {
         }
     }
 
-    /// The process exit code the CLI uses for this error (documented in the README).
-    public var exitCode: Int32 {
+    /// The error's case, as a value programs can switch on or store (the `failed` record's `error`).
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case inputUnreadable, notMedia, noUsableStreams, invalidTimeRange, presetNotFound, invalidPreset, invalidSidecar
+        case versionUnavailable, editNeedsTranscode, outputExists, outputIsInput, outputOutsideSandbox, outputUnwritable
+        case ffmpeg, tooManyDecodeErrors, stalled, inputChanged, copyMismatch, cancelled
+    }
+
+    /// Which case this is.
+    public var kind: Kind {
         switch self {
-        case .inputUnreadable: return ExitStatus.inputUnreadable
-        case .notMedia, .noUsableStreams: return ExitStatus.notMedia
-        case .invalidTimeRange: return ExitStatus.usage
-        case .presetNotFound, .invalidPreset: return ExitStatus.badPreset
-        case .invalidSidecar: return ExitStatus.badSidecar
-        case .versionUnavailable, .editNeedsTranscode: return ExitStatus.versionUnavailable
-        case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return ExitStatus.outputRefused
-        case .ffmpeg, .tooManyDecodeErrors, .stalled, .inputChanged, .copyMismatch: return ExitStatus.exportFailed
-        case .cancelled: return ExitStatus.cancelledByInterrupt
+        case .inputUnreadable: return .inputUnreadable
+        case .notMedia: return .notMedia
+        case .noUsableStreams: return .noUsableStreams
+        case .invalidTimeRange: return .invalidTimeRange
+        case .presetNotFound: return .presetNotFound
+        case .invalidPreset: return .invalidPreset
+        case .invalidSidecar: return .invalidSidecar
+        case .versionUnavailable: return .versionUnavailable
+        case .editNeedsTranscode: return .editNeedsTranscode
+        case .outputExists: return .outputExists
+        case .outputIsInput: return .outputIsInput
+        case .outputOutsideSandbox: return .outputOutsideSandbox
+        case .outputUnwritable: return .outputUnwritable
+        case .ffmpeg: return .ffmpeg
+        case .tooManyDecodeErrors: return .tooManyDecodeErrors
+        case .stalled: return .stalled
+        case .inputChanged: return .inputChanged
+        case .copyMismatch: return .copyMismatch
+        case .cancelled: return .cancelled
         }
     }
 
@@ -144,37 +161,6 @@ extension ExportError: LocalizedError, CustomStringConvertible {
     /// Text that may hold an uploader's words (a JSON key, a value echoed in a reason, a name): escaped and cut,
     /// so that a 100 MB key cannot become a 100 MB message, event, report row or database entry.
     static func shown(_ text: String, limit: Int = 400) -> String { FileName.clip(FileName.display(text), limit: limit) }
-}
-
-/// Process exit codes of the `mediaexport` tool (sysexits-style where one fits).
-public enum ExitStatus {
-    /// Success.
-    public static let success: Int32 = 0
-    /// The export ran and failed in FFmpeg (decode, encode, mux).
-    public static let exportFailed: Int32 = 1
-    /// Bad command line or bad time range.
-    public static let usage: Int32 = 64
-    /// The input is not media, or has nothing the preset can use.
-    public static let notMedia: Int32 = 65
-    /// The input is missing or unreadable.
-    public static let inputUnreadable: Int32 = 66
-    /// The output was refused: exists, is the input, escapes the sandbox, or cannot be written.
-    public static let outputRefused: Int32 = 73
-    /// The preset is unknown or its file is invalid.
-    public static let badPreset: Int32 = 78
-    /// An edit sidecar is invalid.
-    public static let badSidecar: Int32 = 79
-    /// The asked-for version cannot be delivered (`--require-current` without renderable edits, or an edit
-    /// passthrough cannot apply).
-    public static let versionUnavailable: Int32 = 80
-    /// The export completed, but by a fallback (remux or byte copy) instead of the transcode asked for.
-    public static let completedWithFallback: Int32 = 3
-    /// `regress` found a regression, a sample missing from the baseline, or a sample that failed to export.
-    public static let regression: Int32 = 4
-    /// Cancelled by SIGINT (or the API).
-    public static let cancelledByInterrupt: Int32 = 130
-    /// Cancelled by SIGTERM.
-    public static let cancelledByTerminate: Int32 = 143
 }
 
 extension ExportError {

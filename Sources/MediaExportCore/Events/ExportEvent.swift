@@ -152,12 +152,12 @@ public enum ExportEvent: Sendable, Equatable {
         public var message: String
         /// The file the failure is about.
         public var path: String?
-        /// The exit code the CLI uses for it.
-        public var exitCode: Int32
+        /// Which error it was (`ExportError.Kind`); the CLI adds its exit code to the record.
+        public var error: ExportError.Kind
 
         /// Creates the value from each of its fields.
-        public init(stage: ExportStage, message: String, path: String? = nil, exitCode: Int32) {
-            self.stage = stage; self.message = message; self.path = path; self.exitCode = exitCode
+        public init(stage: ExportStage, message: String, path: String? = nil, error: ExportError.Kind) {
+            self.stage = stage; self.message = message; self.path = path; self.error = error
         }
     }
 
@@ -205,19 +205,11 @@ extension ExportEvent: Codable {
             throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown event kind \(kind)")
         }
     }
-
-    /// One JSON Lines record (no trailing newline), keys sorted for stable output.
-    public func jsonLine() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(self)) ?? Data()
-        return FileName.displayingRawBytes(inJSON: String(decoding: data, as: UTF8.self))
-    }
 }
 
 extension ExportEvent.Failed {
     /// The failure record for an error.
     public init(_ error: ExportError) {
-        self.init(stage: error.stage, message: error.description, path: error.path, exitCode: error.exitCode)
+        self.init(stage: error.stage, message: error.description, path: error.path, error: error.kind)
     }
 }

@@ -1,6 +1,5 @@
 internal import CFFmpeg
 import Foundation
-import Synchronization
 import MediaExportCore
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +32,7 @@ public final class OutputTarget: Sendable {
     private let sandboxRoot: String
     private let overwrite: Bool
     /// Whether the file is still being written, committed or removed; `discard()` may come from another thread.
-    private let state = Mutex(State.writing)
+    private let state = LockedBox(State.writing)
 
     private enum State { case writing, committed, removed }
 
@@ -291,7 +290,7 @@ public final class OutputTarget: Sendable {
 public final class TemporaryFiles: Sendable {
     /// The process-wide registry.
     public static let shared = TemporaryFiles()
-    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    private let entries = LockedBox<[ObjectIdentifier: Entry]>([:])
 
     private final class Entry: Sendable {
         let directory: Int32
@@ -438,6 +437,6 @@ public final class TemporaryFiles: Sendable {
     }
 
     /// When each folder was last swept.
-    private static let recentSweeps = Mutex<[String: Date]>([:])
+    private static let recentSweeps = LockedBox<[String: Date]>([:])
 
 }

@@ -38,7 +38,8 @@ final class StreamDecoder {
     /// Sends a packet (or `nil` to start draining).
     func send(_ packet: Packet?) throws {
         let code = avcodec_send_packet(context, packet?.pointer)
-        if code == AVCode.eof { return }  // already draining
+        // Checked before any message is built: this runs for every packet.
+        if code >= 0 || code == AVCode.eof { return }  // EOF: already draining
         if code == AVCode.invalidData {
             throw ExportError.ffmpeg(stage: .decode, path: path, code: code, message: "stream #\(streamIndex): \(ffmpegMessage(code))")
         }
@@ -53,7 +54,46 @@ final class StreamDecoder {
         let code = avcodec_receive_frame(context, frame.pointer)
         if code == AVCode.again { return .needsInput }
         if code == AVCode.eof { return .drained }
-        try check(code, .decode, path, "stream #\(streamIndex)")
+        if code < 0 { try check(code, .decode, path, "stream #\(streamIndex)") }
         return .frame
+    }
+}
+
+/// Decoding that goes on past damage, as the ffmpeg CLI does: what is rejected as corrupt is reported to the
+/// caller (who tells the executor, the one place that counts it) instead of failing the export.
+extension StreamDecoder {
+    /// What a tolerant receive produced.
+    enum TolerantOutput {
+        /// `frame` holds a decoded frame.
+        case frame
+        /// No frame until the next packet (or the decoder is drained).
+        case noFrame
+        /// The decoder reported corrupt data; treat it as "no frame until the next packet".
+        case damaged
+    }
+
+    /// Sends a packet (or `nil` to start draining); a packet rejected as corrupt is skipped and reported.
+    func sendSkippingDamage(_ packet: Packet?) throws -> StageTally {
+        do { try send(packet) } catch let ExportError.ffmpeg(_, _, code, _) where code == AVCode.invalidData {
+            return .oneDamaged
+        }
+        return .none
+    }
+
+    /// Receives the next frame into `frame`; corrupt data while decoding or draining is reported, not thrown.
+    func receiveSkippingDamage(into frame: Frame) throws -> TolerantOutput {
+        do {
+            switch try receive(into: frame) {
+            case .frame: return .frame
+            case .needsInput, .drained: return .noFrame
+            }
+        } catch let ExportError.ffmpeg(_, _, code, _) where code == AVCode.invalidData {
+            return .damaged
+        }
+    }
+
+    /// True when the decoder marked the frame as damaged (errors concealed): counted like a skipped packet.
+    static func isDamaged(_ frame: Frame) -> Bool {
+        (frame.pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT) != 0 || frame.pointer.pointee.decode_error_flags != 0
     }
 }

@@ -1,10 +1,22 @@
 internal import CFFmpeg
 import MediaExportCore
 
+/// One option an encoder is opened with, and the preset field that asked for it (named when it goes unused).
+struct EncoderOption: Equatable {
+    /// The AVOption name, e.g. `crf`.
+    var key: String
+    /// Its value as text, as `av_dict_set` takes it.
+    var value: String
+    /// The preset's JSON field behind it, e.g. `video.crf`.
+    var field: String
+}
+
 /// Stage 4: turns frames into packets for one output stream.
 final class StreamEncoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let path: String
+    /// The encoder's name (`libx264`, `aac` …), for messages.
+    let name: String
 
     /// Allocates a context for the named encoder; the caller fills it in and calls `open`.
     init(encoderName: String, path: String) throws {
@@ -15,6 +27,7 @@ final class StreamEncoder {
         }
         guard let ctx = avcodec_alloc_context3(codec) else { fatalError("avcodec_alloc_context3: out of memory") }
         context = ctx
+        name = String(cString: codec.pointee.name)
     }
 
     deinit {
@@ -22,20 +35,42 @@ final class StreamEncoder {
         avcodec_free_context(&c)
     }
 
-    /// Opens the encoder with private options (e.g. `preset`, `crf`).
+    /// Opens the encoder with options that come from no preset (each key names itself in errors).
     func open(options: [String: String]) throws {
+        try open(options.sorted { $0.key < $1.key }.map { EncoderOption(key: $0.key, value: $0.value, field: $0.key) })
+    }
+
+    /// Opens the encoder with options (e.g. `preset`, `crf`). Every option must be used: `avcodec_open2` leaves
+    /// in the dictionary what neither the codec context nor the encoder knows, and such a leftover means the
+    /// preset asked for something that would silently not happen (fftools' `assert_avoptions`: "Option … not
+    /// found" is fatal there too). An option the encoder knows but refuses fails inside `avcodec_open2` instead.
+    func open(_ options: [EncoderOption]) throws {
         var dict: OpaquePointer? = nil
-        for (k, v) in options { av_dict_set(&dict, k, v, 0) }
+        for option in options { av_dict_set(&dict, option.key, option.value, 0) }
         defer { av_dict_free(&dict) }
-        try check(avcodec_open2(context, context.pointee.codec, &dict), .encode, path,
-                  "opening \(String(cString: context.pointee.codec.pointee.name)) encoder")
+        try check(avcodec_open2(context, context.pointee.codec, &dict), .encode, path, "opening \(name) encoder")
+        try StreamEncoder.requireUsed(options, leftover: Demuxer.dictionary(dict), encoder: name, path: path)
+    }
+
+    /// Throws `invalidPreset` naming the preset field behind the first option the encoder left unused.
+    /// `leftover` is what `avcodec_open2` handed back; `path` is the file the error is reported against.
+    static func requireUsed(_ options: [EncoderOption], leftover: [String: String], encoder: String, path: String) throws {
+        guard !leftover.isEmpty else { return }
+        let unused = options.filter { leftover[$0.key] != nil }
+        // `avcodec_open2` hands back only keys it was given, so `unused` is never empty in practice; if it were,
+        // the leftover keys themselves are named rather than letting the export succeed without them.
+        let field = unused.first?.field ?? leftover.keys.sorted()[0]
+        let keys = unused.isEmpty ? leftover.keys.sorted() : unused.map(\.key)
+        throw ExportError.invalidPreset(path: path, field: field,
+                                        reason: "the \(encoder) encoder has no option \(keys.map { "'\($0)'" }.joined(separator: ", ")); it would be ignored")
     }
 
     /// Sends a frame (or `nil` to flush).
     func send(_ frame: Frame?) throws {
         let code = avcodec_send_frame(context, frame?.pointer)
-        if code == AVCode.eof { return }
-        try check(code, .encode, path, String(cString: context.pointee.codec.pointee.name))
+        // Checked before building the message: this runs for every frame.
+        if code >= 0 || code == AVCode.eof { return }
+        try check(code, .encode, path, name)
     }
 
     /// What `receive` produced.
@@ -46,7 +81,7 @@ final class StreamEncoder {
         let code = avcodec_receive_packet(context, packet.pointer)
         if code == AVCode.again { return .needsInput }
         if code == AVCode.eof { return .drained }
-        try check(code, .encode, path, String(cString: context.pointee.codec.pointee.name))
+        if code < 0 { try check(code, .encode, path, name) }
         return .packet
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import MediaExport
 import MediaExportFFmpeg
 import MediaExportCore
@@ -8,10 +7,10 @@ import MediaExportCore
 /// per running job, redrawn a few times a second; elsewhere one line per finished job.
 public final class BatchRenderer: Sendable {
     /// What is on the screen, behind one lock: events come from several job threads.
-    private let canvas: Mutex<Canvas>
+    private let canvas: LockedBox<Canvas>
 
     /// Creates a renderer in `mode` (see `ProgressRenderer.mode`).
-    public init(mode: ProgressRenderer.Mode) { canvas = Mutex(Canvas(mode: mode)) }
+    public init(mode: ProgressRenderer.Mode) { canvas = LockedBox(Canvas(mode: mode)) }
 
     /// Renders one batch event.
     public func handle(_ event: BatchEvent) { canvas.withLock { $0.handle(event) } }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import MediaExport
 import MediaExportFFmpeg
 import MediaExportCore
@@ -22,7 +21,7 @@ public final class ProgressRenderer: Sendable {
     private let width: Int
     /// What has been drawn, behind one lock (events may come from any thread).
     private struct Drawn { var lastDecile = -1; var drawn = false }
-    private let drawn = Mutex(Drawn())
+    private let drawn = LockedBox(Drawn())
 
     /// Creates a renderer writing to `fd` (stderr by default).
     public init(mode: Mode, fd: Int32 = 2, width: Int = 28) {

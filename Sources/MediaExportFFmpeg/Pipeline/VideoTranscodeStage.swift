@@ -1,0 +1,184 @@
+internal import CFFmpeg
+import Foundation
+import MediaExportCore
+
+extension VideoSettings {
+    /// The encoder options these settings ask for, each naming the preset field behind it, so that an option
+    /// the encoder does not use is reported against that field.
+    var encoderOptions: [EncoderOption] {
+        var options = [EncoderOption(key: "preset", value: encoderPreset, field: "video.encoderPreset"),
+                       EncoderOption(key: "crf", value: String(crf), field: "video.crf")]
+        // Quiet x265's own logging (it writes to stderr itself); asked for by choosing the codec.
+        if codec == .hevc { options.append(EncoderOption(key: "x265-params", value: "log-level=error", field: "video.codec")) }
+        return options
+    }
+}
+
+/// decode → crop/scale → encode, for the main video stream; its packets go back to the executor.
+///
+/// Pull-driven: `send` only hands the packet to the decoder; each `receive` first offers a packet the encoder
+/// has ready, and only when it has none decodes one more frame and encodes it. The FFmpeg calls come in the
+/// same order as a push pipeline's (send, then drain the decoder, each frame's packets written before the
+/// next frame), so the output is the same, and nothing queues up between the stages.
+final class VideoTranscodeStage: StreamStage {
+    let inputIndex: Int32
+    private(set) var isDone = false
+    let outputStream: UnsafeMutablePointer<AVStream>
+    let encoder: StreamEncoder
+    private let decoder: StreamDecoder
+    private let scaler: VideoScaler
+    private let path: String
+    private let frame = Frame()
+    /// The one packet this stage hands to the executor, reused for every encoded packet.
+    private let outPacket = Packet()
+    private let originTS: Int64
+    private let endTS: Int64?
+    private let frameDuration: Int64
+    private var lastPTS: Int64 = Int64.min
+    private let crop: PixelRect?
+    private var phase = TranscodePhase.running
+    /// The decoder has nothing more until the next packet (it said so, or reported corrupt data, after which
+    /// the push pipeline also stopped asking until the next packet).
+    private var decoderIdle = false
+
+    init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String) throws {
+        inputIndex = stream.pointee.index
+        crop = plan.crop
+        let width = Int32(plan.width), height = Int32(plan.height), settings = plan.settings
+        decoder = try StreamDecoder(stream: stream, path: path, strict: strict)
+        self.path = muxer.path
+        let inTimeBase = stream.pointee.time_base
+        originTS = timeline.origin(in: inTimeBase)
+        endTS = timeline.end(in: inTimeBase)
+
+        let pixFmt = av_get_pix_fmt(settings.pixelFormat)
+        scaler = VideoScaler(width: width, height: height, format: pixFmt, path: path)
+        encoder = try StreamEncoder(encoderName: settings.codec.encoderName, path: muxer.path)
+        let enc = encoder.context
+        let par = stream.pointee.codecpar.pointee
+        var rate = av_guess_frame_rate(nil, stream, nil)
+        if rate.num <= 0 || rate.den <= 0 { rate = AVRational(num: 30, den: 1) }
+        enc.pointee.width = width
+        enc.pointee.height = height
+        enc.pointee.pix_fmt = pixFmt
+        enc.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        // The input's own time base keeps variable-frame-rate timestamps exact.
+        enc.pointee.time_base = inTimeBase
+        enc.pointee.framerate = rate
+        enc.pointee.color_range = par.color_range
+        enc.pointee.color_primaries = par.color_primaries
+        enc.pointee.color_trc = par.color_trc
+        enc.pointee.colorspace = par.color_space
+        enc.pointee.chroma_sample_location = par.chroma_location
+        enc.pointee.thread_count = 0  // as the ffmpeg CLI: threads=auto
+        if muxer.needsGlobalHeader { enc.pointee.flags |= cff_codec_flag_global_header() }
+        try encoder.open(settings.encoderOptions)
+        frameDuration = max(1, av_rescale_q(1, av_inv_q(rate), inTimeBase))
+
+        outputStream = try muxer.addStream()
+        try check(avcodec_parameters_from_context(outputStream.pointee.codecpar, enc), .mux, muxer.path, "stream parameters")
+        if settings.codec == .hevc && muxer.container.isQuickTimeFamily {
+            outputStream.pointee.codecpar.pointee.codec_tag = cff_mktag(0x68, 0x76, 0x63, 0x31)  // 'hvc1' for Apple players
+        }
+        outputStream.pointee.time_base = enc.pointee.time_base
+        outputStream.pointee.avg_frame_rate = rate
+        copyStreamInfo(from: stream, to: outputStream, displayMatrix: plan.displayMatrix ?? sourceMatrix(stream))
+    }
+
+    func send(_ packet: Packet) throws -> StageTally {
+        guard !isDone else { return .none }
+        decoderIdle = false
+        return try decoder.sendSkippingDamage(packet)
+    }
+
+    func sendEndOfStream() throws -> StageTally {
+        guard phase == .running else { return .none }
+        // Past the trim end the decoder's remaining frames are not wanted: straight to the encoder's end.
+        if isDone {
+            try startDrainingEncoder()
+            return .none
+        }
+        decoderIdle = false
+        phase = .drainingDecoder
+        return try decoder.sendSkippingDamage(nil)
+    }
+
+    func receive() throws -> StageOutput {
+        while true {
+            if phase == .finished { return .finished }
+            // Encoder output first: a ready packet goes to the muxer before more work is fed in.
+            switch try encoder.receive(into: outPacket) {
+            case .packet:
+                prepareEncoded(outPacket, from: encoder, to: outputStream, defaultDuration: frameDuration)
+                return .packet(outPacket)
+            case .drained:
+                phase = .finished
+                return .finished
+            case .needsInput:
+                break
+            }
+            switch phase {
+            case .drainingEncoder, .drainingResampler, .finished:
+                // Nothing more will come once the encoder has been told the stream ended.
+                phase = .finished
+                return .finished
+            case .running, .drainingDecoder:
+                if isDone || decoderIdle {
+                    if phase == .running { return .needsInput }
+                    try startDrainingEncoder()
+                    continue
+                }
+                switch try decoder.receiveSkippingDamage(into: frame) {
+                case .frame:
+                    let damaged = StreamDecoder.isDamaged(frame)
+                    let encoded = try encode(frame)
+                    frame.unref()
+                    if damaged || encoded { return .tally(StageTally(videoFrames: encoded ? 1 : 0, damaged: damaged ? 1 : 0)) }
+                case .noFrame:
+                    decoderIdle = true
+                case .damaged:
+                    decoderIdle = true
+                    return .tally(.oneDamaged)
+                }
+            }
+        }
+    }
+
+    private func startDrainingEncoder() throws {
+        phase = .drainingEncoder
+        try encoder.send(nil)
+    }
+
+    /// Places a decoded frame on the output timeline and gives it to the encoder. False when the frame is
+    /// not wanted: before the trim start, at or past the trim end (which ends the stage), or a timestamp that
+    /// does not move forward (the muxer would reject its packet).
+    private func encode(_ frame: Frame) throws -> Bool {
+        let f = frame.pointer
+        var ts = f.pointee.best_effort_timestamp
+        if ts == AVCode.noPTS { ts = lastPTS == Int64.min ? originTS : lastPTS + frameDuration }
+        let outTS = ts - originTS
+        if outTS < 0 { return false }  // before the trim start
+        if let endTS, outTS >= endTS { isDone = true; return false }
+        if ts <= lastPTS { return false }  // duplicate or backwards timestamp: the muxer would reject it
+        lastPTS = ts
+        if let crop { try applyCrop(crop, to: frame) }
+        let converted = try scaler.convert(frame)
+        converted.pointer.pointee.pts = outTS
+        converted.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE  // let the encoder choose; never force keyframes
+        try encoder.send(converted)
+        return true
+    }
+
+    /// Crops the decoded picture in place (moves the plane pointers; no copy).
+    private func applyCrop(_ rect: PixelRect, to frame: Frame) throws {
+        let f = frame.pointer
+        let w = Int(f.pointee.width), h = Int(f.pointee.height)
+        let left = min(max(0, rect.left), w - 2), top = min(max(0, rect.top), h - 2)
+        let width = min(rect.width, w - left), height = min(rect.height, h - top)
+        f.pointee.crop_left = left
+        f.pointee.crop_top = top
+        f.pointee.crop_right = w - left - width
+        f.pointee.crop_bottom = h - top - height
+        try check(av_frame_apply_cropping(f, Int32(AV_FRAME_CROP_UNALIGNED)), .filter, path, "cropping")
+    }
+}
