@@ -14,10 +14,12 @@ struct Batch: AsyncParsableCommand {
         abstract: "Export many files: scan, plan, export in parallel, resume, report.",
         discussion: """
         Folders are walked recursively (hidden files, our temporary files and the output folder are skipped);
-        files that form one asset (original, rendered edit, sidecars, Live Photo) are exported once, and so is a
-        file reached twice (given twice, or through a symlink). Symlinks to files are followed, symlinks to
-        folders are skipped with a note. Outputs mirror each asset's path under --out with the preset's
-        extension. A database in --out (.mediaexport.sqlite) makes a rerun export only what is new or changed.
+        a file is media when FFmpeg opens it, whatever its extension. Files that form one asset by Apple's naming
+        (original, IMG_E rendered edit, .AAE, .edit.json, Live Photo still) are exported once, and so is a file
+        reached twice (given twice, or through a symlink); files that merely share a base name are separate
+        assets. Every file left out is counted with its reason (a note, and the report's "ignored" list).
+        Symlinks to files are followed, symlinks to folders are skipped with a note. Outputs mirror each asset's
+        path under --out with the preset's extension (demo.mkv beside demo.mp4 becomes demo.mkv.mp4). A database in --out (.mediaexport.sqlite) makes a rerun export only what is new or changed.
         One batch at a time per --out (a lock, .mediaexport.lock): another exits 73, or waits with --wait.
 
         Examples:
@@ -141,6 +143,8 @@ struct Batch: AsyncParsableCommand {
             let shown = result.rows.map(\.displayed)
             if dryRun { printLine(BatchRenderer.planTable(shown)) }
             for row in shown where row.status == "failed" { printError("\(row.key): \(row.error ?? "failed")") }
+            // Everything an export dropped or changed, per asset: never only in the report.
+            for row in shown { for warning in row.account?.warnings ?? [] { printLine("WARNING: \(row.key): \(warning)") } }
             printLine(dryRun ? BatchRenderer.planSummary(shown) : BatchRenderer.summary(result.counts))
         }
         let status = signals.exitCode(for: result.exitCode)
@@ -176,9 +180,10 @@ struct Report: ParsableCommand {
 
         func run() throws {
             do {
-                let merged = BatchReport.merge(try reports.map { try BatchReport.read($0) })
-                try BatchReport.write(merged, to: out)
-                printLine(BatchRenderer.summary(BatchCounts(merged)))
+                let merged = BatchReport.merge(documents: try reports.map { try BatchReport.readDocument($0) })
+                try BatchReport.write(merged.rows, ignored: merged.ignored, to: out)
+                printLine(BatchRenderer.summary(BatchCounts(merged.rows)))
+                if let ignored = BatchRenderer.ignoredSummary(merged.ignored) { printLine(ignored) }
             } catch let error as ExportError {
                 printError(error.description)
                 throw ExitCode(error.exitCode)

@@ -44,20 +44,21 @@ let editCases: [(String, SourceInfo, String, EditSidecar, [String])] = [
 let copyCases: [(String, SourceInfo, String, ExportRoute, Container, EditSidecar?, [String])] = [
     ("remux of a transcoding preset, blocked by PCM audio in MP4", .pcmAudio, "highest", .remux, .mp4, nil,
      ["#0 video copy 1920x1080", "#1 audio drop: .mp4 cannot hold pcm_s16le",
-      "impossible: remux skipped: .mp4 cannot hold audio stream #1 (pcm_s16le)"]),
+      "impossible: remux skipped: .mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can"]),
     ("the same remux into MOV is possible", .pcmAudio, "highest", .remux, .mov, nil,
      ["#0 video copy 1920x1080", "#1 audio copy"]),
     ("remux blocked by an unknown video codec", .noDecodable, "low", .remux, .mp4, nil,
      ["#0 video drop: .mp4 cannot hold unknown 'zzv9'", "#1 audio copy",
-      "impossible: remux skipped: .mp4 cannot hold video stream #0 (unknown 'zzv9')"]),
+      "impossible: remux skipped: .mp4 cannot hold video stream #0 (unknown 'zzv9'); no container mediaexport writes can"]),
     ("remux: nothing left says so first (as today)", .make([.pcm(0)]), "highest", .remux, .mp4, nil,
      ["#0 audio drop: .mp4 cannot hold pcm_s16le",
       "impossible: no stream can be exported with preset highest (remux) to .mp4 (#0 audio pcm_s16le: .mp4 cannot hold pcm_s16le)"]),
     ("remux of an audio-only preset keeps audio only", .landscape1080, "m4a", .remux, .m4a, nil,
      ["#0 video drop: preset m4a (remux) has no video", "#1 audio copy"]),
-    ("remux: a second audio the container cannot hold is dropped, not blocking", .make([.h264(0, 1280, 720), .aac(1), .pcm(2)]),
+    ("remux: a second audio the container cannot hold blocks too (no audio is dropped by a copy)", .make([.h264(0, 1280, 720), .aac(1), .pcm(2)]),
      "highest", .remux, .mp4, nil,
-     ["#0 video copy 1280x720", "#1 audio copy", "#2 audio drop: .mp4 cannot hold pcm_s16le"]),
+     ["#0 video copy 1280x720", "#1 audio copy", "#2 audio drop: .mp4 cannot hold pcm_s16le",
+      "impossible: remux skipped: .mp4 cannot hold audio stream #2 (pcm_s16le); .mov, .mkv can"]),
     ("remux ignores crop and volume, keeps rotate and mute", .landscape1080, "highest", .remux, .mp4,
      EditSidecar(crop: .init(x: 0, y: 0, width: 640, height: 360), rotate: 90, mute: true, volume: 2),
      ["#0 video copy 1920x1080 matrix \(cw90)", "#1 audio drop: muted by the edit sidecar"]),
@@ -67,8 +68,9 @@ let copyCases: [(String, SourceInfo, String, ExportRoute, Container, EditSidecar
     ("passthrough into MKV drops the mov_text it cannot hold", .withExtras, "passthrough", .transcode, .mkv, nil,
      ["#0 video copy 1920x1080", "#1 audio copy", "#2 subtitle drop: .mkv cannot hold mov_text", "#3 data drop: data streams are not copied",
       "#4 video drop: cover art (attached picture) is not carried over"]),
-    ("passthrough drops a main stream it cannot hold without blocking", .pcmAudio, "passthrough", .remux, .mp4, nil,
-     ["#0 video copy 1920x1080", "#1 audio drop: .mp4 cannot hold pcm_s16le"]),
+    ("passthrough cannot drop a main stream: the route is impossible, naming containers that can hold it", .pcmAudio, "passthrough", .remux, .mp4, nil,
+     ["#0 video copy 1920x1080", "#1 audio drop: .mp4 cannot hold pcm_s16le",
+      "impossible: remux skipped: .mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can"]),
     ("passthrough flip on a rotated source", .portraitRotated, "passthrough", .remux, .mov, EditSidecar(flip: .horizontal),
      ["#0 video copy 1920x1080 matrix \([0, one, 0, one, 0, 0, 0, 0, w30])", "#1 audio copy"]),
     ("passthrough: an attachment is not copied", .make([.h264(0, 640, 360), SourceStream(index: 1, kind: .attachment, codec: "ttf")]),
@@ -89,10 +91,14 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
      ["#0 video → h264 640x360", "#1 attachment drop: attachment streams are not exported"]),
     ("a second video", .make([.h264(0, 1280, 720), .h264(1, 640, 360), .aac(2)]), "highest", .mp4,
      ["#0 video → h264 1280x720", "#1 video drop: only the main video stream is exported", "#2 audio → aac 2ch"]),
-    ("picture size unknown", .make([.h264(0, 0, 0), .aac(1)]), "highest", .mp4,
-     ["#0 video drop: picture size unknown", "#1 audio → aac 2ch"]),
-    ("sample rate unknown", .make([.h264(0, 640, 360), .aac(1, rate: 0)]), "highest", .mp4,
-     ["#0 video → h264 640x360", "#1 audio drop: sample rate unknown"]),
+    ("picture size unknown: the only video cannot be lost, the transcode is impossible", .make([.h264(0, 0, 0), .aac(1)]), "highest", .mp4,
+     ["#0 video drop: picture size unknown", "#1 audio → aac 2ch",
+      "impossible: transcode skipped: every video stream would be dropped (#0 h264: picture size unknown)"]),
+    ("sample rate unknown: the only audio cannot be lost, the transcode is impossible", .make([.h264(0, 640, 360), .aac(1, rate: 0)]), "highest", .mp4,
+     ["#0 video → h264 640x360", "#1 audio drop: sample rate unknown",
+      "impossible: transcode skipped: every audio stream would be dropped (#1 aac: sample rate unknown)"]),
+    ("sample rate unknown on a second audio: dropped with its reason, the first kept", .make([.h264(0, 640, 360), .aac(1), .aac(2, rate: 0)]), "highest", .mp4,
+     ["#0 video → h264 640x360", "#1 audio → aac 2ch", "#2 audio drop: sample rate unknown"]),
     ("new: channel count unknown", .wav0ch, "highest", .mp4,
      ["#0 audio drop: channel count unknown",
       "impossible: no stream can be exported with preset highest to .mp4 (#0 audio pcm_s16le: channel count unknown)"]),
@@ -130,11 +136,11 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
     @Test func remuxBlockersAreListedAndJoined() throws {
         let source = SourceInfo.make([SourceStream(index: 0, kind: .video, codec: "prores", fitsIn: [.mov, .mkv], width: 1920, height: 1080), .pcm(1)])
         let plan = try planned(source, Presets.highest, route: .remux)
-        #expect(plan.blockers == [".mp4 cannot hold video stream #0 (prores)", ".mp4 cannot hold audio stream #1 (pcm_s16le)"])
+        #expect(plan.blockers == [".mp4 cannot hold video stream #0 (prores); .mov, .mkv can", ".mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can"])
         #expect(plan.impossible == "no stream can be exported with preset highest (remux) to .mp4 (#0 video prores: .mp4 cannot hold prores; #1 audio pcm_s16le: .mp4 cannot hold pcm_s16le)")
         let withAAC = SourceInfo.make([SourceStream(index: 0, kind: .video, codec: "prores", fitsIn: [.mov, .mkv], width: 1920, height: 1080), .pcm(1), .aac(2)])
         #expect(try planned(withAAC, Presets.highest, route: .remux).impossible
-                == "remux skipped: .mp4 cannot hold video stream #0 (prores); .mp4 cannot hold audio stream #1 (pcm_s16le)")
+                == "remux skipped: .mp4 cannot hold video stream #0 (prores); .mov, .mkv can; .mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can")
         #expect(plan.isPossible == false)
     }
 
@@ -142,9 +148,11 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
         for source in [SourceInfo.withExtras, .pcmAudio, .noDecodable] {
             let a = try planned(source, Presets.passthrough, route: .transcode)
             let b = try planned(source, Presets.passthrough, route: .remux)
-            #expect(a.streams == b.streams && a.impossible == nil && b.impossible == nil)
+            #expect(a.streams == b.streams && a.impossible == b.impossible)
         }
-        #expect(try planned(.noDecodable, Presets.passthrough).blockers == [".mov cannot hold video stream #0 (unknown 'zzv9')"])
+        // A main video no container can hold makes passthrough impossible (the chain goes on to the byte copy).
+        #expect(try planned(.noDecodable, Presets.passthrough).blockers == [".mov cannot hold video stream #0 (unknown 'zzv9'); no container mediaexport writes can"])
+        #expect(try planned(.noDecodable, Presets.passthrough).isPossible == false)
     }
 
     @Test func startedEventRecords() throws {

@@ -119,7 +119,7 @@ let presetMatrix: [(String, String, [String])] = [
         ("passthrough", "oddSize", ["#0 video copy 853x479", "#1 audio copy"]),
         ("passthrough", "audioOnly", ["#0 audio copy"]),
         ("passthrough", "videoOnly", ["#0 video copy 1280x720"]),
-        ("passthrough", "noDecodable", ["#0 video drop: .mov cannot hold unknown 'zzv9'", "#1 audio copy"]),
+        ("passthrough", "noDecodable", ["#0 video drop: .mov cannot hold unknown 'zzv9'", "#1 audio copy", "impossible: remux skipped: .mov cannot hold video stream #0 (unknown 'zzv9'); no container mediaexport writes can"]),
         ("passthrough", "pcmAudio", ["#0 video copy 1920x1080", "#1 audio copy"]),
         ("passthrough", "vfr", ["#0 video copy 640x360", "#1 audio copy"]),
 ]

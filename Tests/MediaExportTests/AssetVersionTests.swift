@@ -133,6 +133,27 @@ import Testing
         #expect(o.version?.resource.hasSuffix("IMG_0002.MOV") == true)
     }
 
+    @Test func renderedEditTakesItsMetadataFromTheOriginal() throws {
+        let dir = try Self.folder(["IMG_0001.MOV": Self.asset("IMG_0002.MOV"), "IMG_E0001.MOV": Self.asset("IMG_E0002.MOV"),
+                                   "IMG_0001.MP4": TestSupport.fixture("landscape.mov"), "lone_edited.mov": Self.asset("IMG_E0002.MOV")])
+        defer { TestSupport.cleanup(dir) }
+        let original = dir.appendingPathComponent("IMG_0001.MOV").path, edit = dir.appendingPathComponent("IMG_E0001.MOV").path
+        // The current version is the rendered edit, from the original or the edit given: metadata from the original.
+        for input in [original, edit] {
+            let current = try VersionResolver.select(input: input, version: .current, editsPath: nil, requireCurrent: false)
+            #expect(current.report.resource == edit && current.report.resourceKind == .renderedEdit)
+            #expect(current.metadataSource == original)
+            #expect(current.report.reason.contains("rendered edit IMG_E0001.MOV of IMG_0001.MOV"), "\(current.report.reason)")
+        }
+        // The original itself needs none; the MP4 of the same base is another asset (its edit is the MOV's).
+        #expect(try VersionResolver.select(input: edit, version: .original, editsPath: nil, requireCurrent: false).metadataSource == nil)
+        let mp4 = try VersionResolver.select(input: dir.appendingPathComponent("IMG_0001.MP4").path, version: .current, editsPath: nil, requireCurrent: false)
+        #expect(mp4.report.resource.hasSuffix("/IMG_0001.MP4") && mp4.metadataSource == nil)
+        // A rendered edit without its original has nowhere to take it from.
+        let lone = try VersionResolver.select(input: dir.appendingPathComponent("lone_edited.mov").path, version: .current, editsPath: nil, requireCurrent: false)
+        #expect(lone.report.resourceKind == .renderedEdit && lone.metadataSource == nil)
+    }
+
     @Test func aaeOnlyDeliversOriginalAndSaysSoOrFailsWhenRequired() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }

@@ -225,6 +225,147 @@ import Testing
     }
 }
 
+/// Batch inputs by content (issue 14, item 6): FFmpeg decides what is media, and every file under the inputs is
+/// either planned or listed as ignored with its reason.
+@Suite struct BatchInputsTests {
+    /// `dir/in`: formats an extension list once skipped (Theora, WMA, M4B, VOB, raw MPEG-1), media under a name that
+    /// says nothing, and everything that is not exported on its own.
+    static func inputs() throws -> (dir: URL, root: String) {
+        let dir = TestSupport.tempDir()
+        let root = dir.appendingPathComponent("in").path
+        try FileManager.default.createDirectory(atPath: root + "/.cache", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
+        let video = ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=1"], tone = ["-f", "lavfi", "-i", "sine=f=440:duration=1"]
+        try AssetGroupingTests.makeMedia(root + "/clip.ogv", video + tone + ["-c:v", "libtheora", "-c:a", "libvorbis"])
+        try AssetGroupingTests.makeMedia(root + "/song.wma", tone + ["-c:a", "wmav2"])
+        try AssetGroupingTests.makeMedia(root + "/book.m4b", tone + ["-c:a", "aac"])
+        try AssetGroupingTests.makeMedia(root + "/sub/movie.vob", video + tone + ["-c:v", "mpeg2video", "-c:a", "mp2", "-f", "vob"])
+        try AssetGroupingTests.makeMedia(root + "/sub/raw.m1v", video + ["-c:v", "mpeg1video", "-f", "mpeg1video"])
+        try FileManager.default.copyItem(atPath: TestSupport.fixture("landscape.mov"), toPath: root + "/recording.dat")  // media, by content
+        try FileManager.default.copyItem(atPath: AssetVersionTests.asset("IMG_0004.MOV"), toPath: root + "/IMG_0004.MOV")
+        try FileManager.default.copyItem(atPath: AssetVersionTests.asset("IMG_0004.JPG"), toPath: root + "/IMG_0004.JPG")
+        try FileManager.default.copyItem(atPath: AssetVersionTests.asset("IMG_0004.JPG"), toPath: root + "/cover.png")
+        try "notes".write(toFile: root + "/notes.txt", atomically: true, encoding: .utf8)
+        try "junk, not media".write(toFile: root + "/thing.xyz", atomically: true, encoding: .utf8)
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nclip.ogv\n#EXT-X-ENDLIST\n".write(toFile: root + "/list.m3u8", atomically: true, encoding: .utf8)
+        try #"{"formatVersion": 1, "mute": true}"#.write(toFile: root + "/orphan.edit.json", atomically: true, encoding: .utf8)
+        try "x".write(toFile: root + "/.DS_Store", atomically: true, encoding: .utf8)
+        try "x".write(toFile: root + "/.cache/thumb.db", atomically: true, encoding: .utf8)
+        try "x".write(toFile: root + "/.clip.mp4.mediaexport-tmp-1-abc", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: root + "/gone.mov", withDestinationPath: root + "/nothing-here.mov")
+        return (dir, root)
+    }
+
+    /// Every entry under `root`, relative to it: files, links, and hidden folders (whose insides are not walked).
+    static func everything(_ root: String) -> Set<String> {
+        var all = Set<String>()
+        let enumerator = FileManager.default.enumerator(atPath: root)!
+        while let path = enumerator.nextObject() as? String {
+            let type = (enumerator.fileAttributes?[.type] as? FileAttributeType)
+            if type == .typeDirectory {
+                if (path as NSString).lastPathComponent.hasPrefix(".") { all.insert(path); enumerator.skipDescendants() }
+                continue
+            }
+            all.insert(path)
+        }
+        return all
+    }
+
+    @Test func everyFileOfTheInputsIsPlannedOrIgnoredWithItsReason() async throws {
+        let (dir, root) = try Self.inputs()
+        defer { TestSupport.cleanup(dir) }
+        let options = BatchOptions(inputs: [root], outputDirectory: dir.appendingPathComponent("out").path,
+                                   preset: try TestSupport.preset("low"), dryRun: true)
+        var hashes: [String: String] = [:]
+        let plan = try BatchPlanner.makePlan(options, hashes: &hashes)
+        let real = try #require(FileSystem.realPath(root))
+        func relative(_ path: String) -> String { String(path.dropFirst(real.count + 1)) }
+
+        // Opened by FFmpeg and planned: every format of the list that once skipped them, and media under a name that says nothing.
+        let planned = Dictionary(uniqueKeysWithValues: plan.items.map { (relative($0.input), $0) })
+        #expect(Set(planned.keys) == ["IMG_0004.MOV", "book.m4b", "clip.ogv", "recording.dat", "song.wma", "sub/movie.vob", "sub/raw.m1v"])
+        for (name, item) in planned {
+            #expect(!item.reason.hasPrefix("cannot be probed") && (item.duration ?? 0) > 0, "\(name): \(item.reason)")
+        }
+        // The rest, each with its reason; nothing under the inputs is missing, nothing is said twice.
+        let ignored = Dictionary(uniqueKeysWithValues: plan.ignored.map { (relative($0.path), $0) })
+        #expect(plan.ignored.count == ignored.count)
+        #expect(Set(planned.keys).union(ignored.keys) == Self.everything(root), "\(ignored.keys.sorted())")
+        #expect(Set(planned.keys).isDisjoint(with: ignored.keys))
+        let kinds = ignored.mapValues(\.kind)
+        #expect(kinds == ["notes.txt": .notMedia, "thing.xyz": .notMedia, "list.m3u8": .notMedia, "cover.png": .stillImage,
+                          "IMG_0004.JPG": .livePhotoStill, "orphan.edit.json": .sidecar, ".DS_Store": .hidden, ".cache": .hidden,
+                          ".clip.mp4.mediaexport-tmp-1-abc": .temporaryFile, "gone.mov": .symlinkToNothing])
+        #expect(ignored["thing.xyz"]?.reason.contains("Invalid data found when processing input") == true, "FFmpeg's reason")
+        #expect(ignored["list.m3u8"]?.reason.contains("is an HLS playlist (hls): inputs that name other files are refused") == true)
+        #expect(ignored["IMG_0004.JPG"]?.of == real + "/IMG_0004.MOV")
+        #expect(plan.assetsFound == 7, "thing.xyz and list.m3u8 were never assets")
+        // People get the count and the reasons grouped.
+        let summary = try #require(plan.notes.last)
+        #expect(summary == "10 files are not exported as an asset of their own: 3 not media (notes.txt, list.m3u8, thing.xyz), "
+                + "1 still image (cover.png), 1 sidecar, 1 Live Photo still, 2 hidden, 1 temporary file of mediaexport, "
+                + "1 symbolic link to nothing (gone.mov)")
+
+        // The report: rows for the assets, `ignored` for the rest — in JSON and in CSV.
+        let result = try await BatchRunner(options: options).run()
+        #expect(result.rows.count == 7)
+        let json = dir.appendingPathComponent("r.json").path, csv = dir.appendingPathComponent("r.csv").path
+        for path in [json, csv] { try BatchReport.write(result.rows, ignored: plan.ignored, to: path) }
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let listed = try #require(object["ignored"] as? [[String: Any]])
+        let text = listed.first { ($0["path"] as? String)?.hasSuffix("/notes.txt") == true }
+        #expect(text?["kind"] as? String == "notMedia" && (text?["reason"] as? String)?.contains("not media") == true)
+        #expect(((object["rows"] as? [[String: Any]]) ?? []).compactMap { $0["key"] as? String }.sorted()
+                == ["IMG_0004.MOV", "book.m4b", "clip.ogv", "recording.dat", "song.wma", "sub/movie.vob", "sub/raw.m1v"])
+        for path in [json, csv] {
+            let back = try BatchReport.readDocument(path)
+            #expect(back.rows.count == 7 && back.ignored.map(\.path) == plan.ignored.map(\.path) && back.ignored.map(\.kind) == plan.ignored.map(\.kind))
+            #expect(try BatchReport.read(path).count == 7, "rows alone, as before")
+        }
+
+        // Filters and shards say so too.
+        var filtered = options
+        filtered.exclude = ["*.wma"]
+        filtered.media = .video
+        let f = try BatchPlanner.makePlan(filtered, hashes: &hashes)
+        let fk = Dictionary(uniqueKeysWithValues: f.ignored.map { (relative($0.path), $0) })
+        #expect(fk["song.wma"]?.kind == .filtered && fk["song.wma"]?.reason == "matches --exclude *.wma")
+        #expect(fk["book.m4b"]?.kind == .filtered && fk["book.m4b"]?.reason == "--media video: no video")
+        var shard = options
+        shard.shard = BatchOptions.Shard(index: 0, count: 3)
+        let s = try BatchPlanner.makePlan(shard, hashes: &hashes)
+        #expect(Set(s.items.map(\.input)).union(s.ignored.map(\.path)).count == Self.everything(root).count)
+        #expect(s.ignored.contains { $0.kind == .notInShard })
+    }
+
+    @Test func theCommandLineCountsWhatItIgnores() throws {
+        let (dir, root) = try Self.inputs()
+        defer { TestSupport.cleanup(dir) }
+        let r = try TestSupport.tool(["batch", root, "--out", dir.appendingPathComponent("out").path, "--preset", "low", "--dry-run"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("7 assets planned"), "\(r.stdout)")
+        #expect(r.stderr.contains("note: 10 files are not exported as an asset of their own: 3 not media ("), "\(r.stderr)")
+        #expect(r.stderr.contains("2 hidden, 1 temporary file of mediaexport"), "\(r.stderr)")
+    }
+
+    @Test func mergedReportsListEachIgnoredFileOnce() {
+        func row(_ key: String) -> BatchReportRow {
+            BatchReportRow(key: key, input: "/in/" + key, action: .transcode, reason: "", status: "completed", route: "transcode", fallbacks: 0,
+                           versionRequested: "current", versionDelivered: "current", output: nil, bytesIn: 1, bytesOut: 1,
+                           estimatedBytes: nil, outputSHA256: nil, error: nil, wallTime: nil)
+        }
+        let a = BatchReportDocument(rows: [row("a.mov")], ignored: [IgnoredFile(path: "/in/b.mov", kind: .notInShard, reason: "in another shard than 0/2"),
+                                                                    IgnoredFile(path: "/in/c.txt", kind: .notMedia, reason: "not media"),
+                                                                    IgnoredFile(path: "/in/d.mov", kind: .notInShard, reason: "in another shard than 0/2")])
+        let b = BatchReportDocument(rows: [row("b.mov")], ignored: [IgnoredFile(path: "/in/a.mov", kind: .notInShard, reason: "in another shard than 1/2"),
+                                                                    IgnoredFile(path: "/in/c.txt", kind: .notMedia, reason: "not media"),
+                                                                    IgnoredFile(path: "/in/d.mov", kind: .filtered, reason: "matches --exclude d.*")])
+        let merged = BatchReport.merge(documents: [a, b])
+        #expect(merged.rows.map(\.key) == ["a.mov", "b.mov"])
+        #expect(merged.ignored.map(\.path) == ["/in/c.txt", "/in/d.mov"] && merged.ignored.last?.kind == .filtered)
+    }
+}
+
 final class EventBox: @unchecked Sendable {
     private let lock = NSLock()
     private var events: [BatchEvent] = []

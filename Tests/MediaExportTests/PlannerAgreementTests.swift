@@ -8,11 +8,6 @@ import Testing
 /// One planner serves the single export, the fallback chain and the batch: they must agree on the same file.
 @Suite("Planner: the chain and the batch agree")
 struct PlannerAgreementTests {
-    static func ffmpeg(_ args: [String]) throws {
-        let r = try TestSupport.run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args)
-        #expect(r.status == 0, "ffmpeg: \(r.stderr)")
-    }
-
     static func lastRecord(_ stdout: String) -> [String: Any] {
         stdout.split(separator: "\n").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? [:]
     }
@@ -22,7 +17,7 @@ struct PlannerAgreementTests {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let wav = dir.appendingPathComponent("x.wav").path
-        try Self.ffmpeg(["-f", "lavfi", "-i", "sine=d=1", "-c:a", "pcm_s16le", wav])
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "sine=d=1", "-c:a", "pcm_s16le", wav])
         var bytes = try Data(contentsOf: URL(fileURLWithPath: wav))
         bytes[22] = 0; bytes[23] = 0  // NumChannels in the fmt chunk
         try bytes.write(to: URL(fileURLWithPath: wav))
@@ -44,7 +39,7 @@ struct PlannerAgreementTests {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let whole = dir.appendingPathComponent("whole.mp4").path
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:d=4:r=30", "-f", "lavfi", "-i", "sine=d=4", "-c:v", "libx264",
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:d=4:r=30", "-f", "lavfi", "-i", "sine=d=4", "-c:v", "libx264",
                          "-crf", "40", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "48k", "-ac", "1", "-movflags", "+faststart", "-shortest", whole])
         let wholeDir = dir.appendingPathComponent("whole")
         try FileManager.default.createDirectory(at: wholeDir, withIntermediateDirectories: true)

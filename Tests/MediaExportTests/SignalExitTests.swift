@@ -46,7 +46,12 @@ import Testing
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 if (onStdout ? stdout : stderr).contains(text) { return true }
-                if !process.isRunning { return (onStdout ? stdout : stderr).contains(text) }
+                if !process.isRunning {
+                    // The process is gone; its last output may still be in the pipe: wait for the readers (a group
+                    // may be waited on any number of times).
+                    _ = done.wait(timeout: .now() + 5)
+                    return (onStdout ? stdout : stderr).contains(text)
+                }
                 usleep(10_000)
             }
             return false

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
@@ -104,6 +105,12 @@ enum TestSupport {
 
     /// Runs the tool.
     static func tool(_ arguments: [String]) throws -> RunResult { try run(binary, arguments) }
+
+    /// Makes a fixture with the ffmpeg CLI (quiet, overwriting); a failure is a recorded issue naming ffmpeg's message.
+    static func ffmpeg(_ args: [String]) throws {
+        let r = try run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args)
+        #expect(r.status == 0, "ffmpeg: \(r.stderr)")
+    }
 
     static func sha256(_ path: String) throws -> String {
         let r = try run("/usr/bin/sha256sum", [path])

@@ -6,18 +6,39 @@ import MediaExportFFmpeg
 struct VersionSelection {
     var report: VersionReport
     var edits: EditSidecar?
+    /// The original's path when the resource delivered is the asset's rendered edit (its capture metadata —
+    /// creation time, location, make/model, Live Photo identifier — are taken from there when the edit lacks them).
+    var metadataSource: String? = nil
 }
 
 /// Chooses the resource and edits for a requested version.
+///
+/// The resource is always one of the asset of the file given (`Asset.discover`): that file itself, or for the
+/// current version its rendered edit, or for the original version the original of a rendered edit given — never
+/// another video that merely shares its base name. The report's `reason` says which, and carries the asset's
+/// notes (a rendered edit or sidecar that could be several assets' and was given to none).
 enum VersionResolver {
     static func select(input: String, version: AssetVersion, editsPath: String?, requireCurrent: Bool) throws -> VersionSelection {
-        let asset = try Asset.discover(from: input)
+        try select(asset: try Asset.discover(from: input), input: input, version: version, editsPath: editsPath, requireCurrent: requireCurrent)
+    }
+
+    /// Chooses within an asset already discovered (the batch planner groups whole folders at once).
+    static func select(asset: Asset, input: String, version: AssetVersion, editsPath: String?, requireCurrent: Bool) throws -> VersionSelection {
         let name = { (p: String) in (p as NSString).lastPathComponent }
+        let told = asset.notes.map { "; " + $0 }.joined()
         guard let original = asset.original ?? asset.renderedEdit else {
             if let ext = Asset.stillImageExtension(input) {
                 throw ExportError.notMedia(path: input, reason: "is a still image (\(ext)); mediaexport exports video and audio")
             }
-            throw ExportError.inputUnreadable(path: input, reason: "no video or audio resource found for asset \(asset.baseName)")
+            throw ExportError.inputUnreadable(path: input, reason: "no video or audio resource found for asset \(asset.baseName)\(told)")
+        }
+        func selection(_ delivered: AssetVersion, _ resource: Resource, sidecar: String? = nil, adjustment: AdjustmentInfo? = nil,
+                       reason: String, edits: EditSidecar? = nil) -> VersionSelection {
+            let fromEdit = resource.kind == .renderedEdit
+            return VersionSelection(report: VersionReport(requested: version, delivered: delivered, resource: resource.path,
+                                                          resourceKind: resource.kind, sidecar: sidecar, adjustmentData: adjustment,
+                                                          reason: reason + told),
+                                    edits: edits, metadataSource: fromEdit ? asset.original?.path : nil)
         }
 
         if version == .original {
@@ -27,8 +48,7 @@ enum VersionResolver {
             }
             var reason = "original requested"
             if editsPath != nil { reason += "; --edits not applied to the original" }
-            return VersionSelection(report: VersionReport(requested: .original, delivered: .original, resource: o.path, resourceKind: o.kind,
-                                                          sidecar: nil, adjustmentData: nil, reason: reason), edits: nil)
+            return selection(.original, o, reason: reason)
         }
 
         // current: an explicit sidecar wins, then a rendered edit, then a discovered sidecar.
@@ -37,21 +57,21 @@ enum VersionResolver {
                 throw ExportError.versionUnavailable(path: input, version: .current, reason: "no original to apply \(name(editsPath)) to")
             }
             let edits = try EditSidecar.load(path: editsPath)
-            return VersionSelection(report: VersionReport(requested: .current, delivered: .current, resource: o.path, resourceKind: o.kind,
-                                                          sidecar: editsPath, adjustmentData: nil,
-                                                          reason: "edits from \(name(editsPath)) applied to the original"), edits: edits)
+            return selection(.current, o, sidecar: editsPath, reason: "edits from \(name(editsPath)) applied to the original", edits: edits)
         }
         if let edit = asset.renderedEdit {
             var reason = "rendered edit \(name(edit.path))"
+            if let o = asset.original {
+                reason += " of \(name(o.path)), delivered as its current version (capture metadata from the original)"
+            } else {
+                reason += "; its original is not in the folder"
+            }
             if let s = asset.editSidecar { reason += "; \(name(s.path)) not applied (the rendered edit already holds the edits)" }
-            return VersionSelection(report: VersionReport(requested: .current, delivered: .current, resource: edit.path, resourceKind: .renderedEdit,
-                                                          sidecar: nil, adjustmentData: nil, reason: reason), edits: nil)
+            return selection(.current, edit, reason: reason)
         }
         if let sidecar = asset.editSidecar {
             let edits = try EditSidecar.load(path: sidecar.path)
-            return VersionSelection(report: VersionReport(requested: .current, delivered: .current, resource: original.path, resourceKind: original.kind,
-                                                          sidecar: sidecar.path, adjustmentData: nil,
-                                                          reason: "edits from \(name(sidecar.path)) applied to the original"), edits: edits)
+            return selection(.current, original, sidecar: sidecar.path, reason: "edits from \(name(sidecar.path)) applied to the original", edits: edits)
         }
         // The .AAE is an upload like the rest, read only here where it decides the version: an unreadable or hostile
         // one fails this asset's current version alone, never its original, a rendered edit or a sidecar's edits.
@@ -60,12 +80,8 @@ enum VersionResolver {
             let what = [adjustment.formatIdentifier, adjustment.formatVersion.map { "version \($0)" }].compactMap { $0 }.joined(separator: " ")
             let reason = "\(name(aae.path)) holds Apple edits (\(what)) that cannot be rendered here and there is no rendered edit"
             if requireCurrent { throw ExportError.versionUnavailable(path: input, version: .current, reason: reason) }
-            return VersionSelection(report: VersionReport(requested: .current, delivered: .original, resource: original.path, resourceKind: original.kind,
-                                                          sidecar: nil, adjustmentData: adjustment,
-                                                          reason: reason + "; delivering the original"), edits: nil)
+            return selection(.original, original, adjustment: adjustment, reason: reason + "; delivering the original")
         }
-        return VersionSelection(report: VersionReport(requested: .current, delivered: .current, resource: original.path, resourceKind: original.kind,
-                                                      sidecar: nil, adjustmentData: nil,
-                                                      reason: "no edits: the current version is the original"), edits: nil)
+        return selection(.current, original, reason: "no edits: the current version is the original")
     }
 }

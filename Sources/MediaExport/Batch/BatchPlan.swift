@@ -29,24 +29,138 @@ public struct BatchItem: Codable, Sendable, Equatable {
     public var created: Double
 }
 
+/// A file under a batch's inputs that is not exported as an asset of its own, and why: every file the inputs hold
+/// is either an item's `input` or one of these.
+public struct IgnoredFile: Codable, Sendable, Equatable {
+    /// Why a file is not exported on its own.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        /// FFmpeg cannot open it (its reason), or its name says it is not media (`.txt`, `.json` …).
+        case notMedia
+        /// A still image (`.png`, or a HEIC/JPEG with no movie beside it).
+        case stillImage
+        /// An edit sidecar or `.AAE` of an asset (`of`), or of none.
+        case sidecar
+        /// The still of a Live Photo (`of` is its movie).
+        case livePhotoStill
+        /// A rendered edit, exported with its original (`of`) as that asset's current version.
+        case renderedEdit
+        /// A hidden file, or a hidden folder (not walked).
+        case hidden
+        /// A temporary file of mediaexport (`.mediaexport-tmp-`).
+        case temporaryFile
+        /// A symbolic link to a folder (not followed).
+        case symlinkToFolder
+        /// A symbolic link to nothing.
+        case symlinkToNothing
+        /// A symbolic link into the output folder.
+        case symlinkIntoOutput
+        /// A FIFO, socket or device (or a link to one).
+        case notRegularFile
+        /// A folder that cannot be read.
+        case unreadableFolder
+        /// The output folder, met as an input or inside one.
+        case outputFolder
+        /// Left out by `--include`/`--exclude`, `--media` or a duration filter.
+        case filtered
+        /// Another shard's (`--shard`).
+        case notInShard
+        /// The same file as another planned one (`of`): given twice, or reached through a symlink.
+        case duplicate
+    }
+
+    /// The file as named under the inputs.
+    public var path: String
+    public var kind: Kind
+    /// One line for people: FFmpeg's reason, the filter, the asset it belongs to.
+    public var reason: String
+    /// The main file of the asset this one belongs to or duplicates, if any.
+    public var of: String?
+
+    /// Creates the value from each of its fields.
+    public init(path: String, kind: Kind, reason: String, of: String? = nil) {
+        self.path = path; self.kind = kind; self.reason = reason; self.of = of
+    }
+
+    /// The entry for people and reports, every text through `FileName.display` (see `BatchReportRow.displayed`).
+    public var displayed: IgnoredFile {
+        IgnoredFile(path: FileName.display(path), kind: kind, reason: FileName.display(reason), of: of.map(FileName.display))
+    }
+
+    /// `12 files not exported as assets of their own: 3 not media (a.txt, b.xyz, …), 2 hidden, …`; nil for none.
+    public static func summary(_ files: [IgnoredFile]) -> String? {
+        guard !files.isEmpty else { return nil }
+        let groups = Dictionary(grouping: files, by: \.kind)
+        let parts = Kind.allCases.compactMap { kind -> String? in
+            guard let group = groups[kind] else { return nil }
+            var part = "\(group.count) \(label(kind, group.count))"
+            if ![.hidden, .temporaryFile, .sidecar, .livePhotoStill, .renderedEdit, .notInShard].contains(kind) {
+                let names = group.prefix(3).map { FileName.display(($0.path as NSString).lastPathComponent) }
+                part += " (" + names.joined(separator: ", ") + (group.count > 3 ? ", …" : "") + ")"
+            }
+            return part
+        }
+        return "\(files.count) file\(files.count == 1 ? " is" : "s are") not exported as an asset of \(files.count == 1 ? "its" : "their") own: "
+            + parts.joined(separator: ", ")
+    }
+
+    static func label(_ kind: Kind, _ n: Int) -> String {
+        let s = n == 1 ? "" : "s"
+        switch kind {
+        case .notMedia: return "not media"
+        case .stillImage: return "still image\(s)"
+        case .sidecar: return "sidecar\(s)"
+        case .livePhotoStill: return "Live Photo still\(s)"
+        case .renderedEdit: return "rendered edit\(s) (exported with \(n == 1 ? "its" : "their") original)"
+        case .hidden: return "hidden"
+        case .temporaryFile: return "temporary file\(s) of mediaexport"
+        case .symlinkToFolder: return "symbolic link\(s) to a folder"
+        case .symlinkToNothing: return "symbolic link\(s) to nothing"
+        case .symlinkIntoOutput: return "symbolic link\(s) into the output folder"
+        case .notRegularFile: return "not regular file\(s)"
+        case .unreadableFolder: return "unreadable folder\(s)"
+        case .outputFolder: return "output folder"
+        case .filtered: return "filtered out"
+        case .notInShard: return "in other shards"
+        case .duplicate: return "duplicate\(s)"
+        }
+    }
+}
+
 /// A batch's plan: the items, what was left out and why, and how many assets the inputs held at all.
 public struct BatchPlan: Sendable {
     /// The planned items, in the order of the work.
     public var items: [BatchItem]
     /// What a person should know about the inputs: the output folder or symlinked folders skipped, duplicates
-    /// exported once, dangling links. Paths in them are shown with `FileName.display`.
+    /// exported once, dangling links, and one line counting `ignored` by kind. Paths in them are shown with
+    /// `FileName.display`.
     public var notes: [String]
     /// Assets found before any filter, shard or duplicate was taken out: zero means the inputs hold no media.
     public var assetsFound: Int
+    /// Every file under the inputs that is no item's `input`, with why — in the order met.
+    public var ignored: [IgnoredFile] = []
 }
 
 /// Scans inputs into assets, filters and sorts them like a library fetch, maps outputs under the output folder,
 /// and decides per asset whether to transcode, remux, copy or skip.
+///
+/// What is media is FFmpeg's call, not the extension's: a file whose name says nothing (`.xyz`, no extension) is
+/// opened once — the same probe that plans it — and is listed in `ignored` with FFmpeg's reason when it is not
+/// media. Only obvious non-media (`.txt`, `.json`, `.pdf` …), stills and sidecars are told by name. A file under
+/// a media name (`.mov`, `.ogv` …) that does not open is planned, so its failure is reported.
 public enum BatchPlanner {
     /// Files and folders → planned items. `database` rows make unchanged assets `skip`.
     public static func plan(_ options: BatchOptions, database: [String: ExportDatabase.Row] = [:],
                             hashes: inout [String: String]) throws -> [BatchItem] {
         try makePlan(options, database: database, hashes: &hashes).items
+    }
+
+    /// An asset met in the inputs, with where its output goes (relative to the output folder).
+    private struct Met {
+        var root: BatchScan.Root
+        var asset: Asset
+        var main: Resource
+        var real: String
+        var output: String
     }
 
     /// Files and folders → the plan, with notes on what was left out. An asset reached twice (a file given twice,
@@ -56,98 +170,206 @@ public enum BatchPlanner {
         let outRoot = try outputRoot(options.outputDirectory, create: false)
         let scan = try BatchScan.scan(options.inputs, outRoot: outRoot)
         var notes = scan.notes
+        var ignored = scan.ignored
         // Every asset met, in order, with the real path of its main file: one met twice (a file given twice, or
         // reached through a symlink) is planned once — as the file itself rather than a link to it, else as met first.
-        var met: [(root: BatchScan.Root, asset: Asset, main: Resource, real: String)] = []
+        var met: [Met] = []
+        var listed: [String: FolderAssets] = [:]  // folders of files given one by one, grouped once
         for input in scan.roots {
-            for asset in group(input.files) {
-                guard let main = asset.original ?? asset.renderedEdit else { continue }  // photos or sidecars alone
-                met.append((input, asset, main, FileSystem.realPath(main.path) ?? main.path))
+            let folders: [(String, FolderAssets, [String: String])]
+            if input.isFolder {
+                var names: [String: [String]] = [:], order: [String] = []
+                for file in input.files {
+                    let dir = (file as NSString).deletingLastPathComponent
+                    if names[dir] == nil { order.append(dir) }
+                    names[dir, default: []].append((file as NSString).lastPathComponent)
+                }
+                folders = order.map { dir in
+                    let folder = FolderAssets.group(directory: dir, names: names[dir]!)
+                    return (dir, folder, outputNames(folder, extension: options.preset.defaultExtension))
+                }
+            } else {
+                // A file given alone brings the rest of its asset from its folder (its rendered edit, sidecars …),
+                // and its output is named among the folder's assets as a walk of the folder would name it.
+                let file = input.files[0], dir = (file as NSString).deletingLastPathComponent, name = (file as NSString).lastPathComponent
+                let whole = listed[dir] ?? FolderAssets.group(directory: dir, names: FolderAssets.listing(of: dir))
+                listed[dir] = whole
+                let folder = whole.asset(containing: name) != nil || whole.loose.contains(where: { $0.name == name })
+                    ? whole : FolderAssets.of([name], in: dir)  // hidden, or gone from the listing
+                var own = folder
+                own.assets = folder.asset(containing: name).map { [$0] } ?? []
+                own.loose = folder.loose.filter { $0.name == name }
+                folders = [(dir, own, outputNames(folder, extension: options.preset.defaultExtension))]
+            }
+            for (dir, folder, outputs) in folders {
+                for loose in folder.loose {
+                    let kind: IgnoredFile.Kind = loose.why == .notMedia ? .notMedia : loose.why == .stillImage ? .stillImage : .sidecar
+                    ignored.append(IgnoredFile(path: FolderAssets.join(dir, loose.name), kind: kind, reason: loose.detail))
+                }
+                for asset in folder.assets {
+                    guard let main = asset.original ?? asset.renderedEdit else { continue }
+                    let relativeFolder = (relativePath(main.path, to: input.root) as NSString).deletingLastPathComponent
+                    let output = (relativeFolder as NSString).appendingPathComponent(outputs[main.path] ?? (main.path as NSString).lastPathComponent)
+                    met.append(Met(root: input, asset: asset, main: main, real: FileSystem.realPath(main.path) ?? main.path, output: output))
+                    for note in asset.notes where !notes.contains(note) { notes.append(note) }
+                }
             }
         }
-        // Files that are in no asset with a movie or a sound (other names, stills or sidecars alone) are named, not dropped.
-        let used = Set(met.flatMap { $0.asset.resources.map(\.path) })
-        let leftOut = scan.roots.flatMap(\.files).filter { !used.contains($0) }
-        if !leftOut.isEmpty {
-            let shown = leftOut.prefix(5).map { FileName.display(($0 as NSString).lastPathComponent) }.joined(separator: ", ")
-            notes.append("\(leftOut.count) file\(leftOut.count == 1 ? " is" : "s are") not video or audio by name (or a still or sidecar "
-                         + "without its movie), left out: \(shown)\(leftOut.count > 5 ? ", …" : "")")
-        }
+        let given = Set(scan.roots.flatMap(\.files))
         var chosen: [String: String] = [:]  // real path → the main path planned for it
         for m in met where chosen[m.real] == nil || (m.main.path == m.real && chosen[m.real] != m.real) { chosen[m.real] = m.main.path }
         var items: [BatchItem] = []
         var takenOutputs = Set<String>()
         var takenKeys = Set<String>()
         var planned = Set<String>()
-        for (input, asset, main, real) in met {
+        var notMedia = 0
+        for m in met {
+            let (input, asset, main, real) = (m.root, m.asset, m.main, m.real)
+            // The asset's other files under the inputs, each said once: they go with it, whatever becomes of it.
+            let shown = FileName.display((main.path as NSString).lastPathComponent)
+            for r in asset.resources where r.path != main.path && given.contains(r.path) {
+                switch r.kind {
+                case .photo: ignored.append(IgnoredFile(path: r.path, kind: .livePhotoStill, reason: "the still of Live Photo \(shown)", of: main.path))
+                case .renderedEdit:
+                    let how = options.version == .current ? "exported as its current version" : "not exported (--asset-version original)"
+                    ignored.append(IgnoredFile(path: r.path, kind: .renderedEdit, reason: "the rendered edit of \(shown): \(how)", of: main.path))
+                case .editSidecar, .adjustmentData:
+                    ignored.append(IgnoredFile(path: r.path, kind: .sidecar, reason: "a sidecar of \(shown)", of: main.path))
+                default: break
+                }
+            }
             guard chosen[real] == main.path, planned.insert(real).inserted else {
                 let first = chosen[real] ?? real
                 notes.append(first == main.path ? "\(FileName.display(main.path)): given more than once; exported once"
                              : "\(FileName.display(main.path)): the same file as \(FileName.display(first)); exported once, as the latter")
+                if first != main.path {
+                    ignored.append(IgnoredFile(path: main.path, kind: .duplicate, reason: "the same file as \(FileName.display(first))", of: first))
+                }
                 continue
             }
             var key = input.isFolder ? relativePath(main.path, to: input.root) : (main.path as NSString).lastPathComponent
-            if !options.include.isEmpty && !options.include.contains(where: { glob($0, key) }) { continue }
-            if options.exclude.contains(where: { glob($0, key) }) { continue }
+            if !options.include.isEmpty && !options.include.contains(where: { glob($0, key) }) {
+                ignored.append(IgnoredFile(path: main.path, kind: .filtered, reason: "matches no --include (\(options.include.joined(separator: ", ")))"))
+                continue
+            }
+            if let pattern = options.exclude.first(where: { glob($0, key) }) {
+                ignored.append(IgnoredFile(path: main.path, kind: .filtered, reason: "matches --exclude \(pattern)"))
+                continue
+            }
             var n = 2
             let base = key
             while takenKeys.contains(key.lowercased()) { key = "\(base)#\(n)"; n += 1 }
             takenKeys.insert(key.lowercased())
-            if let shard = options.shard, !shard.contains(key) { continue }
-            var item = try describe(asset: asset, main: main, key: key, root: input.root, outRoot: outRoot, options: options,
-                                    takenOutputs: &takenOutputs)
-            guard item.reason != filtered else { continue }
-            try applyResume(&item, options: options, database: database, hashes: &hashes)
-            items.append(item)
+            if let shard = options.shard, !shard.contains(key) {
+                ignored.append(IgnoredFile(path: main.path, kind: .notInShard, reason: "in another shard than \(shard)"))
+                continue
+            }
+            switch try describe(asset: asset, main: main, key: key, output: m.output, outRoot: outRoot, options: options, takenOutputs: &takenOutputs) {
+            case .planned(var item):
+                try applyResume(&item, options: options, database: database, hashes: &hashes)
+                items.append(item)
+            case .filtered(let reason):
+                ignored.append(IgnoredFile(path: main.path, kind: .filtered, reason: reason))
+            case .notMedia(let reason):
+                notMedia += 1
+                ignored.append(IgnoredFile(path: main.path, kind: .notMedia, reason: "not media: \(reason)"))
+            }
         }
         switch options.sort {
         case .name: items.sort { $0.key.localizedStandardCompare($1.key) == .orderedAscending }
         case .created: items.sort { ($0.created, $0.key) < ($1.created, $1.key) }
         }
-        return BatchPlan(items: items, notes: notes, assetsFound: met.count)
+        // Each file once (a file met twice says why the first time), and never one that is planned.
+        let inputs = Set(items.map(\.input))
+        var said = Set<String>()
+        ignored = ignored.filter { !inputs.contains($0.path) && said.insert($0.path).inserted }
+        if let summary = IgnoredFile.summary(ignored) { notes.append(summary) }
+        return BatchPlan(items: items, notes: notes, assetsFound: met.count - notMedia, ignored: ignored)
     }
 
-    /// Files → assets, one per folder and base name.
+    /// Output file names for the assets of one folder (by main path): the main's name with the preset's
+    /// extension (`clip.mov` → `clip.mp4`). When several assets of the folder share that stem (`demo.mp4`,
+    /// `demo.mkv`, `demo.gif`), the one whose extension is already the preset's keeps it (`demo.mp4`) and the
+    /// others keep their own extension before it (`demo.mkv.mp4`, `demo.gif.mp4`). It depends only on the names in
+    /// the folder, so it is the same in every run, shard and filter.
+    static func outputNames(_ folder: FolderAssets, extension ext: String) -> [String: String] {
+        let mains = folder.assets.compactMap { ($0.original ?? $0.renderedEdit)?.path }
+        let byStem = Dictionary(grouping: mains) { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased() }
+        var names: [String: String] = [:]
+        for (_, group) in byStem {
+            let own = { (p: String) in ((p as NSString).lastPathComponent as NSString).pathExtension }
+            let keeper = group.count == 1 ? group.first
+                : group.first { own($0) == ext } ?? group.first { own($0).lowercased() == ext.lowercased() }
+            for path in group {
+                let name = (path as NSString).lastPathComponent
+                names[path] = path == keeper ? (name as NSString).deletingPathExtension + "." + ext : name + "." + ext
+            }
+        }
+        return names
+    }
+
+    /// Files → the assets that hold them, each grouped from its whole folder by Apple's conventions (see
+    /// `FolderAssets.of`), in the order of the files' folders.
     static func group(_ files: [String]) -> [Asset] {
-        var seen = Set<String>()
-        var assets: [Asset] = []
+        var byFolder: [String: [String]] = [:], order: [String] = []
         for file in files {
-            guard let c = Asset.classify((file as NSString).lastPathComponent) else { continue }
-            let id = (file as NSString).deletingLastPathComponent + "/" + c.base
-            if seen.contains(id) { continue }
-            seen.insert(id)
-            if let asset = try? Asset.discover(from: file) { assets.append(asset) }
+            let dir = (file as NSString).deletingLastPathComponent
+            if byFolder[dir] == nil { order.append(dir) }
+            byFolder[dir, default: []].append((file as NSString).lastPathComponent)
         }
-        return assets
+        return order.flatMap { FolderAssets.of(byFolder[$0]!, in: $0).assets }
     }
 
-    /// Marks an item left out by the filters.
-    private static let filtered = "\u{0}filtered"
+    /// What the planner made of one asset.
+    private enum Described {
+        case planned(BatchItem)
+        /// Left out by `--media` or a duration filter (why).
+        case filtered(String)
+        /// A file whose name says nothing, and FFmpeg cannot open as media (FFmpeg's reason).
+        case notMedia(String)
+    }
 
-    private static func describe(asset: Asset, main: Resource, key: String, root: String, outRoot: String, options: BatchOptions,
-                                 takenOutputs: inout Set<String>) throws -> BatchItem {
-        // Output: the asset's relative path under the output folder, with the preset's extension; never two the same.
-        let relative = (relativePath(main.path, to: root) as NSString).deletingPathExtension
-        var output = (outRoot as NSString).appendingPathComponent(relative + "." + options.preset.defaultExtension)
-        var n = 2
-        while takenOutputs.contains(output.lowercased()) {
-            output = (outRoot as NSString).appendingPathComponent("\(relative)-\(n).\(options.preset.defaultExtension)")
-            n += 1
-        }
-        takenOutputs.insert(output.lowercased())
-
-        var item = BatchItem(key: key, input: main.path, resources: asset.resources.map(\.path), output: output, action: .transcode,
-                             reason: "", duration: nil, sourceBytes: main.size, estimatedBytes: nil, created: 0)
-        let selection: VersionSelection
-        let source: ProbedSource
+    private static func describe(asset: Asset, main: Resource, key: String, output relativeOutput: String, outRoot: String,
+                                 options: BatchOptions, takenOutputs: inout Set<String>) throws -> Described {
+        // Probe first: a file that is not media has no output to reserve. The one open of the file (its version's
+        // resource) both decides that and plans it.
+        var resource = main.path
+        let probe: Result<(VersionSelection, ProbedSource), ExportError>
         do {
-            selection = try VersionResolver.select(input: main.path, version: options.version, editsPath: nil, requireCurrent: false)
-            source = try ProbedSource(path: selection.report.resource, cancel: nil)
+            let chosen = try VersionResolver.select(asset: asset, input: main.path, version: options.version, editsPath: nil, requireCurrent: false)
+            resource = chosen.report.resource
+            probe = .success((chosen, try ProbedSource(path: resource, cancel: nil)))
         } catch let error as ExportError {
+            probe = .failure(error)
+        }
+        if case .failure(.notMedia(_, let reason)) = probe, resource == main.path,
+           case .media(known: false) = ResourceName((main.path as NSString).lastPathComponent).role {
+            return .notMedia(reason)
+        }
+
+        var item = BatchItem(key: key, input: main.path, resources: asset.resources.map(\.path), output: "", action: .transcode,
+                             reason: "", duration: nil, sourceBytes: main.size, estimatedBytes: nil, created: 0)
+        // Output: the asset's relative path under the output folder (see `outputNames`); never two the same.
+        func reserveOutput() {
+            let stem = (relativeOutput as NSString).deletingPathExtension, ext = (relativeOutput as NSString).pathExtension
+            var output = (outRoot as NSString).appendingPathComponent(relativeOutput)
+            var n = 2
+            while takenOutputs.contains(output.lowercased()) {
+                output = (outRoot as NSString).appendingPathComponent("\(stem)-\(n).\(ext)")
+                n += 1
+            }
+            takenOutputs.insert(output.lowercased())
+            item.output = output
+        }
+        let selection: VersionSelection, source: ProbedSource
+        switch probe {
+        case .success(let probed): (selection, source) = probed
+        case .failure(let error):
             // Planned as a transcode so that the run records the failure with its reason (the fallback may still deliver it).
             item.reason = "cannot be probed: \(error.description)"
             item.created = modificationTime(main.path)
-            return item
+            reserveOutput()
+            return .planned(item)
         }
         var info = source.info
         item.duration = info.duration
@@ -155,12 +377,16 @@ public enum BatchPlanner {
         item.created = creationTime(info) ?? modificationTime(selection.report.resource)
         let hasVideo = info.firstVideo != nil
         let hasAudio = info.streams.contains { $0.kind == .audio }
-        if options.media == .video && !hasVideo || options.media == .audio && (hasVideo || !hasAudio)
-            || options.minDuration.map({ (info.duration ?? 0) < $0 }) == true
-            || options.maxDuration.map({ (info.duration ?? .infinity) > $0 }) == true {
-            item.reason = filtered
-            return item
+        if options.media == .video && !hasVideo { return .filtered("--media video: no video") }
+        if options.media == .audio && (hasVideo || !hasAudio) { return .filtered(hasVideo ? "--media audio: has video" : "--media audio: no audio") }
+        if let min = options.minDuration, (info.duration ?? 0) < min {
+            return .filtered("--min-duration \(min): " + (info.duration.map { String(format: "%.2f s", $0) } ?? "duration unknown"))
         }
+        if let max = options.maxDuration, (info.duration ?? .infinity) > max {
+            return .filtered("--max-duration \(max): " + (info.duration.map { String(format: "%.2f s", $0) } ?? "duration unknown"))
+        }
+
+        reserveOutput()
 
         // The plan.
         let preset = options.preset
@@ -188,8 +414,7 @@ public enum BatchPlanner {
             }
         }
         item.estimatedBytes = ExportPlanner.estimatedBytes(info, preset: preset, fits: item.action != .transcode)
-
-        return item
+        return .planned(item)
     }
 
     /// Resume: an asset unchanged since a run that completed (or failed) is skipped.

@@ -26,6 +26,8 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
     public var wallTime: Double?
     /// The poster frame written next to the output (`--thumbnails`).
     public var thumbnail: String? = nil
+    /// What was verified and what was dropped, for a completed export.
+    public var account: ExportAccount? = nil
 
     /// The row for people and reports: every text through `FileName.display`, so a name that is not UTF-8 shows
     /// as `\xE9` and no name can carry a control character into a terminal or a file.
@@ -35,6 +37,7 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
         r.key = d(key); r.input = d(input); r.reason = d(reason); r.status = d(status); r.route = route.map(d)
         r.versionRequested = d(versionRequested); r.versionDelivered = versionDelivered.map(d); r.output = output.map(d)
         r.outputSHA256 = outputSHA256.map(d); r.error = error.map(d); r.thumbnail = thumbnail.map(d)
+        r.account?.warnings = account?.warnings.map(d) ?? []
         return r
     }
 }
@@ -75,7 +78,21 @@ public struct BatchCounts: Codable, Sendable, Equatable {
     }
 }
 
-/// Reads, writes and merges batch reports (`.json`: a list of rows; `.csv`: a header and one line per row).
+/// A batch report as a whole: one row per asset, and every other file of the inputs with why it was not exported
+/// as an asset of its own (`BatchPlan.ignored`).
+public struct BatchReportDocument: Codable, Sendable, Equatable {
+    /// The format's version: 2 (a report of version 1 was a bare JSON array of rows, and is still read).
+    public var version: Int = 2
+    public var rows: [BatchReportRow]
+    public var ignored: [IgnoredFile]
+
+    /// Creates a report.
+    public init(rows: [BatchReportRow], ignored: [IgnoredFile] = []) { self.rows = rows; self.ignored = ignored }
+}
+
+/// Reads, writes and merges batch reports. JSON: `{"version": 2, "rows": [...], "ignored": [...]}`. CSV: a header
+/// and one line per row, then one line per ignored file (`status` `ignored`, `action` `skip`, the file in `key` and
+/// `input`, why in `reason`, and its kind in the last column, `ignored`, which is empty on asset rows).
 ///
 /// Reports are for people and spreadsheets: every text is written as `FileName.display` shows it. In CSV, a cell
 /// that starts with `=`, `+`, `-`, `@`, a tab or a carriage return — which a spreadsheet would run as a formula — is
@@ -83,11 +100,13 @@ public struct BatchCounts: Codable, Sendable, Equatable {
 /// read back (or merged) has the text that was written.
 public enum BatchReport {
     static let columns = ["key", "input", "action", "reason", "status", "route", "fallbacks", "versionRequested", "versionDelivered",
-                          "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime", "thumbnail"]
+                          "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime", "thumbnail", "ignored"]
+    /// The columns of a report written before ignored files were listed.
+    static let columnsVersion1 = Array(columns.dropLast())
 
-    /// Writes rows to `path`, as JSON or CSV by its extension (atomically), each row `displayed`.
-    public static func write(_ rows: [BatchReportRow], to path: String) throws {
-        let shown = rows.map(\.displayed)
+    /// Writes rows and ignored files to `path`, as JSON or CSV by its extension (atomically), each `displayed`.
+    public static func write(_ rows: [BatchReportRow], ignored: [IgnoredFile] = [], to path: String) throws {
+        let shown = BatchReportDocument(rows: rows.map(\.displayed), ignored: ignored.map(\.displayed))
         let data: Data
         if path.lowercased().hasSuffix(".csv") {
             data = Data(csv(shown).utf8)
@@ -130,14 +149,18 @@ public enum BatchReport {
         }
     }
 
-    /// Reads a JSON or CSV report.
-    public static func read(_ path: String) throws -> [BatchReportRow] {
+    /// Reads the rows of a JSON or CSV report.
+    public static func read(_ path: String) throws -> [BatchReportRow] { try readDocument(path).rows }
+
+    /// Reads a JSON or CSV report, rows and ignored files (none in a report of version 1).
+    public static func readDocument(_ path: String) throws -> BatchReportDocument {
         let data: Data
         do { data = try FileSystem.read(path, limit: 1 << 30) } catch {
             throw ExportError.inputUnreadable(path: FileName.display(path), reason: "cannot read the report: \(error)")
         }
         if path.lowercased().hasSuffix(".csv") { return try parseCSV(String(decoding: data, as: UTF8.self), path: path) }
-        do { return try JSONDecoder().decode([BatchReportRow].self, from: data) } catch {
+        if let document = try? JSONDecoder().decode(BatchReportDocument.self, from: data) { return document }
+        do { return BatchReportDocument(rows: try JSONDecoder().decode([BatchReportRow].self, from: data)) } catch {
             throw ExportError.notMedia(path: FileName.display(path), reason: "not a mediaexport JSON report")
         }
     }
@@ -155,17 +178,39 @@ public enum BatchReport {
         return byKey.values.sorted { $0.key < $1.key }
     }
 
-    static func csv(_ rows: [BatchReportRow]) -> String {
+    /// Combines whole reports: the rows as `merge(_:)` does, and each ignored file once — without the files a
+    /// shard left to another (`notInShard`) that another planned or ignored for a reason of its own.
+    public static func merge(documents: [BatchReportDocument]) -> BatchReportDocument {
+        let rows = merge(documents.map(\.rows))
+        let planned = Set(rows.map(\.input))
+        var byPath: [String: IgnoredFile] = [:], order: [String] = []
+        for file in documents.flatMap(\.ignored) where !planned.contains(file.path) {
+            if let existing = byPath[file.path] {
+                if existing.kind == .notInShard && file.kind != .notInShard { byPath[file.path] = file }
+                continue
+            }
+            byPath[file.path] = file
+            order.append(file.path)
+        }
+        return BatchReportDocument(rows: rows, ignored: order.compactMap { byPath[$0] })
+    }
+
+    static func csv(_ document: BatchReportDocument) -> String {
         func field(_ value: String?) -> String {
             guard let value else { return "" }
             let s = neutralized(value)
             return s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
         }
         var lines = [columns.joined(separator: ",")]
-        for r in rows {
+        for r in document.rows {
             let values: [String?] = [r.key, r.input, r.action.rawValue, r.reason, r.status, r.route, String(r.fallbacks), r.versionRequested,
                                      r.versionDelivered, r.output, String(r.bytesIn), r.bytesOut.map(String.init), r.estimatedBytes.map(String.init),
-                                     r.outputSHA256, r.error, r.wallTime.map { String(format: "%.3f", $0) }, r.thumbnail]
+                                     r.outputSHA256, r.error, r.wallTime.map { String(format: "%.3f", $0) }, r.thumbnail, nil]
+            lines.append(values.map(field).joined(separator: ","))
+        }
+        for f in document.ignored {
+            let values: [String?] = [f.path, f.path, BatchAction.skip.rawValue, f.reason, "ignored", nil, "0", nil, nil, nil, "0", nil, nil,
+                                     nil, nil, nil, nil, f.kind.rawValue]
             lines.append(values.map(field).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
@@ -187,7 +232,7 @@ public enum BatchReport {
         return String(cell.unicodeScalars.dropFirst())
     }
 
-    static func parseCSV(_ text: String, path: String) throws -> [BatchReportRow] {
+    static func parseCSV(_ text: String, path: String) throws -> BatchReportDocument {
         var records: [[String]] = []
         var record: [String] = [], fieldText = "", quoted = false
         var chars = Array(text)[...]
@@ -200,16 +245,22 @@ public enum BatchReport {
             } else { fieldText.append(c) }
         }
         if !fieldText.isEmpty || !record.isEmpty { record.append(fieldText); records.append(record) }
-        guard let header = records.first, header == columns else {
+        guard let header = records.first, header == columns || header == columnsVersion1 else {
             throw ExportError.notMedia(path: FileName.display(path), reason: "not a mediaexport CSV report (unexpected header)")
         }
-        return records.dropFirst().filter { $0.count == columns.count }.map { cells in
+        var document = BatchReportDocument(rows: [])
+        for cells in records.dropFirst() where cells.count == header.count {
             let v = cells.map(unneutralized)
             func opt(_ s: String) -> String? { s.isEmpty ? nil : s }
-            return BatchReportRow(key: v[0], input: v[1], action: BatchAction(rawValue: v[2]) ?? .transcode, reason: v[3], status: v[4],
-                                  route: opt(v[5]), fallbacks: Int(v[6]) ?? 0, versionRequested: v[7], versionDelivered: opt(v[8]),
-                                  output: opt(v[9]), bytesIn: Int64(v[10]) ?? 0, bytesOut: Int64(v[11]), estimatedBytes: Int64(v[12]),
-                                  outputSHA256: opt(v[13]), error: opt(v[14]), wallTime: Double(v[15]), thumbnail: opt(v[16]))
+            if v.count > 17, let kind = IgnoredFile.Kind(rawValue: v[17]) {
+                document.ignored.append(IgnoredFile(path: v[1], kind: kind, reason: v[3]))
+                continue
+            }
+            document.rows.append(BatchReportRow(key: v[0], input: v[1], action: BatchAction(rawValue: v[2]) ?? .transcode, reason: v[3], status: v[4],
+                                                route: opt(v[5]), fallbacks: Int(v[6]) ?? 0, versionRequested: v[7], versionDelivered: opt(v[8]),
+                                                output: opt(v[9]), bytesIn: Int64(v[10]) ?? 0, bytesOut: Int64(v[11]), estimatedBytes: Int64(v[12]),
+                                                outputSHA256: opt(v[13]), error: opt(v[14]), wallTime: Double(v[15]), thumbnail: opt(v[16])))
         }
+        return document
     }
 }

@@ -25,6 +25,8 @@ public enum BatchEvent: Sendable {
         public var wallTime: Double
         /// What a person should know about the inputs (see `BatchPlan.notes`), and "no media found".
         public var notes: [String] = []
+        /// Every file under the inputs that is not exported as an asset of its own, with the reason.
+        public var ignored: [IgnoredFile] = []
     }
 }
 
@@ -50,6 +52,8 @@ public struct BatchResult: Sendable {
     public var outcome: BatchOutcome
     /// What a person should know about the inputs (see `BatchPlan.notes`), and "no media found".
     public var notes: [String] = []
+    /// Every file under the inputs that is not exported as an asset of its own, with the reason (`BatchPlan.ignored`).
+    public var ignored: [IgnoredFile] = []
 }
 
 /// Runs a batch: plans, then exports with a bounded number of jobs at once; one failure never stops the others.
@@ -189,7 +193,7 @@ public final class BatchRunner: Sendable {
                 return r
             }
         }
-        if let reportPath { try BatchReport.write(rows, to: reportPath) }
+        if let reportPath { try BatchReport.write(rows, ignored: plan.ignored, to: reportPath) }
         let counts = BatchCounts(rows)
         let wasCancelled = isCancelled
         let skippedFailures = rows.contains { $0.status == "skipped" && $0.error != nil }
@@ -198,8 +202,9 @@ public final class BatchRunner: Sendable {
             : (counts.failed > 0 || counts.cancelled > 0 || skippedFailures) ? .failed
             : counts.fellBack > 0 ? .completedWithFallback : .completed
         emit(.finished(.init(counts: counts, outcome: outcome, dryRun: options.dryRun, database: database.map { FileName.display($0.path) },
-                             report: reportPath.map(FileName.display), wallTime: Date().timeIntervalSince(began), notes: notes)))
-        return BatchResult(rows: rows, counts: counts, outcome: outcome, notes: notes)
+                             report: reportPath.map(FileName.display), wallTime: Date().timeIntervalSince(began), notes: notes,
+                             ignored: plan.ignored.map(\.displayed))))
+        return BatchResult(rows: rows, counts: counts, outcome: outcome, notes: notes, ignored: plan.ignored)
     }
 
     /// Runs one job on a thread of its own (FFmpeg calls block), off the cooperative pool.
@@ -265,6 +270,8 @@ public final class BatchRunner: Sendable {
             dbRow.outputPath = done.output
             dbRow.outputSize = done.bytes
             dbRow.outputSHA256 = row.outputSHA256
+            row.account = ExportAccount(done)
+            dbRow.account = row.account
             if options.thumbnails { row.thumbnail = poster(for: item, output: done.output) }
             emit(.job(id: id, key: shownKey, status: .completed))
         } catch {

@@ -7,14 +7,14 @@ import Glibc
 
 /// The files a batch's inputs hold, found by walking folders with `readdir`/`lstat` on byte-exact names (so a
 /// name that is not UTF-8 is found like any other), and a note for everything left out that a person would
-/// otherwise miss.
+/// otherwise miss. Every entry of the tree that is not walked or listed as a file is in `ignored`, with why.
 ///
 /// Rules: every input is resolved with `realpath` first (a folder given through a symlink is walked like the
-/// folder itself). Hidden names (a leading dot, our temporary files included) are skipped silently. The output
-/// folder, met as an input or inside one, is skipped with a note. A symlink to a regular file is followed (the
-/// asset is later exported once per real file); a symlink to a folder is skipped with a note — following it
-/// could loop, or pull in a tree nobody asked for; give that folder as an input to include it. Dangling symlinks,
-/// unreadable folders and special files with a media name are noted too.
+/// folder itself). Hidden names (a leading dot) and our temporary files are left out and listed in `ignored` (a
+/// hidden folder once, unwalked). The output folder, met as an input or inside one, is skipped with a note. A
+/// symlink to a regular file is followed (the asset is later exported once per real file); a symlink to a folder
+/// is skipped with a note — following it could loop, or pull in a tree nobody asked for; give that folder as an
+/// input to include it. Dangling symlinks, unreadable folders and special files are noted too.
 struct BatchScan {
     /// One input: the folder its keys are relative to (real path) and the files found under it, as named in the
     /// tree (a followed symlink keeps its own name and folder, so its asset mirrors where it appears).
@@ -27,6 +27,12 @@ struct BatchScan {
 
     var roots: [Root] = []
     var notes: [String] = []
+    /// What the walk met and left out, with why (paths as named in the tree, not resolved).
+    var ignored: [IgnoredFile] = []
+
+    private mutating func ignore(_ path: String, _ kind: IgnoredFile.Kind, _ reason: String) {
+        ignored.append(IgnoredFile(path: path, kind: kind, reason: reason))
+    }
 
     /// Scans `inputs`; `outRoot` is the resolved output folder. A missing input is an error (exit 66).
     static func scan(_ inputs: [String], outRoot: String) throws -> BatchScan {
@@ -40,7 +46,9 @@ struct BatchScan {
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
                 if inside(real, outRoot) {
-                    scan.notes.append("\(shown): is the output folder\(FileName.bytes(real) == FileName.bytes(outRoot) ? "" : " or inside it"); skipped")
+                    let what = FileName.bytes(real) == FileName.bytes(outRoot) ? "is the output folder" : "is inside the output folder"
+                    scan.notes.append("\(shown): \(what); skipped")
+                    scan.ignore(input, .outputFolder, what)
                     continue
                 }
                 scan.roots.append(Root(given: input, root: real, isFolder: true, files: scan.walk(real, outRoot: outRoot)))
@@ -49,6 +57,7 @@ struct BatchScan {
                 let folder = FileSystem.realPath((input as NSString).deletingLastPathComponent.isEmpty ? "." : (input as NSString).deletingLastPathComponent) ?? "/"
                 if inside(real, outRoot) {
                     scan.notes.append("\(shown): is inside the output folder; skipped")
+                    scan.ignore(input, .outputFolder, "is inside the output folder")
                     continue
                 }
                 let path = (folder as NSString).appendingPathComponent((input as NSString).lastPathComponent)
@@ -71,23 +80,38 @@ struct BatchScan {
                 guard visited.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted else { continue }
             }
             guard let names = FileSystem.contents(ofDirectory: dir) else {
-                notes.append("\(FileName.display(dir)): cannot read the folder (\(String(cString: strerror(errno)))); skipped")
+                let reason = String(cString: strerror(errno))
+                notes.append("\(FileName.display(dir)): cannot read the folder (\(reason)); skipped")
+                ignore(dir, .unreadableFolder, "cannot read the folder (\(reason))")
                 continue
             }
             for name in names.sorted(by: >) {  // reversed: the stack pops folders in name order
-                if name.hasPrefix(".") || name.contains(".mediaexport-tmp-") { continue }
                 let path = dir == "/" ? "/" + name : dir + "/" + name
                 guard let st = FileSystem.lstat(path) else { continue }  // gone since readdir
-                switch st.st_mode & S_IFMT {
+                let type = st.st_mode & S_IFMT
+                if name.contains(".mediaexport-tmp-") {
+                    ignore(path, .temporaryFile, "a temporary file of mediaexport (an export in progress, or left by a killed one)")
+                    continue
+                }
+                if name.hasPrefix(".") {
+                    ignore(path, .hidden, type == S_IFDIR ? "a hidden folder (not walked)" : "a hidden file")
+                    continue
+                }
+                switch type {
                 case S_IFDIR:
-                    if FileName.bytes(path) == FileName.bytes(outRoot) { notes.append("\(FileName.display(path)): the output folder, inside an input; skipped"); continue }
+                    if FileName.bytes(path) == FileName.bytes(outRoot) {
+                        notes.append("\(FileName.display(path)): the output folder, inside an input; skipped")
+                        ignore(path, .outputFolder, "the output folder, inside an input")
+                        continue
+                    }
                     pending.append(path)
                 case S_IFREG:
                     files.append(path)
                 case S_IFLNK:
                     if let target = followedFile(path, outRoot: outRoot) { files.append(target) }
                 default:
-                    if Asset.classify(name) != nil { notes.append("\(FileName.display(path)): not a regular file; skipped") }
+                    notes.append("\(FileName.display(path)): not a regular file; skipped")
+                    ignore(path, .notRegularFile, "not a regular file (a FIFO, socket or device)")
                 }
             }
         }
@@ -100,22 +124,24 @@ struct BatchScan {
         let shown = FileName.display(path)
         guard let st = FileSystem.stat(path), let real = FileSystem.realPath(path) else {
             notes.append("\(shown): a symbolic link to nothing; skipped")
+            ignore(path, .symlinkToNothing, "a symbolic link to nothing")
             return nil
         }
         switch st.st_mode & S_IFMT {
         case S_IFREG:
             if Self.inside(real, outRoot) {
                 notes.append("\(shown): a symbolic link into the output folder; skipped")
+                ignore(path, .symlinkIntoOutput, "a symbolic link into the output folder")
                 return nil
             }
             return path
         case S_IFDIR:
             notes.append("\(shown): a symbolic link to a folder; skipped (give \(FileName.display(real)) as an input to include it)")
+            ignore(path, .symlinkToFolder, "a symbolic link to a folder (give \(FileName.display(real)) as an input to include it)")
             return nil
         default:
-            if Asset.classify((path as NSString).lastPathComponent) != nil {
-                notes.append("\(shown): a symbolic link to something that is not a regular file; skipped")
-            }
+            notes.append("\(shown): a symbolic link to something that is not a regular file; skipped")
+            ignore(path, .notRegularFile, "a symbolic link to something that is not a regular file")
             return nil
         }
     }

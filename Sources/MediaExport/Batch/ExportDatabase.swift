@@ -16,7 +16,7 @@ public final class ExportDatabase: @unchecked Sendable {
     /// The file name inside the output folder.
     public static let fileName = ".mediaexport.sqlite"
     /// Schema version stored in `meta`.
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     private var db: OpaquePointer?
     private let lock = NSLock()
@@ -77,7 +77,11 @@ public final class ExportDatabase: @unchecked Sendable {
                 ffmpeg_versions TEXT NOT NULL
             );
             """)
-        try execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '\(ExportDatabase.schemaVersion)')")
+        // Version 2: what was verified and what was dropped, per export (a JSON `ExportAccount`).
+        var columns: Set<String> = []
+        try query("PRAGMA table_info(assets)") { s in columns.insert(text(s, 1)) }
+        if !columns.contains("account_json") { try execute("ALTER TABLE assets ADD COLUMN account_json TEXT") }
+        try execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '\(ExportDatabase.schemaVersion)')")
     }
 
     deinit { sqlite3_close(db) }
@@ -117,6 +121,8 @@ public final class ExportDatabase: @unchecked Sendable {
         public var finishedAt: Double?
         public var wallTime: Double?
         public var ffmpegVersions: String
+        /// What was verified and what was dropped (schema 2; nil for rows of older runs and unfinished ones).
+        public var account: ExportAccount? = nil
     }
 
     /// A source resource as it was when exported.
@@ -132,13 +138,14 @@ public final class ExportDatabase: @unchecked Sendable {
         try lock.withLock {
             var result: [String: Row] = [:]
             guard hasAssetsTable else { return result }
-            try query("SELECT asset_key, sources_json, source_fingerprint, preset_name, preset_hash, version_requested, version_delivered, action, route, fallbacks, output_path, output_size, output_sha256, status, error, started_at, finished_at, wall_time, ffmpeg_versions FROM assets") { s in
+            try query("SELECT asset_key, sources_json, source_fingerprint, preset_name, preset_hash, version_requested, version_delivered, action, route, fallbacks, output_path, output_size, output_sha256, status, error, started_at, finished_at, wall_time, ffmpeg_versions, account_json FROM assets") { s in
                 let sources = (try? JSONDecoder().decode([SourceRecord].self, from: Data(text(s, 1).utf8))) ?? []
                 let row = Row(assetKey: text(s, 0), sources: sources, sourceFingerprint: text(s, 2), presetName: text(s, 3), presetHash: text(s, 4),
                               versionRequested: text(s, 5), versionDelivered: optText(s, 6), action: text(s, 7), route: optText(s, 8),
                               fallbacks: Int(sqlite3_column_int64(s, 9)), outputPath: optText(s, 10), outputSize: optInt(s, 11),
                               outputSHA256: optText(s, 12), status: text(s, 13), error: optText(s, 14), startedAt: optDouble(s, 15),
-                              finishedAt: optDouble(s, 16), wallTime: optDouble(s, 17), ffmpegVersions: text(s, 18))
+                              finishedAt: optDouble(s, 16), wallTime: optDouble(s, 17), ffmpegVersions: text(s, 18),
+                              account: optText(s, 19).flatMap { try? JSONDecoder().decode(ExportAccount.self, from: Data($0.utf8)) })
                 result[row.assetKey] = row
             }
             return result
@@ -148,16 +155,17 @@ public final class ExportDatabase: @unchecked Sendable {
     /// Inserts or replaces a row, in its own transaction.
     public func upsert(_ row: Row) throws {
         let sources = String(decoding: try JSONEncoder().encode(row.sources), as: UTF8.self)
+        let account = try row.account.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try lock.withLock {
             try execute("BEGIN IMMEDIATE")
             do {
                 try run("""
                     INSERT OR REPLACE INTO assets(asset_key, sources_json, source_fingerprint, preset_name, preset_hash, version_requested,
                         version_delivered, action, route, fallbacks, output_path, output_size, output_sha256, status, error, started_at,
-                        finished_at, wall_time, ffmpeg_versions) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+                        finished_at, wall_time, ffmpeg_versions, account_json) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
                     """, [row.assetKey, sources, row.sourceFingerprint, row.presetName, row.presetHash, row.versionRequested,
                           row.versionDelivered, row.action, row.route, Int64(row.fallbacks), row.outputPath, row.outputSize, row.outputSHA256,
-                          row.status, row.error, row.startedAt, row.finishedAt, row.wallTime, row.ffmpegVersions])
+                          row.status, row.error, row.startedAt, row.finishedAt, row.wallTime, row.ffmpegVersions, account])
                 try execute("COMMIT")
             } catch {
                 try? execute("ROLLBACK")

@@ -26,6 +26,7 @@ public final class ExportSession: Sendable {
         var onEvent: (@Sendable (ExportEvent) -> Void)?
         var progressInterval: Double = 0.25
         var debugStallAtOutputTime: Double?
+        var debugLoseStreamKind: SourceStream.Kind?
     }
     private let state = LockedBox(State())
     private let token = CancelToken()
@@ -58,6 +59,13 @@ public final class ExportSession: Sendable {
     var debugStallAtOutputTime: Double? {
         get { state.withLock { $0.debugStallAtOutputTime } }
         set { state.withLock { $0.debugStallAtOutputTime = newValue } }
+    }
+
+    /// Test hook: the transcode route loses every packet of streams of this kind (a broken output that the
+    /// verification must catch before it is committed).
+    var debugLoseStreamKind: SourceStream.Kind? {
+        get { state.withLock { $0.debugLoseStreamKind } }
+        set { state.withLock { $0.debugLoseStreamKind = newValue } }
     }
 
     /// The current status.
@@ -160,8 +168,16 @@ public final class ExportSession: Sendable {
         let snapshot: InputSnapshot
         let watchdog: StallWatchdog
         private var probed: ProbedSource?
+        private var original: [String: String]??
         init(selection: VersionSelection, began: Date, snapshot: InputSnapshot, watchdog: StallWatchdog) {
             self.selection = selection; self.began = began; self.snapshot = snapshot; self.watchdog = watchdog
+        }
+        /// The tags of the asset's original when the resource read is its rendered edit (read once; nil if unreadable).
+        func originalTags() -> [String: String]? {
+            if let original { return original }
+            let tags = selection.metadataSource.flatMap { try? MediaProbe.probe(path: $0).tags }
+            original = .some(tags)
+            return tags
         }
         func source(cancel: CancelToken) throws -> ProbedSource {
             if let probed { return probed }
@@ -216,12 +232,18 @@ public final class ExportSession: Sendable {
         let plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: route, container: container,
                                           edits: edits, range: request.timeRange)
         if !plan.isPossible { throw RouteSkipped(plan: plan, path: source.info.path) }
-        let transcoder = try Transcoder(source: source, plan: plan, target: t, cancel: token, errors: request.errors)
+        let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags())
+        var notes = plan.notes
+        if !output.fromOriginal.isEmpty, let original = selection.metadataSource {
+            notes.append("\(output.fromOriginal.joined(separator: ", ")) taken from the original \((original as NSString).lastPathComponent)")
+        }
+        let transcoder = try Transcoder(source: source, plan: plan, target: t, cancel: token, errors: request.errors, tags: output.tags)
         transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? debugStallAtOutputTime : nil
+        transcoder.debugLoseStreamKind = route == .transcode ? debugLoseStreamKind : nil
         let expected = transcoder.expectedDuration
         emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name,
                             container: container?.rawValue ?? "", duration: expected, timeRange: request.timeRange,
-                            streams: plan.streamPlans, notes: plan.notes, version: report)))
+                            streams: plan.streamPlans, notes: notes, version: report)))
         var lastReport = Date.distantPast
         let began = run.began, watchdog = run.watchdog, interval = progressInterval
         let outcome = try transcoder.run(beforeCommit: { try run.snapshot.verify() }) { outputTime, frames, final in
@@ -238,7 +260,13 @@ public final class ExportSession: Sendable {
                                       fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta)))
         }
         try t.commit()
-        return describe(output: t.finalPath, began: began, skipped: outcome.skippedPackets, notes: outcome.notes, report: report)
+        var completed = describe(output: t.finalPath, began: began, skipped: outcome.skippedPackets, notes: notes, report: report)
+        completed.timestampRepairs = outcome.timestampRepairs
+        completed.droppedFrames = outcome.droppedFrames
+        completed.verification = outcome.verification
+        completed.warnings = Accounting.warnings(plan: plan, skippedPackets: outcome.skippedPackets, droppedFrames: outcome.droppedFrames,
+                                                 timestampRepairs: outcome.timestampRepairs, version: report) + outcome.shortfalls
+        return completed
     }
 
     /// The last route: the resource's bytes under the requested name with the resource's own extension.
@@ -253,10 +281,28 @@ public final class ExportSession: Sendable {
         let watchdog = run.watchdog
         let sha = try ByteCopy.copy(source: source, to: t, cancel: token, activity: { watchdog.touch() })
         try run.snapshot.verify()
+        // ByteCopy read the copy back and compared its hash (`copyMismatch` otherwise); the rest is a header look.
+        let sourceInfo = try? run.source(cancel: token).info
+        let verifyBegan = Date()
+        // The header alone first; formats whose streams only show in their packets (MPEG-PS) are read as any input is.
+        func check(decoding: Bool) -> Verification {
+            let facts = try? t.withReadablePath { try OutputInspector.facts(path: $0, cancel: token, scanPackets: false, decodeFirstFrames: decoding) }
+            return OutputVerifier.verifyCopy(source: sourceInfo, sourceSize: run.snapshot.size, sourceSHA256: sha, outputSHA256: sha,
+                                             facts: facts ?? OutputFacts(formatName: "", streams: [], size: FileSystem.size(t.temporaryPath) ?? -1))
+        }
+        var verification = check(decoding: false)
+        if !verification.passed { verification = check(decoding: true) }
+        verification.seconds = Date().timeIntervalSince(verifyBegan)
+        if !verification.passed { throw ExportError.verificationFailed(path: t.finalPath, checks: verification.failureSummary) }
         try t.commit()
         var completed = describe(output: t.finalPath, began: run.began, skipped: 0,
                                  notes: request.timeRange != nil ? ["time range not applied by a byte copy"] : [], report: report)
         completed.sha256 = sha
+        completed.verification = verification
+        var warnings = ["delivered as a byte copy of \((source as NSString).lastPathComponent): no stream was transcoded or remuxed"]
+        if request.timeRange != nil { warnings.append("time range not applied by a byte copy") }
+        if report.requested != report.delivered { warnings.append("the \(report.requested.rawValue) version was asked for; the \(report.delivered.rawValue) was delivered: \(report.reason)") }
+        completed.warnings = warnings
         return completed
     }
 
@@ -301,6 +347,8 @@ struct RouteSkipped: Error {
     var failure: ExportError {
         guard !plan.blockers.isEmpty, plan.streams.contains(where: \.isKept) else { return .noUsableStreams(path: path, reason: reason) }
         if plan.route == .transcode {
+            // A stream kind lost whole for want of parameters: nothing the preset asks for can be delivered.
+            guard plan.blockers.allSatisfy({ $0.hasPrefix("no decoder") }) else { return .noUsableStreams(path: path, reason: reason) }
             return .ffmpeg(stage: .decode, path: path, code: FFmpegCodes.decoderNotFound,
                            message: plan.blockers.joined(separator: "; ") + " in this FFmpeg build")
         }

@@ -44,6 +44,9 @@ public enum ExportError: Error, Equatable, Sendable {
     case inputChanged(path: String, reason: String)
     /// A byte copy did not match its source (SHA-256 differs).
     case copyMismatch(path: String, expected: String, actual: String)
+    /// The finished output did not match its plan (a stream missing, too short, wrong size …); `checks` names
+    /// the failed checks. The output was never committed; the fallback chain moves on to the next route.
+    case verificationFailed(path: String, checks: String)
     /// The export was cancelled (API call or signal); nothing was left behind.
     case cancelled
 
@@ -59,6 +62,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .tooManyDecodeErrors, .stalled: return .decode
         case .inputChanged: return .open
         case .copyMismatch: return .write
+        case .verificationFailed: return .write
         case .cancelled: return .write
         }
     }
@@ -70,7 +74,7 @@ public enum ExportError: Error, Equatable, Sendable {
              .invalidPreset(let p, _, _), .invalidSidecar(let p, _, _), .versionUnavailable(let p, _, _),
              .editNeedsTranscode(let p, _), .outputExists(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
              .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _), .tooManyDecodeErrors(let p, _, _), .stalled(let p, _),
-             .inputChanged(let p, _), .copyMismatch(let p, _, _):
+             .inputChanged(let p, _), .copyMismatch(let p, _, _), .verificationFailed(let p, _):
             return p
         case .presetNotFound, .cancelled: return nil
         }
@@ -80,7 +84,7 @@ public enum ExportError: Error, Equatable, Sendable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case inputUnreadable, notMedia, noUsableStreams, invalidTimeRange, presetNotFound, invalidPreset, invalidSidecar
         case versionUnavailable, editNeedsTranscode, outputExists, outputIsInput, outputOutsideSandbox, outputUnwritable
-        case ffmpeg, tooManyDecodeErrors, stalled, inputChanged, copyMismatch, cancelled
+        case ffmpeg, tooManyDecodeErrors, stalled, inputChanged, copyMismatch, verificationFailed, cancelled
     }
 
     /// Which case this is.
@@ -104,6 +108,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .stalled: return .stalled
         case .inputChanged: return .inputChanged
         case .copyMismatch: return .copyMismatch
+        case .verificationFailed: return .verificationFailed
         case .cancelled: return .cancelled
         }
     }
@@ -113,7 +118,7 @@ public enum ExportError: Error, Equatable, Sendable {
     public var isInputFault: Bool {
         switch self {
         case .ffmpeg(let stage, _, _, _): return [.decode, .filter, .encode, .mux].contains(stage)
-        case .tooManyDecodeErrors, .stalled: return true
+        case .tooManyDecodeErrors, .stalled, .verificationFailed: return true
         default: return false
         }
     }
@@ -145,6 +150,7 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .stalled(let p, let s): return "\(Self.shown(path: p)): export stalled: no progress for \(Int(s)) s"
         case .inputChanged(let p, let r): return "\(Self.shown(path: p)): input changed while being read: \(Self.shown(r))"
         case .copyMismatch(let p, let e, let a): return "\(Self.shown(path: p)): copy does not match its source (SHA-256 \(a.prefix(12))… ≠ \(e.prefix(12))…)"
+        case .verificationFailed(let p, let c): return "\(Self.shown(path: p)): the output does not match its plan: \(Self.shown(c))"
         case .cancelled: return "export cancelled; no output written"
         }
     }

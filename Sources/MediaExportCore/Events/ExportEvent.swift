@@ -139,10 +139,22 @@ public enum ExportEvent: Sendable, Equatable {
         public var fallbacks: [Fallback] = []
         /// SHA-256 of a byte copy (equal to the source's), for `route: copy`.
         public var sha256: String?
+        /// Timestamps repaired on the way (discontinuities offset, repeated or backwards timestamps re-stamped).
+        public var timestampRepairs: Int = 0
+        /// Frames or packets the plan kept that were left out anyway (each counted, the reason in `warnings`).
+        public var droppedFrames: Int = 0
+        /// Everything dropped or changed that the user should know, each with its count and reason: dropped
+        /// streams, skipped packets, dropped frames, timestamp repairs, edits not rendered. The human summary
+        /// prints each as a `WARNING:` line.
+        public var warnings: [String] = []
+        /// The checks of the output against its plan (all passed: a failed check never completes).
+        public var verification: Verification?
 
         /// Creates the value from each of its fields.
-        public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil) {
+        public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil,
+                    timestampRepairs: Int = 0, droppedFrames: Int = 0, warnings: [String] = [], verification: Verification? = nil) {
             self.output = output; self.bytes = bytes; self.duration = duration; self.codecs = codecs; self.width = width; self.height = height; self.wallTime = wallTime; self.skippedPackets = skippedPackets; self.notes = notes; self.version = version; self.route = route; self.fallbacks = fallbacks; self.sha256 = sha256
+            self.timestampRepairs = timestampRepairs; self.droppedFrames = droppedFrames; self.warnings = warnings; self.verification = verification
         }
     }
 

@@ -72,6 +72,14 @@ public struct StreamDecision: Sendable, Equatable {
     public var width: Int?
     /// See `width`.
     public var height: Int?
+    /// Seconds of this stream the output should hold: its own duration, cut to the timeline (nil: unknown).
+    /// Each kept stream is checked against its own, never against a longer stream the preset drops.
+    public var expectedDuration: Double?
+    /// True when `expectedDuration` can be trusted to a frame (the stream's own declared duration, not one
+    /// estimated from the bit rate, or the requested length of a trim).
+    public var durationExact: Bool = false
+    /// Video frames expected (the source's count, scaled to the timeline), when the source declares one.
+    public var expectedFrames: Int?
 
     /// Creates a decision.
     public init(index: Int, kind: SourceStream.Kind, codec: String, action: Action, note: String? = nil, width: Int? = nil, height: Int? = nil) {

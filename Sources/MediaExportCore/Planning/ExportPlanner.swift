@@ -31,7 +31,7 @@ public enum ExportPlanner {
 
         let mode = Mode(preset: preset, route: route)
         let edits = mode.effectiveEdits(edits)
-        let (timeline, notes) = try TimeRangePlanning.timeline(for: source, range: TimeRangePlanning.sourceRange(timeRange: range, edits: edits),
+        var (timeline, notes) = try TimeRangePlanning.timeline(for: source, range: TimeRangePlanning.sourceRange(timeRange: range, edits: edits),
                                                                streamCopy: mode.streamCopy)
         guard let container else {
             // Today the output target refuses the name before anything is planned (`outputUnwritable`).
@@ -41,9 +41,34 @@ public enum ExportPlanner {
 
         var decisions: [StreamDecision] = []
         var blockers: [String] = []
+        let planned = timeline
         for stream in source.streams {
-            decisions.append(decide(stream, source: source, preset: preset, mode: mode, container: container, edits: edits, blockers: &blockers))
+            var d = decide(stream, source: source, preset: preset, mode: mode, container: container, edits: edits, blockers: &blockers)
+            if d.isKept { expect(&d, stream: stream, source: source, timeline: planned) }
+            decisions.append(d)
         }
+        // A kind of stream the source has and the preset keeps is never lost whole: if every video (or every audio)
+        // stream had to be dropped — no picture size, no sample rate, only cover art left — the route cannot deliver
+        // what was asked, and the chain goes on (the byte copy keeps everything).
+        for kind in [SourceStream.Kind.video, .audio] {
+            let presetKeeps: Bool
+            if mode.streamCopy {
+                presetKeeps = kind == .video ? mode.keepVideo : mode.keepAudio
+            } else {
+                presetKeeps = kind == .video ? (preset.video != nil && container != .m4a) : preset.audio != nil
+            }
+            // Muting is an edit asked for: its audio is meant to go.
+            guard presetKeeps, !(kind == .audio && edits?.mute == true) else { continue }
+            let candidates = source.streams.filter { $0.kind == kind && !$0.isAttachedPicture }
+            guard !candidates.isEmpty, !candidates.contains(where: { decisions[$0.index].isKept }) else { continue }
+            // Already said by a blocker naming one of them (a container that cannot hold it, no decoder)?
+            guard !blockers.contains(where: { b in candidates.contains { b.contains("stream #\($0.index) ") } }) else { continue }
+            let reasons = candidates.map { c in "#\(c.index) \(c.codec): \(decisions[c.index].streamPlan.reason ?? "dropped")" }
+            blockers.append("every \(kind.rawValue) stream would be dropped (\(reasons.joined(separator: "; ")))")
+        }
+        // Progress and the `started` event's duration follow the longest stream kept, not the container: an .m4a of
+        // a clip whose audio is shorter than its video lasts as long as the audio.
+        if let longest = decisions.filter(\.isKept).compactMap(\.expectedDuration).max() { timeline.expectedDuration = longest }
 
         var impossible: String? = nil
         if !decisions.contains(where: \.isKept) {
@@ -52,7 +77,7 @@ public enum ExportPlanner {
             let kinds = decisions.map { "#\($0.index) \($0.kind.rawValue) \($0.codec): \($0.streamPlan.reason ?? "")" }.joined(separator: "; ")
             impossible = source.streams.isEmpty ? "the file has no streams"
                 : "no stream can be exported with preset \(mode.presetName) to .\(container.rawValue) (\(kinds))"
-        } else if !blockers.isEmpty && (mode.remuxOfTranscodingPreset || !mode.streamCopy) {
+        } else if !blockers.isEmpty {
             // Today's `RouteSkipped` text for the remux. The transcode's is new: today a main stream without a decoder
             // failed the transcode when its decoder was opened (an input fault, so the chain went on); dropping it
             // instead would deliver, say, the audio alone as a successful transcode. Skipping the route keeps the chain.
@@ -151,8 +176,12 @@ public enum ExportPlanner {
             if (s.kind == .video && !mode.keepVideo) || (s.kind == .audio && !mode.keepAudio) {
                 return drop("preset \(mode.presetName) has no \(s.kind.rawValue)")
             }
-            if isMain && !holds {
-                blockers.append("\(ext) cannot hold \(s.kind.rawValue) stream #\(s.index) (\(s.codec))")
+            // The main video and every audio stream are never dropped by a stream copy: a container that cannot
+            // hold one makes the route impossible (the chain goes on), and the reason names containers that can.
+            if (isMain && (s.kind == .video || s.kind == .audio) || s.kind == .audio) && !holds {
+                let can = Container.allCases.filter { s.fitsIn.contains($0) }.map { ".\($0.rawValue)" }
+                blockers.append("\(ext) cannot hold \(s.kind.rawValue) stream #\(s.index) (\(s.codec))"
+                                + (can.isEmpty ? "; no container mediaexport writes can" : "; \(can.joined(separator: ", ")) can"))
                 return drop("\(ext) cannot hold \(s.codec)")
             }
             if s.kind == .data || s.kind == .attachment || !s.codecKnown { return drop("\(s.kind.rawValue) streams are not copied") }
@@ -203,6 +232,21 @@ public enum ExportPlanner {
             return d
         case .data, .attachment:
             return drop("\(s.kind.rawValue) streams are not exported")
+        }
+    }
+
+    /// What a kept stream should come out as: its own duration from the timeline's start, cut to the timeline's
+    /// length; the container's duration when it declares none of its own.
+    static func expect(_ d: inout StreamDecision, stream s: SourceStream, source: SourceInfo, timeline: PlannedTimeline) {
+        let start = max(0, timeline.origin - source.startTime)
+        let own = s.duration.map { max(0, $0 - start) }
+        var expected = own ?? timeline.expectedDuration
+        if let length = timeline.length { expected = expected.map { min($0, length) } ?? length }
+        d.expectedDuration = expected
+        let trustworthy = source.declaresExactDurations && s.durationIsOwn && own != nil
+        d.durationExact = trustworthy || (timeline.length != nil && own.map { $0 >= timeline.length! } == true && source.declaresExactDurations)
+        if s.kind == .video, let count = s.frameCount, count > 0, let total = s.duration, total > 0, let expected, trustworthy {
+            d.expectedFrames = Int((Double(count) * min(1, expected / total)).rounded())
         }
     }
 

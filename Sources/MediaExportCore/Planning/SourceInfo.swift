@@ -29,6 +29,11 @@ public struct SourceInfo: Sendable, Equatable, Codable {
     /// Where the data of the streams really ends, seconds from the start, when a packet scan measured it
     /// (`ProbedSource.measureDataEnd()`; nil: not measured). A file cut short ends well before `duration`.
     public var dataEnd: Double?
+    /// True when FFmpeg guessed the durations from the bit rate (raw AAC/MP3, some MPEG): they can be seconds off,
+    /// so they are used for progress, never to call a file truncated or an output wrong.
+    public var durationsEstimated: Bool = false
+    /// The container's tags (`creation_time`, `location`, Apple's keys …): what the output carries over.
+    public var tags: [String: String] = [:]
 
     /// Creates a source description.
     public init(path: String, formatName: String = "", duration: Double? = nil, startTime: Double = 0, size: Int64 = 0,
@@ -41,8 +46,19 @@ public struct SourceInfo: Sendable, Equatable, Codable {
     /// Why the file looks cut short: its data ends well before the container's duration (the same test the
     /// transcode applies to what it wrote). nil when it does not, or when `dataEnd` was not measured.
     public var truncation: String? {
-        guard let end = dataEnd, let expected = duration, expected - end > max(0.5, expected * 0.1) else { return nil }
+        guard !durationsEstimated, let end = dataEnd, let expected = duration, expected - end > max(0.5, expected * 0.1) else { return nil }
         return String(format: "the data ends at %.2f s of %.2f s: the file is truncated", end, expected)
+    }
+
+    /// True when the container's per-stream durations are exact to a frame: MP4/MOV (track headers and edit
+    /// lists), Matroska (the per-track `DURATION` tag), Ogg (granule positions), FLAC, WAV, AIFF, CAF. Other
+    /// containers' durations can be off by a frame or more (ASF adds its preroll, MPEG-TS/PS estimate them from
+    /// timestamps, AVI and FLV from headers), so outputs from them are checked against what was written, and
+    /// against the declared duration only loosely (the truncation check).
+    public var declaresExactDurations: Bool {
+        guard !durationsEstimated else { return false }
+        let name = formatName.split(separator: ",").first.map(String.init) ?? formatName
+        return ["mov", "matroska", "ogg", "flac", "wav", "aiff", "caf", "w64"].contains(name)
     }
 
     /// The first video stream that is not cover art: the one the batch judges (as `misfit` and `estimate` do today).
@@ -129,6 +145,12 @@ public struct SourceStream: Sendable, Equatable, Codable {
     public var channels: Int
     /// Audio sample rate in Hz; 0 or less when unknown.
     public var sampleRate: Int
+    /// Frames (video) or packets the container declares, if it does (MP4/MOV: the sample count).
+    public var frameCount: Int?
+    /// True when `duration` is the stream's own (its header, or Matroska's `DURATION` tag), not the container's.
+    public var durationIsOwn: Bool = true
+    /// The display matrix (3×3, 16.16 / 2.30 fixed point, FFmpeg's order), if the stream has one.
+    public var displayMatrix: [Int32]?
 
     /// Creates a stream description; everything but the identity has a neutral default.
     public init(index: Int, kind: Kind, codec: String, codecKnown: Bool = true, decodable: Bool = true,

@@ -18,6 +18,9 @@ package struct InputSnapshot {
     }
 
     /// Throws `inputChanged` when the file was removed, replaced, resized or modified since the snapshot.
+    /// The file's size when the snapshot was taken.
+    package var size: Int64 { Int64(attributes.st_size) }
+
     package func verify() throws {
         guard let now = FileSystem.stat(path) else { throw ExportError.inputChanged(path: path, reason: "the file was removed") }
         if now.st_dev != attributes.st_dev || now.st_ino != attributes.st_ino {

@@ -189,6 +189,14 @@ public final class OutputTarget: Sendable {
         return fd
     }
 
+    /// Runs `body` with a path that reads the temporary file (`/proc/self/fd/N` of a descriptor from
+    /// `openForReading()`, closed afterwards): what a reader of the output will get.
+    package func withReadablePath<T>(_ body: (String) throws -> T) throws -> T {
+        let fd = try openForReading()
+        defer { close(fd) }
+        return try body("/proc/self/fd/\(fd)")
+    }
+
     /// Moves the finished temporary file to its final name. Without `overwrite` this never replaces a file
     /// that appeared meanwhile (a hard link fails if the name exists; the temp name is then removed).
     public func commit() throws {

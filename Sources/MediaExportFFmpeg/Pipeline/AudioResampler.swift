@@ -5,7 +5,10 @@ import MediaExportCore
 /// and cuts it into frames of exactly the encoder's frame size through an `AVAudioFifo`.
 ///
 /// Timestamps come from a running sample count (like the ffmpeg CLI without `async`), anchored at the first
-/// kept sample, so audio stays continuous and starts with the video.
+/// kept sample, so audio stays continuous and starts with the video: a frame whose timestamp repeats, goes back
+/// or jumps ahead is placed right after the previous one all the same (no sample is dropped, no gap opened),
+/// and `push` says so, to be counted as a timestamp repair. Differences up to `tolerance` are jitter (rounded
+/// container timestamps), not repairs.
 final class AudioResampler {
     private var swr: OpaquePointer?
     private let fifo: OpaquePointer
@@ -22,6 +25,14 @@ final class AudioResampler {
     private let startSample: Int64
     private let endSample: Int64?
     private var finished = false
+    /// Where the next frame starts on the continuous timeline (seconds, output timeline): the first frame's
+    /// timestamp plus the duration of all audio pushed since.
+    private var continuousNext: Double?
+    /// How far the timestamps are from the continuous timeline since the latest repair (seconds).
+    private var acceptedDrift = 0.0
+    /// A larger change of that distance is a discontinuity (as `aresample`'s `min_hard_comp`): one repair each
+    /// time, whether the timestamps jump at once or slide (a run of repeated timestamps).
+    static let tolerance = 0.1
     /// True once the trim end has been reached.
     var isFinished: Bool { finished }
 
@@ -45,10 +56,28 @@ final class AudioResampler {
         av_channel_layout_uninit(&outLayout)
     }
 
-    /// Adds a decoded frame whose first sample sits at `startTime` seconds on the output timeline.
-    func push(_ frame: Frame, startTime: Double) throws {
-        if finished { return }
+    /// Adds a decoded frame whose first sample sits at `startTime` seconds on the output timeline (`nil`: the
+    /// frame has no timestamp and simply follows). True when the timestamps moved away from the continuous
+    /// timeline by more than `tolerance` since the latest repair: the frame follows the previous one all the
+    /// same (a repaired timestamp).
+    @discardableResult
+    func push(_ frame: Frame, startTime: Double?) throws -> Bool {
+        if finished { return false }
         let f = frame.pointer
+        var repaired = false
+        let stamped: Double
+        if let next = continuousNext {
+            stamped = startTime ?? next + acceptedDrift
+            let drift = stamped - next
+            if abs(drift - acceptedDrift) > AudioResampler.tolerance {
+                repaired = true
+                acceptedDrift = drift
+            }
+        } else {
+            stamped = startTime ?? 0
+            continuousNext = stamped
+        }
+        if f.pointee.sample_rate > 0 { continuousNext! += Double(f.pointee.nb_samples) / Double(f.pointee.sample_rate) }
         let signature = (f.pointee.sample_rate, f.pointee.format, f.pointee.ch_layout.u.mask, f.pointee.ch_layout.nb_channels)
         if inputSignature == nil || inputSignature! != signature {
             swr_free(&swr)
@@ -66,10 +95,11 @@ final class AudioResampler {
             inputSignature = signature
         }
         if fifoHeadSample == nil {
-            fifoHeadSample = Int64((startTime * Double(outRate)).rounded())
+            fifoHeadSample = Int64((stamped * Double(outRate)).rounded())
         }
         let maxOut = swr_get_out_samples(swr, f.pointee.nb_samples)
         try convert(input: f, maxOut: maxOut)
+        return repaired
     }
 
     /// Flushes the resampler's delay into the FIFO at end of stream.

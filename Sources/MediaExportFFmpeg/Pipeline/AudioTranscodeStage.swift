@@ -101,9 +101,9 @@ final class AudioTranscodeStage: StreamStage {
                     switch try decoder.receiveSkippingDamage(into: frame) {
                     case .frame:
                         let damaged = StreamDecoder.isDamaged(frame)
-                        try pushDecoded(frame)
+                        let repaired = try pushDecoded(frame)
                         frame.unref()
-                        if damaged { return .tally(.oneDamaged) }
+                        if damaged || repaired { return .tally(StageTally(damaged: damaged ? 1 : 0, timestampRepairs: repaired ? 1 : 0)) }
                         continue
                     case .noFrame:
                         decoderIdle = true
@@ -130,12 +130,13 @@ final class AudioTranscodeStage: StreamStage {
         try encoder.send(nil)
     }
 
-    /// Puts a decoded frame into the resampler at its place on the output timeline.
-    private func pushDecoded(_ frame: Frame) throws {
+    /// Puts a decoded frame into the resampler, which keeps the audio continuous; true when its timestamp said
+    /// otherwise (repeated, backwards or ahead: a repaired timestamp). One without a timestamp just follows.
+    private func pushDecoded(_ frame: Frame) throws -> Bool {
         var ts = frame.pointer.pointee.best_effort_timestamp
         if ts == AVCode.noPTS { ts = frame.pointer.pointee.pts }
-        let start = ts == AVCode.noPTS ? 0 : Double(ts) * av_q2d(inTimeBase) - timeline.origin
-        try resampler.push(frame, startTime: start)
+        let start = ts == AVCode.noPTS ? nil : Double(ts) * av_q2d(inTimeBase) - timeline.origin
+        return try resampler.push(frame, startTime: start)
     }
 
     private func encode(_ frame: Frame) throws {

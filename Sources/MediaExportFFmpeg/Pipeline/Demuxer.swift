@@ -16,10 +16,48 @@ final class Demuxer {
     /// Opened only through `cff_input_open` (`InputGuard.h`): by the name's bytes, regular files only, with a
     /// demuxer from `InputFormats.allowed`, and no nested open of any other file or URL. `formats` is for
     /// tests of the second layer (a demuxer that does open other files, let through on purpose).
-    init(path: String, cancel: CancelToken?, formats: String = InputFormats.whitelist) throws {
+    ///
+    /// `streamInfo: false` skips `avformat_find_stream_info` (which decodes a first frame of each stream): for
+    /// reading back an output we wrote, whose header already says what the verifier needs.
+    init(path: String, cancel: CancelToken?, formats: String = InputFormats.whitelist, streamInfo: Bool = true) throws {
         self.path = path
         self.cancel = cancel
         FFmpegLog.applyDefault()
+        let (input, attributes) = try Demuxer.open(path, formats: formats, cancel: cancel)
+        context = input
+        opened = attributes
+        // Every stored property is set, so a throw from here on runs deinit, which closes the input (exactly once).
+        var infoCode: Int32 = streamInfo ? avformat_find_stream_info(context, nil) : 0
+        // A stream still without its parameters (an AC-3 track whose first frame comes late in a camcorder's
+        // MPEG-TS: "sample rate unknown") would be dropped: look further into the file before giving up on it,
+        // as `-analyzeduration`/`-probesize` do for the ffmpeg CLI. Only such files pay for it. The stream
+        // information cannot be read twice on one context: a second one is opened with the larger limits.
+        if streamInfo, infoCode >= 0, Demuxer.lacksParameters(context), let (deep, deepAttributes) = try? Demuxer.open(path, formats: formats, cancel: cancel) {
+            deep.pointee.probesize = Demuxer.deepProbeBytes
+            deep.pointee.max_analyze_duration = Demuxer.deepProbeSeconds * Int64(AV_TIME_BASE)
+            let deepCode = avformat_find_stream_info(deep, nil)
+            if deepCode >= 0 && Demuxer.sameFile(attributes, deepAttributes) {
+                var old: UnsafeMutablePointer<AVFormatContext>? = context
+                cff_input_close(&old)
+                context = deep
+                deepProbed = true
+            } else {
+                var d: UnsafeMutablePointer<AVFormatContext>? = deep
+                cff_input_close(&d)
+            }
+        }
+        var url = [CChar](repeating: 0, count: 256)
+        if cff_input_refused_opens(context, &url, Int32(url.count)) > 0 {
+            throw ExportError.notMedia(path: path, reason: InputFormats.nestedOpenRefusal(url: FileName.decode(cString: url)))
+        }
+        if infoCode < 0 {
+            if infoCode == AVCode.exit { throw ExportError.cancelled }
+            throw ExportError.notMedia(path: path, reason: "cannot read stream information: \(ffmpegMessage(infoCode))")
+        }
+    }
+
+    /// Opens `path` through the guarded opener (see `init`), mapping each refusal to its error.
+    private static func open(_ path: String, formats: String, cancel: CancelToken?) throws -> (UnsafeMutablePointer<AVFormatContext>, stat) {
         var result = CFFInputResult()
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         let status = cff_input_open(&ctx, FileName.cString(path), formats, cancel?.pointer, &result)
@@ -41,18 +79,13 @@ final class Demuxer {
             throw ExportError.notMedia(path: path, reason: ffmpegMessage(result.averror))
         }
         guard let input = ctx else { fatalError("cff_input_open reported success without a context") }
-        context = input
-        opened = result.attributes
-        let infoCode = avformat_find_stream_info(context, nil)
-        // Every stored property is set, so a throw from here on runs deinit, which closes the input (exactly once).
-        var url = [CChar](repeating: 0, count: 256)
-        if cff_input_refused_opens(context, &url, Int32(url.count)) > 0 {
-            throw ExportError.notMedia(path: path, reason: InputFormats.nestedOpenRefusal(url: FileName.decode(cString: url)))
-        }
-        if infoCode < 0 {
-            if infoCode == AVCode.exit { throw ExportError.cancelled }
-            throw ExportError.notMedia(path: path, reason: "cannot read stream information: \(ffmpegMessage(infoCode))")
-        }
+        return (input, result.attributes)
+    }
+
+    /// The same file, unchanged (device, inode, size, modification time).
+    private static func sameFile(_ a: stat, _ b: stat) -> Bool {
+        a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size
+            && a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec
     }
 
     deinit {
@@ -67,6 +100,25 @@ final class Demuxer {
             return FileName.decode(bytes)
         }
     }
+
+    /// True when the first look at the streams left one without what the planner needs (`deepProbed` tells).
+    private(set) var deepProbed = false
+    /// How far the second look reads: bytes, and seconds of media.
+    static let deepProbeBytes: Int64 = 64 << 20
+    static let deepProbeSeconds: Int64 = 30
+
+    /// A video stream without a picture size, or an audio stream without a sample rate or channel count.
+    static func lacksParameters(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            guard let par = ctx.pointee.streams[i]?.pointee.codecpar.pointee, par.codec_id != AV_CODEC_ID_NONE else { continue }
+            if par.codec_type == AVMEDIA_TYPE_VIDEO && (par.width <= 0 || par.height <= 0) { return true }
+            if par.codec_type == AVMEDIA_TYPE_AUDIO && (par.sample_rate <= 0 || par.ch_layout.nb_channels <= 0) { return true }
+        }
+        return false
+    }
+
+    /// True when libavformat guessed the durations from the bit rate (seconds off for raw AAC, MP3 without a header).
+    var durationsEstimated: Bool { av_fmt_ctx_get_duration_estimation_method(context) == AVFMT_DURATION_FROM_BITRATE }
 
     /// The input's size in bytes when it was opened.
     var fileSize: Int64 { Int64(opened.st_size) }

@@ -7,6 +7,10 @@ extension Container {
     func canHold(_ codecID: AVCodecID) -> Bool {
         guard let fmt = av_guess_format(muxerName, nil, nil) else { return false }
         if self == .m4a { return codecID == AV_CODEC_ID_AAC || codecID == AV_CODEC_ID_ALAC }
+        // FFmpeg 5.1's MP4 muxer refuses FLAC unless told experimental features are welcome (`-strict -2`), and
+        // its MOV mode takes neither FLAC nor Opus ("only supported in MP4"), whatever avformat_query_codec says.
+        if codecID == AV_CODEC_ID_FLAC && self != .mkv { return false }
+        if codecID == AV_CODEC_ID_OPUS && self == .mov { return false }
         return avformat_query_codec(fmt, codecID, FF_COMPLIANCE_NORMAL) == 1
     }
 }

@@ -12,7 +12,11 @@ final class StreamCopyStage: StreamStage {
     private let inTimeBase: AVRational
     private let originTS: Int64
     private let endTS: Int64?
+    /// DTS (output time base) of the latest packet passed on; `.min` before the first.
     private var lastDTS: Int64 = Int64.min
+    private let isVideo: Bool
+    /// A video packet was dropped: what follows up to the next keyframe cannot decode and is dropped too.
+    private var needsKeyframe = false
     /// Cutting at a start point: packets wholly before it are dropped (untrimmed, negative-time priming is kept).
     private let trimmed: Bool
     /// The packet on its way to the muxer: the demuxed packet's data, moved in (no copy), reused for every packet.
@@ -24,6 +28,7 @@ final class StreamCopyStage: StreamStage {
         self.trimmed = trimmed
         inputIndex = stream.pointee.index
         inTimeBase = stream.pointee.time_base
+        isVideo = stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
         originTS = timeline.origin(in: inTimeBase)
         endTS = timeline.end(in: inTimeBase)
         outputStream = try muxer.addStream()
@@ -38,28 +43,75 @@ final class StreamCopyStage: StreamStage {
         copyStreamInfo(from: stream, to: outputStream, displayMatrix: displayMatrix ?? sourceMatrix(stream))
     }
 
+    /// Re-times the packet onto the output timeline and takes its data. A packet whose DTS repeats or goes back
+    /// gets the previous DTS + 1 (and a PTS not below it), as the ffmpeg CLI's muxer path does (`write_packet`:
+    /// "Non-monotonous DTS … changing to"), counted as a repair; this is done in the output's time base, where
+    /// the muxer needs the order. One that would have to move more than `TimestampRepair.maxLead` past its own
+    /// time (a long run going back, which ffmpeg would crowd into consecutive ticks) cannot be placed: it is
+    /// dropped and counted, and so is the video that depends on it, up to the next keyframe, until the stream's
+    /// own timestamps move forward again. Packets outside the trim are left out uncounted.
     func send(_ packet: Packet) throws -> StageTally {
         guard !isDone else { return .none }
         let p = packet.pointer
         let dts = p.pointee.dts != AVCode.noPTS ? p.pointee.dts : p.pointee.pts
         if dts != AVCode.noPTS {
-            if let endTS, dts - originTS >= endTS { isDone = true; return .none }
-            if trimmed && p.pointee.pts != AVCode.noPTS && p.pointee.pts + max(p.pointee.duration, 1) <= originTS {
+            if let endTS, dts &- originTS >= endTS { isDone = true; return .none }
+            if trimmed && p.pointee.pts != AVCode.noPTS && p.pointee.pts &+ max(p.pointee.duration, 1) <= originTS {
                 return .none  // wholly before the cut point
             }
-            if dts <= lastDTS { return .none }  // non-monotonic: the muxer would reject it
-            lastDTS = dts
         }
-        if p.pointee.pts != AVCode.noPTS { p.pointee.pts -= originTS }
-        if p.pointee.dts != AVCode.noPTS { p.pointee.dts -= originTS }
+        if needsKeyframe {
+            if (p.pointee.flags & AV_PKT_FLAG_KEY) == 0 { return StageTally(droppedFrames: 1) }
+            needsKeyframe = false
+        }
+        if p.pointee.pts != AVCode.noPTS { p.pointee.pts &-= originTS }
+        if p.pointee.dts != AVCode.noPTS { p.pointee.dts &-= originTS }
         p.pointee.stream_index = outputStream.pointee.index
         p.pointee.pos = -1
         av_packet_rescale_ts(p, inTimeBase, outputStream.pointee.time_base)
+        var tally = StageTally.none
+        if !placeMonotonically(p, &tally) {
+            if isVideo { needsKeyframe = true }
+            return tally
+        }
         // The executor writes each packet before sending the next, so `held` is always empty here.
         av_packet_unref(held.pointer)
         av_packet_move_ref(held.pointer, p)
         holding = true
-        return .none
+        return tally
+    }
+
+    /// Makes the packet's DTS (output time base) follow the previous one's, as ffmpeg's muxer path does; false
+    /// when it cannot be placed (the tally says so).
+    private func placeMonotonically(_ p: UnsafeMutablePointer<AVPacket>, _ tally: inout StageTally) -> Bool {
+        if p.pointee.dts != AVCode.noPTS && p.pointee.pts != AVCode.noPTS && p.pointee.dts > p.pointee.pts {
+            // DTS after PTS: both become the middle one of PTS, DTS and the next free DTS.
+            let a = p.pointee.pts, b = p.pointee.dts, c = lastDTS == Int64.min ? b : lastDTS &+ 1
+            let middle = max(min(a, b), min(max(a, b), c))
+            p.pointee.pts = middle
+            p.pointee.dts = middle
+            tally.timestampRepairs += 1
+        }
+        let dts = p.pointee.dts != AVCode.noPTS ? p.pointee.dts : p.pointee.pts
+        guard dts != AVCode.noPTS else { return true }
+        if lastDTS != Int64.min && dts <= lastDTS {
+            let placed = lastDTS &+ 1
+            if Double(placed &- dts) * av_q2d(outputStream.pointee.time_base) > TimestampRepair.maxLead {
+                tally.droppedFrames += 1
+                return false
+            }
+            if p.pointee.dts != AVCode.noPTS {
+                p.pointee.dts = placed
+                if p.pointee.pts != AVCode.noPTS && p.pointee.pts < placed { p.pointee.pts = placed }
+            } else {
+                p.pointee.pts = placed
+            }
+            tally.timestampRepairs += 1
+            lastDTS = placed
+        } else {
+            lastDTS = dts
+        }
+        return true
     }
 
     func sendEndOfStream() throws -> StageTally {

@@ -27,6 +27,11 @@ struct StageTally: Equatable {
     var videoFrames = 0
     /// Damaged input skipped: a packet the decoder rejected as corrupt, or a frame it flagged as concealed.
     var damaged = 0
+    /// Timestamps repaired: a discontinuity offset, a repeated or backwards timestamp re-stamped, a missing one filled.
+    var timestampRepairs = 0
+    /// Decoded frames (or copied packets) left out for a reason other than the trim, e.g. a timestamp that could
+    /// not be repaired. Every one is counted: the `completed` record's `droppedFrames`.
+    var droppedFrames = 0
 
     /// Nothing to count.
     static let none = StageTally()

@@ -14,6 +14,16 @@ package final class Transcoder {
         package var skippedPackets: Int
         /// The plan's notes, for the `completed` record.
         package var notes: [String]
+        /// Timestamps repaired (discontinuities offset, repeated or backwards timestamps re-stamped).
+        package var timestampRepairs: Int = 0
+        /// Frames or packets left out that the plan kept (not the trim): each is counted.
+        package var droppedFrames: Int = 0
+        /// Video frames given to the encoder (transcode) or video packets written (copy) of the main video.
+        package var videoFrames: Int = 0
+        /// The checks of the output against the plan (all passed: a failed check throws `verificationFailed`).
+        package var verification: Verification
+        /// Kept streams that came out shorter than planned because damaged input was skipped, as warnings.
+        package var shortfalls: [String] = []
     }
 
     /// The run's counters. Only the executor's loop changes them, from the packets it writes and the tallies
@@ -26,10 +36,41 @@ package final class Transcoder {
         /// Corrupt packets the demuxer or decoders gave up on and the pipeline skipped, plus frames decoders
         /// flagged corrupt.
         var skippedPackets = 0
+        /// Timestamps repaired.
+        var timestampRepairs = 0
+        /// Frames or packets left out that the plan kept.
+        var droppedFrames = 0
+        /// Per input stream: the furthest end of its packets read, seconds on the source's clock (where its data
+        /// ends: the truncation check's measure, apart from what decoding made of it).
+        var inputEnd: [Double?] = []
+        /// Seconds per tick of each input stream's time base.
+        var inputBases: [Double] = []
+
+        /// Notes where an input packet ends (before a stage takes it).
+        mutating func noteRead(_ p: AVPacket) {
+            let i = Int(p.stream_index)
+            guard i >= 0 && i < inputEnd.count, p.pts != AVCode.noPTS else { return }
+            let start = Double(p.pts) * inputBases[i]
+            let end = Double(p.pts + max(0, p.duration)) * inputBases[i]
+            inputEnd[i] = max(inputEnd[i] ?? end, end)
+            inputStart[i] = min(inputStart[i] ?? start, start)
+        }
+        /// Per input stream: the earliest packet start read (an Opus stream may begin well before 0).
+        var inputStart: [Double?] = []
+
+        /// Per output stream: packets written, the earliest start and the furthest end, in seconds.
+        var packets: [Int] = []
+        var firstTime: [Double?] = []
+        var endTime: [Double?] = []
+        /// Per output stream: the durations of packets written without a timestamp, added up (elementary streams give
+        /// most packets none; the muxer places them one after the other).
+        var summed: [Double] = []
 
         mutating func add(_ tally: StageTally) {
             videoFrames += tally.videoFrames
             skippedPackets += tally.damaged
+            timestampRepairs += tally.timestampRepairs
+            droppedFrames += tally.droppedFrames
         }
     }
 
@@ -44,13 +85,21 @@ package final class Transcoder {
     private let container: Container
     /// Test hook: hang (until stopped) once the output reaches this time, to exercise the stall watchdog.
     package var debugStallAtOutputTime: Double?
+    /// Test hook: packets of streams of this kind are not written (a broken output the verifier must catch).
+    package var debugLoseStreamKind: SourceStream.Kind?
+    /// The container tags the output gets (see `OutputTags`).
+    private let tags: [String: String]
+    private let info: SourceInfo
 
     /// Takes the source's demuxer (see `ProbedSource.takeDemuxer`) for a possible plan.
-    package init(source: ProbedSource, plan: ExportPlan, target: OutputTarget, cancel: CancelToken, errors: ErrorPolicy = ErrorPolicy()) throws {
+    package init(source: ProbedSource, plan: ExportPlan, target: OutputTarget, cancel: CancelToken, errors: ErrorPolicy = ErrorPolicy(),
+                 tags: [String: String]? = nil) throws {
         guard plan.isPossible, let container = plan.container else {
             throw ExportError.noUsableStreams(path: source.info.path, reason: plan.impossible ?? "no container for this extension")
         }
         self.source = source.info.path
+        self.info = source.info
+        self.tags = tags ?? OutputTags.forOutput(resource: source.info.tags, original: nil).tags
         self.errors = errors
         self.container = container
         self.target = target
@@ -70,10 +119,14 @@ package final class Transcoder {
             case .transcodeVideo(let v):
                 stages.append(try VideoTranscodeStage(input: input, plan: v, muxer: muxer, timeline: timeline, strict: errors.strict, path: source))
             case .transcodeAudio(let a):
-                // Audio stops at the container's end too: decoders emit an encoder's end padding that the
-                // source's edit list hides, which would make the output a frame longer than the input.
+                // Audio stops at its own end too: decoders emit an encoder's end padding that the source's
+                // edit list hides, which would make the output a frame longer than the input.
                 var audioTimeline = timeline
-                if audioTimeline.length == nil { audioTimeline.length = expectedDuration }
+                // Only a duration declared exactly is a limit: one estimated from timestamps (MPEG-TS) knows nothing of
+                // recordings joined after the first, whose audio the timestamp repair keeps.
+                if audioTimeline.length == nil && info.declaresExactDurations {
+                    audioTimeline.length = decision.expectedDuration ?? expectedDuration
+                }
                 stages.append(try AudioTranscodeStage(input: input, plan: a, muxer: muxer, timeline: audioTimeline, strict: errors.strict, path: source))
             case .copy(let displayMatrix):
                 stages.append(try StreamCopyStage(input: input, displayMatrix: displayMatrix, muxer: muxer, timeline: timeline,
@@ -92,22 +145,50 @@ package final class Transcoder {
         // Input stream index → its stage: a plain array, looked up once per packet.
         var byInput = [StreamStage?](repeating: nil, count: demuxer.streams.count)
         for stage in ordered { byInput[Int(stage.inputIndex)] = stage }
-        // Only the streams we use are demuxed; the rest are discarded inside libavformat.
-        for stream in demuxer.streams where byInput[Int(stream.pointee.index)] == nil { stream.pointee.discard = AVDISCARD_ALL }
+        // Only the streams we use are demuxed; the rest are discarded inside libavformat — unless a kept stream
+        // declares no duration of its own: then where the whole file's data ends is what tells a truncated file
+        // from one whose dropped streams simply run longer, so their packets are read (never decoded).
+        let measureAll = plan.streams.contains { $0.isKept && !(info.streams[$0.index].durationIsOwn) }
+        if !measureAll {
+            for stream in demuxer.streams where byInput[Int(stream.pointee.index)] == nil { stream.pointee.discard = AVDISCARD_ALL }
+        }
 
-        try muxer.writeHeader(metadata: outputMetadata())
+        try muxer.writeHeader(metadata: tags)
         if timeline.origin - demuxer.startTime > 0 { try demuxer.seek(toSeconds: timeline.origin - demuxer.startTime) }
 
         var counts = Counts()
+        counts.packets = Array(repeating: 0, count: ordered.count)
+        counts.firstTime = Array(repeating: nil, count: ordered.count)
+        counts.endTime = Array(repeating: nil, count: ordered.count)
+        counts.summed = Array(repeating: 0, count: ordered.count)
+        counts.inputEnd = Array(repeating: nil, count: demuxer.streams.count)
+        counts.inputStart = Array(repeating: nil, count: demuxer.streams.count)
+        counts.inputBases = demuxer.streams.map { av_q2d($0.pointee.time_base) }
+        let lost: Set<Int32> = debugLoseStreamKind.map { kind in
+            Set(ordered.filter { plan.streams[Int($0.inputIndex)].kind == kind }.map(\.inputIndex))
+        } ?? []
 
         /// The one place packets reach the muxer: the output time advances with each packet written.
         func write(_ packet: Packet, of stage: StreamStage) throws {
             let p = packet.pointer
-            if p.pointee.pts != AVCode.noPTS {
-                // The stream's time base is the muxer's now (the header may have changed it).
-                let end = Double(p.pointee.pts + p.pointee.duration) * av_q2d(stage.outputStream.pointee.time_base)
+            if !lost.isEmpty && lost.contains(stage.inputIndex) { packet.unref(); return }
+            let j = Int(stage.outputStream.pointee.index)
+            // The stream's time base is the muxer's now (the header may have changed it).
+            let tb = av_q2d(stage.outputStream.pointee.time_base)
+            // A packet without a presentation time (MPEG-PS gives many none) is placed by its decode time; one with
+            // neither follows the one before it (the muxer places it so).
+            let time = p.pointee.pts != AVCode.noPTS ? p.pointee.pts : p.pointee.dts
+            if time != AVCode.noPTS {
+                let start = Double(time) * tb, end = Double(time + p.pointee.duration) * tb
                 counts.outputTime = max(counts.outputTime, end)
+                if j < counts.packets.count {
+                    counts.firstTime[j] = min(counts.firstTime[j] ?? start, start)
+                    counts.endTime[j] = max(counts.endTime[j] ?? end, end)
+                }
+            } else if j < counts.summed.count && p.pointee.duration > 0 {
+                counts.summed[j] += Double(p.pointee.duration) * tb
             }
+            if j < counts.packets.count { counts.packets[j] += 1 }
             try muxer.write(packet)
             packet.unref()  // the muxer took the data; this only resets the stage's packet for reuse
         }
@@ -130,6 +211,8 @@ package final class Transcoder {
         }
 
         let packet = Packet()
+        // One per export: keeps the input's timeline continuous across discontinuities (see `TimestampRepair`).
+        let timestamps = TimestampRepair(context: demuxer.context)
         reading: while true {
             if cancel.isSet { throw ExportError.cancelled }
             switch try demuxer.read(into: packet) {
@@ -138,8 +221,12 @@ package final class Transcoder {
                 // A packet the demuxer could only read in part (the file ends inside it) counts as corrupt.
                 if (packet.pointer.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 { counts.skippedPackets += 1 }
                 let index = Int(packet.pointer.pointee.stream_index)
+                counts.noteRead(packet.pointer.pointee)
                 // Streams that appear mid-file (MPEG-TS may add some) have no stage.
                 if index < byInput.count, let stage = byInput[index] {
+                    // Where the data ends is measured above on the source's own clock; the stage gets the
+                    // packet on the repaired, continuous one.
+                    counts.add(timestamps.repair(packet, for: stage))
                     counts.add(try stage.send(packet))
                     try pump(stage)
                 }
@@ -159,25 +246,94 @@ package final class Transcoder {
             try pump(stage)
         }
         try checkDamage()
-        // The data ran out well before the container's own duration: a truncated file. Delivering the short
-        // result as if it were complete would hide the damage.
-        if timeline.length == nil, let expected = expectedDuration, expected - counts.outputTime > max(0.5, expected * 0.1) {
-            throw ExportError.ffmpeg(stage: .decode, path: source, code: AVCode.invalidData,
-                                     message: String(format: "the data ends at %.2f s of %.2f s: the file is truncated", counts.outputTime, expected))
+        let kept = plan.streams.filter(\.isKept)
+        if let truncation = truncation(kept: kept, counts: counts) {
+            // A kept stream's data ran out well before its own duration: a truncated file. Delivering the short
+            // result as if it were complete would hide the damage.
+            throw ExportError.ffmpeg(stage: .decode, path: source, code: AVCode.invalidData, message: truncation)
         }
         try muxer.finish()
         try demuxer.verifyUnchanged()
+        let delivered = (0..<ordered.count).map { j in
+            // The span of the timestamps written, or the packets' durations added up when few packets had one.
+            // MP4/MOV hide what comes before 0 behind their edit list (priming, an Opus stream's pre-skip): the file
+            // reads back from 0.
+            let first = container.isQuickTimeFamily ? max(0, counts.firstTime[j] ?? 0) : (counts.firstTime[j] ?? 0)
+            let span = counts.endTime[j].map { $0 - first }
+            let written = (span ?? 0) + counts.summed[j]
+            return DeliveredStream(packets: counts.packets[j], duration: span == nil && written == 0 ? nil : written)
+        }
+        let damaged = counts.skippedPackets > 0
+        // Repaired timestamps move media on the timeline: the header's durations no longer describe the output, what
+        // was written does (the repairs are counted and said).
+        let verification = try verify(delivered: delivered, damaged: damaged || counts.timestampRepairs > 0, inputEnd: counts.inputEnd)
         try beforeCommit()
         progress(counts.outputTime, counts.videoFrames, true)
-        return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes)
+        var shortfalls: [String] = []
+        for (j, decision) in kept.enumerated() where damaged && (decision.kind == .video || decision.kind == .audio) {
+            if let want = decision.expectedDuration, let got = delivered[j].duration, want - got > 0.1 {
+                shortfalls.append(String(format: "%@ stream #%d: %.2f s of %.2f s delivered: the rest did not decode (corrupt packets skipped)",
+                                         decision.kind.rawValue, decision.index, got, want))
+            }
+        }
+        return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes, timestampRepairs: counts.timestampRepairs,
+                       droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls)
     }
 
-    /// Container tags carried over (creation time, location, title …), minus the ones the muxer writes itself.
-    /// Apple's location key is also written as the standard `location` so MP4 outputs keep it.
-    private func outputMetadata() -> [String: String] {
-        var tags = demuxer.metadata
-        for key in ["major_brand", "minor_version", "compatible_brands", "encoder"] { tags[key] = nil }
-        if tags["location"] == nil, let iso = tags["com.apple.quicktime.location.ISO6709"] { tags["location"] = iso }
-        return tags
+    /// Why the output is short, if a kept stream's data ended well before its own expected duration (a stream
+    /// the preset drops is never the measure). Where the data ends is measured on the packets read, so a stream
+    /// whose packets were there but did not decode is damage (counted, and said in the warnings), not truncation.
+    /// Durations FFmpeg guessed from the bit rate are not trusted for this.
+    private func truncation(kept: [StreamDecision], counts: Counts) -> String? {
+        guard !info.durationsEstimated else { return nil }
+        let origin = timeline.origin
+        let fileEnd = counts.inputEnd.compactMap { $0 }.max()
+        for (j, decision) in kept.enumerated() where decision.kind == .video || decision.kind == .audio {
+            guard let expected = decision.expectedDuration, decision.index < counts.inputEnd.count else { continue }
+            // A stream without a duration of its own is measured by where the whole file's data ends.
+            let own = info.streams[decision.index].durationIsOwn
+            // How much of its duration the data covers: from the stream's first packet when that comes before the
+            // output's start and nothing was cut (an Opus stream's declared duration counts its pre-skip before 0).
+            var from = origin
+            if timeline.length == nil && origin <= info.startTime, let first = counts.inputStart[decision.index] { from = min(from, first) }
+            var end = (own ? counts.inputEnd[decision.index] : fileEnd).map { $0 - from } ?? 0
+            // Packets without a duration (ASF's) end where their decoded media ends.
+            if j < counts.endTime.count, let written = counts.endTime[j] { end = max(end, written + (origin - from)) }
+            if expected - end > max(0.5, expected * 0.1) {
+                return String(format: "%@ stream #%d: the data ends at %.2f s of %.2f s: the file is truncated",
+                              decision.kind.rawValue, decision.index, max(0, end), expected)
+            }
+        }
+        return nil
     }
+
+    /// Reads the finished temporary file back and checks it against the plan; throws `verificationFailed`.
+    private func verify(delivered: [DeliveredStream], damaged: Bool, inputEnd: [Double?]) throws -> Verification {
+        let began = DispatchTime.now().uptimeNanoseconds
+        let transcodesVideo = plan.streams.contains { if case .transcodeVideo = $0.action { return true }; return false }
+        // What the plan can expect of each stream is at most what the input's packets held: a header that declares
+        // a few milliseconds more than its data (a WAV's data size, a track's padding) is not the output's fault.
+        // (Data that ends well before is a truncation, refused before this.)
+        var expected = plan
+        for k in expected.streams.indices where expected.streams[k].isKept {
+            let index = expected.streams[k].index
+            if index < inputEnd.count, let end = inputEnd[index], let want = expected.streams[k].expectedDuration {
+                expected.streams[k].expectedDuration = min(want, max(0, end - timeline.origin))
+            }
+        }
+        func check(decoding: Bool) throws -> Verification {
+            let facts = try target.withReadablePath { try OutputInspector.facts(path: $0, cancel: cancel, decodeFirstFrames: decoding) }
+            return OutputVerifier.verify(plan: expected, source: info, facts: facts, delivered: delivered, tags: tags, damaged: damaged)
+        }
+        // The header alone first (cheap); what it cannot tell for sure (a copied MP3's channel count is only in its
+        // frames) is read again the way FFmpeg reads any input, decoding a first frame, before anything fails.
+        var verification = try check(decoding: transcodesVideo)
+        if !verification.passed && !transcodesVideo { verification = try check(decoding: true) }
+        verification.seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+        if !verification.passed {
+            throw ExportError.verificationFailed(path: target.finalPath, checks: verification.failureSummary)
+        }
+        return verification
+    }
+
 }

@@ -20,7 +20,7 @@ extension VideoSettings {
 /// has ready, and only when it has none decodes one more frame and encodes it. The FFmpeg calls come in the
 /// same order as a push pipeline's (send, then drain the decoder, each frame's packets written before the
 /// next frame), so the output is the same, and nothing queues up between the stages.
-final class VideoTranscodeStage: StreamStage {
+final class VideoTranscodeStage: StreamStage, ClockedStage {
     let inputIndex: Int32
     private(set) var isDone = false
     let outputStream: UnsafeMutablePointer<AVStream>
@@ -34,7 +34,12 @@ final class VideoTranscodeStage: StreamStage {
     private let originTS: Int64
     private let endTS: Int64?
     private let frameDuration: Int64
+    private let inTimeBase: AVRational
+    /// Timestamp (input time base) of the latest frame given to the encoder; `.min` before the first.
     private var lastPTS: Int64 = Int64.min
+    /// Where the input's reading is (given by the executor's `TimestampRepair`): a re-stamped frame must not
+    /// run away from the audio.
+    var inputClock: InputClock?
     private let crop: PixelRect?
     private var phase = TranscodePhase.running
     /// The decoder has nothing more until the next packet (it said so, or reported corrupt data, after which
@@ -48,6 +53,7 @@ final class VideoTranscodeStage: StreamStage {
         decoder = try StreamDecoder(stream: stream, path: path, strict: strict)
         self.path = muxer.path
         let inTimeBase = stream.pointee.time_base
+        self.inTimeBase = inTimeBase
         originTS = timeline.origin(in: inTimeBase)
         endTS = timeline.end(in: inTimeBase)
 
@@ -131,9 +137,10 @@ final class VideoTranscodeStage: StreamStage {
                 switch try decoder.receiveSkippingDamage(into: frame) {
                 case .frame:
                     let damaged = StreamDecoder.isDamaged(frame)
-                    let encoded = try encode(frame)
+                    var tally = try encode(frame)
+                    if damaged { tally.damaged += 1 }
                     frame.unref()
-                    if damaged || encoded { return .tally(StageTally(videoFrames: encoded ? 1 : 0, damaged: damaged ? 1 : 0)) }
+                    if tally != .none { return .tally(tally) }
                 case .noFrame:
                     decoderIdle = true
                 case .damaged:
@@ -149,24 +156,42 @@ final class VideoTranscodeStage: StreamStage {
         try encoder.send(nil)
     }
 
-    /// Places a decoded frame on the output timeline and gives it to the encoder. False when the frame is
-    /// not wanted: before the trim start, at or past the trim end (which ends the stage), or a timestamp that
-    /// does not move forward (the muxer would reject its packet).
-    private func encode(_ frame: Frame) throws -> Bool {
+    /// Places a decoded frame on the output timeline and gives it to the encoder; says what that did. A frame
+    /// before the trim start, or at or past the trim end (which ends the stage), is left out (the trim: not
+    /// counted). A frame without a timestamp, or whose timestamp repeats or goes back (the muxer would reject
+    /// its packet), is placed one frame after the previous one, as the ffmpeg CLI's video sync does, and
+    /// counted as a repair; unless that would put it further ahead of the audio read so far than
+    /// `TimestampRepair.maxLead`: then it is dropped, and counted.
+    private func encode(_ frame: Frame) throws -> StageTally {
         let f = frame.pointer
+        var tally = StageTally.none
         var ts = f.pointee.best_effort_timestamp
-        if ts == AVCode.noPTS { ts = lastPTS == Int64.min ? originTS : lastPTS + frameDuration }
-        let outTS = ts - originTS
-        if outTS < 0 { return false }  // before the trim start
-        if let endTS, outTS >= endTS { isDone = true; return false }
-        if ts <= lastPTS { return false }  // duplicate or backwards timestamp: the muxer would reject it
+        var repaired = false
+        if ts == AVCode.noPTS {
+            ts = lastPTS == Int64.min ? originTS : lastPTS &+ frameDuration
+            repaired = true
+        } else if lastPTS != Int64.min && ts <= lastPTS {
+            let restamped = lastPTS &+ frameDuration
+            if let clock = inputClock, clock.runsAway(Double(restamped) * av_q2d(inTimeBase)) {
+                tally.droppedFrames = 1
+                return tally
+            }
+            ts = restamped
+            repaired = true
+        } else if ts < originTS {
+            return tally  // before the trim start
+        }
+        let outTS = ts &- originTS
+        if let endTS, outTS >= endTS { isDone = true; return tally }
         lastPTS = ts
         if let crop { try applyCrop(crop, to: frame) }
         let converted = try scaler.convert(frame)
         converted.pointer.pointee.pts = outTS
         converted.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE  // let the encoder choose; never force keyframes
         try encoder.send(converted)
-        return true
+        tally.videoFrames = 1
+        if repaired { tally.timestampRepairs = 1 }
+        return tally
     }
 
     /// Crops the decoded picture in place (moves the plane pointers; no copy).

@@ -67,6 +67,8 @@ enum SourceProbe {
                               mainVideo: best(AVMEDIA_TYPE_VIDEO), mainAudio: best(AVMEDIA_TYPE_AUDIO))
         let tags = demuxer.metadata
         info.creationTime = tags["creation_time"] ?? tags["com.apple.quicktime.creationdate"]
+        info.tags = tags
+        info.durationsEstimated = demuxer.durationsEstimated
         return info
     }
 
@@ -78,9 +80,9 @@ enum SourceProbe {
                              decodable: par.codec_id != AV_CODEC_ID_NONE && avcodec_find_decoder(par.codec_id) != nil,
                              isAttachedPicture: (stream.pointee.disposition & cff_disposition_attached_pic()) != 0)
         s.fitsIn = par.codec_id == AV_CODEC_ID_NONE ? [] : Set(Container.allCases.filter { $0.canHold(par.codec_id) })
-        if stream.pointee.duration > 0 && stream.pointee.duration != AVCode.noPTS {
-            s.duration = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
-        }
+        s.duration = streamDuration(stream)
+        s.durationIsOwn = s.duration != nil
+        if stream.pointee.nb_frames > 0 { s.frameCount = Int(stream.pointee.nb_frames) }
         s.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
         s.language = Demuxer.dictionary(stream.pointee.metadata)["language"].flatMap { $0 == "und" ? nil : $0 }
         if par.codec_type == AVMEDIA_TYPE_VIDEO {
@@ -89,6 +91,7 @@ enum SourceProbe {
             if sar.num <= 0 || sar.den <= 0 { sar = stream.pointee.sample_aspect_ratio }
             if sar.num > 0 && sar.den > 0 { s.sampleAspect = Rational(Int(sar.num), Int(sar.den)) }
             s.rotation = StreamGeometry.sourceClockwise(stream)
+            s.displayMatrix = sourceMatrix(stream)
             let rate = stream.pointee.avg_frame_rate
             if rate.num > 0 && rate.den > 0 { s.frameRate = av_q2d(rate) }
             s.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
@@ -97,6 +100,25 @@ enum SourceProbe {
             s.sampleRate = Int(par.sample_rate)
         }
         return s
+    }
+
+    /// A stream's own duration in seconds: its header's, else Matroska's `DURATION` tag (`HH:MM:SS.fraction`,
+    /// written per track by FFmpeg and mkvmerge). nil when it declares none.
+    static func streamDuration(_ stream: UnsafeMutablePointer<AVStream>) -> Double? {
+        if stream.pointee.duration > 0 && stream.pointee.duration != AVCode.noPTS {
+            return Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
+        }
+        guard let tag = Demuxer.dictionary(stream.pointee.metadata).first(where: { $0.key.uppercased() == "DURATION" })?.value else { return nil }
+        return parseClock(tag)
+    }
+
+    /// `01:02:03.5` → 3723.5 seconds; nil for anything else.
+    static func parseClock(_ text: String) -> Double? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]), let sec = Double(parts[2]),
+              h >= 0, m >= 0, sec >= 0, (h * 3600 + m * 60 + sec).isFinite else { return nil }
+        let total = h * 3600 + m * 60 + sec
+        return total > 0 ? total : nil
     }
 
     /// The time of the keyframe at or before `seconds` in the main video stream: seek there and read the

@@ -23,6 +23,10 @@ public final class BatchRenderer: Sendable {
             + "; \(HumanSummary.bytes(counts.bytesIn)) in, \(HumanSummary.bytes(counts.bytesOut)) out"
     }
 
+    /// The files of the inputs not exported as assets of their own, counted by reason
+    /// (`4 files are not exported as an asset of their own: 2 not media (a.txt, b.xyz), 1 sidecar, 1 hidden`); nil for none.
+    public static func ignoredSummary(_ ignored: [IgnoredFile]) -> String? { IgnoredFile.summary(ignored) }
+
     /// The dry-run summary: how many assets each action.
     public static func planSummary(_ rows: [BatchReportRow]) -> String {
         let counts = Dictionary(grouping: rows, by: \.action).mapValues(\.count)

@@ -112,6 +112,11 @@ public enum HumanSummary {
             line += " — by \(c.route.rawValue) after " + c.fallbacks.map { "\($0.from.rawValue) failed" }.joined(separator: ", ")
             if let sha = c.sha256 { line += "; SHA-256 \(sha.prefix(16))… matches the source" }
         }
+        if let v = c.verification {
+            let measured = v.checks.filter { $0.outcome == .passed }.count, skipped = v.checks.count - measured
+            line += "\n  verified: \(measured) check\(measured == 1 ? "" : "s") passed" + (skipped > 0 ? ", \(skipped) not measurable" : "")
+        }
+        for warning in c.warnings { line += "\nWARNING: \(FileName.display(warning))" }
         return line
     }
 

@@ -1,0 +1,243 @@
+import Foundation
+
+/// Compares a finished output with its plan: the last step before the output takes its name. Pure: the FFmpeg
+/// layer reads the `OutputFacts`; what passes is decided here.
+///
+/// Tolerances: a stream's duration within one frame (video) or 1024 samples (audio) of the plan when the plan's
+/// duration can be trusted (`StreamDecision.durationExact`), else of what the executor wrote; a video frame count
+/// within 1 % (at least one frame); tags compared as values (a creation time to the second).
+public enum OutputVerifier {
+    /// The identity display matrix: the same as none.
+    static let identity: [Int32] = [65536, 0, 0, 0, 65536, 0, 0, 0, 1 << 30]
+
+    /// Every check of `facts` against `plan`.
+    ///
+    /// - Parameters:
+    ///   - delivered: what the executor wrote per output stream (the plan's kept streams, in order).
+    ///   - tags: the container tags the output was given (`creation_time`, `location` are checked).
+    ///   - damaged: corrupt input was skipped (as the error policy allows): durations and frame counts are then
+    ///     checked against what was written, and the shortfall against the plan is a warning of the export.
+    public static func verify(plan: ExportPlan, source: SourceInfo, facts: OutputFacts, delivered: [DeliveredStream],
+                              tags: [String: String], damaged: Bool = false) -> Verification {
+        var checks: [Verification.Check] = []
+        func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) {
+            checks.append(.init(name: name, expected: expected, measured: measured, outcome: ok.map { $0 ? .passed : .failed } ?? .skipped))
+        }
+        let kept = plan.streams.filter(\.isKept)
+        let expectedKinds = kept.map { "\($0.kind.rawValue) \(outputCodec($0))" }
+        let measuredKinds = facts.streams.map { "\($0.kind.rawValue) \($0.codec)" }
+        let sameKinds = expectedKinds.count == measuredKinds.count
+            && zip(expectedKinds, measuredKinds).allSatisfy { sameCodec($0, $1, container: plan.container) }
+        add("streams", expectedKinds.joined(separator: ", "), measuredKinds.joined(separator: ", "), sameKinds)
+
+        for (j, planned) in kept.enumerated() {
+            guard j < facts.streams.count else { break }
+            var decision = planned
+            if damaged { decision.durationExact = false; decision.expectedFrames = nil }
+            let out = facts.streams[j]
+            let src = decision.index < source.streams.count ? source.streams[decision.index] : nil
+            let label = "stream #\(j) \(decision.kind.rawValue)"
+            switch decision.action {
+            case .transcodeVideo(let v):
+                add("\(label) size", "\(v.width)x\(v.height)", "\(out.width)x\(out.height)", out.width == v.width && out.height == v.height)
+                add("\(label) pixel format", v.settings.pixelFormat, out.pixelFormat ?? "unknown",
+                    out.pixelFormat.map { samePixelFormat(v.settings.pixelFormat, $0) })
+            case .transcodeAudio(let a):
+                add("\(label) channels", "\(a.channels)", "\(out.channels)", out.channels == a.channels)
+                add("\(label) sample rate", "\(a.settings.sampleRate)", "\(out.sampleRate)", out.sampleRate == a.settings.sampleRate)
+            case .copy:
+                if let src, src.kind == .video {
+                    add("\(label) size", "\(src.width)x\(src.height)", "\(out.width)x\(out.height)", out.width == src.width && out.height == src.height)
+                }
+                // A copied audio stream's channel count is in its bitstream, which a copy cannot change (HE-AAC v2
+                // signals its stereo only in the data, so headers disagree): not checked.
+            case .drop:
+                break
+            }
+            if let language = src?.language {
+                add("\(label) language", language, out.language ?? "none", out.language == language)
+            }
+            if decision.kind == .video || decision.kind == .audio {
+                checks += durationChecks(label: label, decision: decision, out: out, delivered: j < delivered.count ? delivered[j] : nil,
+                                         source: src)
+            }
+            if decision.kind == .video {
+                checks.append(frameCountCheck(label: label, decision: decision, out: out, delivered: j < delivered.count ? delivered[j] : nil))
+                let expected = plannedMatrix(decision) ?? src?.displayMatrix
+                add("\(label) display matrix", matrixText(expected), matrixText(out.displayMatrix),
+                    normalized(expected) == normalized(out.displayMatrix))
+            }
+            if decision.kind != .subtitle {
+                add("\(label) timestamps", "increasing", out.timestampsIncreasing.map { $0 ? "increasing" : "not increasing" } ?? "not measured",
+                    out.timestampsIncreasing)
+            }
+        }
+
+        for key in ["creation_time", "location"] {
+            guard let want = tags[key] else { continue }
+            let got = facts.tags[key]
+            if key == "creation_time", got == nil, parseDate(want).map({ $0.timeIntervalSince1970 == 0 }) ?? true {
+                // 1970-01-01 is how a muxer says "unset" (MP4 does not write it), and a text that is no date cannot be written.
+                add(key, want, "none", nil)
+                continue
+            }
+            let same = key == "creation_time" ? sameInstant(want, got) : got.map { trimmedLocation($0) == trimmedLocation(want) } ?? false
+            add(key, want, got ?? "none", same)
+        }
+        if let container = plan.container, container.isQuickTimeFamily {
+            add("faststart", "moov before mdat", facts.faststart.map { $0 ? "moov before mdat" : "moov after mdat" } ?? "not found",
+                facts.faststart == true)
+        }
+        return Verification(checks: checks)
+    }
+
+    /// The checks of a byte copy: the bytes (size, SHA-256 read back), and the same streams and duration as the source.
+    public static func verifyCopy(source: SourceInfo?, sourceSize: Int64, sourceSHA256: String, outputSHA256: String,
+                                  facts: OutputFacts?) -> Verification {
+        var checks: [Verification.Check] = []
+        func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) {
+            checks.append(.init(name: name, expected: expected, measured: measured, outcome: ok.map { $0 ? .passed : .failed } ?? .skipped))
+        }
+        let size = facts?.size ?? -1
+        add("size", "\(sourceSize) bytes", "\(size) bytes", size == sourceSize)
+        add("sha256", sourceSHA256, outputSHA256, sourceSHA256 == outputSHA256)
+        if let source {
+            // Video and audio: data streams of unknown codecs may not be listed the same way twice.
+            let want = source.streams.filter { $0.kind == .video || $0.kind == .audio }.map { "\($0.kind.rawValue) \($0.codec)" }
+            let got = facts?.streams.filter { $0.kind == .video || $0.kind == .audio }.map { "\($0.kind.rawValue) \($0.codec)" }
+            add("streams", want.joined(separator: ", "), got?.joined(separator: ", ") ?? "not readable", got.map { $0 == want })
+            add("format", source.formatName, facts?.formatName ?? "not readable", facts.map { $0.formatName == source.formatName })
+            let tags = source.tags["creation_time"]
+            add("creation_time", tags ?? "none", facts?.tags["creation_time"] ?? "none", tags == nil ? nil : sameInstant(tags!, facts?.tags["creation_time"]))
+        } else {
+            // Not media FFmpeg could open: the bytes are all there is to check.
+            add("streams", "not probed (the source is not readable as media)", "not probed", nil)
+            add("format", "not probed", "not probed", nil)
+            add("creation_time", "not probed", "not probed", nil)
+        }
+        return Verification(checks: checks)
+    }
+
+    // MARK: - Parts
+
+    static func outputCodec(_ d: StreamDecision) -> String {
+        switch d.action {
+        case .transcodeVideo(let v): return v.settings.codec.rawValue
+        case .transcodeAudio(let a): return a.settings.codec.rawValue
+        case .copy, .drop: return d.codec
+        }
+    }
+
+    /// The same stream as planned, allowing for names a container cannot tell apart: MP4/MOV store MPEG audio
+    /// layers 1-3 under one object type, read back as `mp3`.
+    static func sameCodec(_ planned: String, _ measured: String, container: Container?) -> Bool {
+        if planned == measured { return true }
+        let mpegAudio: Set<String> = ["audio mp1", "audio mp2", "audio mp3"]
+        return container?.isQuickTimeFamily == true && mpegAudio.contains(planned) && mpegAudio.contains(measured)
+    }
+
+    /// `yuvj420p` is `yuv420p` in full range (a full-range source keeps its range flag): the same layout.
+    static func samePixelFormat(_ planned: String, _ measured: String) -> Bool {
+        planned == measured || planned.replacingOccurrences(of: "yuv", with: "yuvj") == measured
+    }
+
+    static func plannedMatrix(_ d: StreamDecision) -> [Int32]? {
+        switch d.action {
+        case .transcodeVideo(let v): return v.displayMatrix
+        case .copy(let m): return m
+        default: return nil
+        }
+    }
+
+    static func normalized(_ m: [Int32]?) -> [Int32] { (m?.count == 9 ? m! : identity) }
+
+    static func matrixText(_ m: [Int32]?) -> String {
+        let n = normalized(m)
+        if n == identity { return "none" }
+        // Clockwise degrees, as `probe` shows the rotation; a mirrored matrix says so.
+        let a = Double(n[0]), b = Double(n[1]), c = Double(n[3]), d = Double(n[4])
+        let ccw = atan2(b / max(1e-9, hypot(b, d)), a / max(1e-9, hypot(a, c))) * 180 / .pi
+        let clockwise = (Int(ccw.rounded()) % 360 + 360) % 360
+        return "rotate \(clockwise)°" + (a * d - b * c < 0 ? " mirrored" : "")
+    }
+
+    /// The duration check of a stream. When the plan's duration is exact (`durationExact`: the source declares it
+    /// to the frame, cut to what its packets held), the file's stream must match it within one frame of transcoded
+    /// video (three of copied video: a copy keeps its B-frame reordering, which MP4 accounts in its last samples)
+    /// and 4096 samples of audio (1024 for the codec's frame, the rest for encoder priming and padding, which
+    /// sources declare inconsistently). Otherwise it must match what the executor wrote, with the same tolerances
+    /// (the written span counts presentation times, a track header its samples' durations).
+    static func durationChecks(label: String, decision: StreamDecision, out: OutputFacts.Stream, delivered: DeliveredStream?,
+                               source: SourceStream?) -> [Verification.Check] {
+        var tolerance: Double
+        if decision.kind == .video {
+            let rate = source?.frameRate ?? 0
+            let frame = max(out.frameDuration ?? 0, rate > 0 ? 1 / rate : 1.0 / 24)
+            if case .copy = decision.action { tolerance = 3 * frame } else { tolerance = frame }
+        } else {
+            var rate = out.sampleRate
+            if case .transcodeAudio(let a) = decision.action { rate = a.settings.sampleRate }
+            tolerance = 4096 / Double(max(8000, rate))
+        }
+        tolerance += 0.002
+        func text(_ d: Double?) -> String { d.map { String(format: "%.3f s", $0) } ?? "unknown" }
+        let name = "\(label) duration"
+        let written = delivered?.duration
+        guard let written, (delivered?.packets ?? 0) > 0 else {
+            return [.init(name: name, expected: "some media (nothing was written)", measured: text(out.duration), outcome: .failed)]
+        }
+        let want: Double, what: String
+        if decision.durationExact, let planned = decision.expectedDuration {
+            want = planned; what = ""
+        } else {
+            want = written; what = " (as written; the source's durations are not exact)"
+        }
+        let outcome: Verification.Outcome = out.duration.map { abs($0 - want) <= tolerance ? .passed : .failed } ?? .skipped
+        return [.init(name: name, expected: String(format: "%.3f s ± %.3f%@", want, tolerance, what), measured: text(out.duration),
+                      outcome: outcome)]
+    }
+
+    /// The video frame count: the plan's (1 %, at least one frame) when the source declares one, else what was written.
+    static func frameCountCheck(label: String, decision: StreamDecision, out: OutputFacts.Stream, delivered: DeliveredStream?) -> Verification.Check {
+        let name = "\(label) frames"
+        let measured = out.frameCount.map(String.init) ?? "unknown"
+        if let want = decision.expectedFrames {
+            let slack = max(1, Int((Double(want) * 0.01).rounded(.up)))
+            let ok = out.frameCount.map { abs($0 - want) <= slack }
+            return .init(name: name, expected: "\(want) ± \(slack)", measured: measured, outcome: ok.map { $0 ? .passed : .failed } ?? .skipped)
+        }
+        guard let written = delivered?.packets else { return .init(name: name, expected: "unknown", measured: measured, outcome: .skipped) }
+        let ok = out.frameCount.map { $0 == written }
+        return .init(name: name, expected: "\(written) (as written)", measured: measured,
+                     outcome: written == 0 ? .failed : ok.map { $0 ? .passed : .failed } ?? .skipped)
+    }
+
+    /// Two creation times name the same second (formats differ: `2023-05-01T10:00:00.000000Z`, `…00Z`, `…+0200`).
+    static func sameInstant(_ a: String, _ b: String?) -> Bool {
+        guard let b else { return false }
+        if a == b { return true }
+        guard let x = parseDate(a), let y = parseDate(b) else { return false }
+        return abs(x.timeIntervalSince(y)) < 1
+    }
+
+    static func parseDate(_ text: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+            f.formatOptions = options
+            if let d = f.date(from: text) { return d }
+        }
+        // `2023-05-01T10:00:00+0200` (Apple's creation date) and fractions ISO8601DateFormatter rejects.
+        let g = DateFormatter()
+        g.locale = Locale(identifier: "en_US_POSIX")
+        for format in ["yyyy-MM-dd'T'HH:mm:ssZ", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSZ", "yyyy-MM-dd HH:mm:ss"] {
+            g.dateFormat = format
+            if let d = g.date(from: text) { return d }
+        }
+        return nil
+    }
+
+    /// ISO 6709 locations compare without the trailing `/` and spaces.
+    static func trimmedLocation(_ s: String) -> String {
+        s.trimmingCharacters(in: CharacterSet(charactersIn: "/ "))
+    }
+}
