@@ -61,6 +61,15 @@ public enum OutputVerifier {
                 checks += durationChecks(label: label, decision: decision, out: out, delivered: j < delivered.count ? delivered[j] : nil,
                                          source: src)
             }
+            if decision.kind == .audio, let written = j < delivered.count ? delivered[j].packets : nil {
+                // Every audio packet written is in the file (the container's sample table, or its packets).
+                // (MOV counts PCM in samples, not packets: not comparable. A copy may lose an empty packet to the
+                // muxer, as AC-3 from AVI into MOV does: 1 %, at least one.)
+                var slack = 0
+                if case .copy = decision.action { slack = max(1, written / 100) }
+                add("\(label) packets", "\(written)\(slack > 0 ? " ± \(slack)" : "") (as written)", out.frameCount.map(String.init) ?? "unknown",
+                    out.codec.hasPrefix("pcm_") ? nil : out.frameCount.map { abs($0 - written) <= slack })
+            }
             if decision.kind == .video {
                 checks.append(frameCountCheck(label: label, decision: decision, out: out, delivered: j < delivered.count ? delivered[j] : nil))
                 let expected = plannedMatrix(decision) ?? src?.displayMatrix

@@ -141,7 +141,7 @@ package final class Transcoder {
     /// Streams the whole export into the target's temporary file. `progress` is called after every packet.
     package func run(beforeCommit: () throws -> Void = {}, progress: (_ outputTime: Double, _ videoFrames: Int, _ final: Bool) -> Void) throws -> Outcome {
         let muxer = try Muxer(target: target, container: container, cancel: cancel)
-        let ordered = try makeStages(muxer: muxer)
+        var ordered = try makeStages(muxer: muxer)
         // Input stream index → its stage: a plain array, looked up once per packet.
         var byInput = [StreamStage?](repeating: nil, count: demuxer.streams.count)
         for stage in ordered { byInput[Int(stage.inputIndex)] = stage }
@@ -254,7 +254,12 @@ package final class Transcoder {
         }
         try muxer.finish()
         try demuxer.verifyUnchanged()
-        let delivered = (0..<ordered.count).map { j in
+        // The codecs are done: free them (an encoder's lookahead is most of an export's memory) before the output
+        // is read back, so that reading it never adds to the export's peak.
+        let streamCount = ordered.count
+        ordered.removeAll()
+        byInput.removeAll()
+        let delivered = (0..<streamCount).map { j in
             // The span of the timestamps written, or the packets' durations added up when few packets had one.
             // MP4/MOV hide what comes before 0 behind their edit list (priming, an Opus stream's pre-skip): the file
             // reads back from 0.
