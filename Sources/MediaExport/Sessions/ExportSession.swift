@@ -301,7 +301,7 @@ public final class ExportSession: Sendable {
         completed.verification = verification
         var warnings = ["delivered as a byte copy of \((source as NSString).lastPathComponent): no stream was transcoded or remuxed"]
         if request.timeRange != nil { warnings.append("time range not applied by a byte copy") }
-        if report.requested != report.delivered { warnings.append("the \(report.requested.rawValue) version was asked for; the \(report.delivered.rawValue) was delivered: \(report.reason)") }
+        if let line = Accounting.versionWarning(report) { warnings.append(line) }
         completed.warnings = warnings
         return completed
     }

@@ -18,10 +18,14 @@ public enum Accounting {
         if timestampRepairs > 0 {
             out.append("\(timestampRepairs) timestamp\(timestampRepairs == 1 ? "" : "s") repaired (discontinuities, repeated or missing timestamps)")
         }
-        if let version, version.requested != version.delivered {
-            out.append("the \(version.requested.rawValue) version was asked for; the \(version.delivered.rawValue) was delivered: \(version.reason)")
-        }
+        if let line = version.flatMap(versionWarning) { out.append(line) }
         return out
+    }
+
+    /// The warning for a version other than the one asked for; nil when it is the one.
+    public static func versionWarning(_ version: VersionReport) -> String? {
+        guard version.requested != version.delivered else { return nil }
+        return "the \(version.requested.rawValue) version was asked for; the \(version.delivered.rawValue) was delivered: \(version.reason)"
     }
 }
 

@@ -20,9 +20,7 @@ public enum OutputVerifier {
     public static func verify(plan: ExportPlan, source: SourceInfo, facts: OutputFacts, delivered: [DeliveredStream],
                               tags: [String: String], damaged: Bool = false) -> Verification {
         var checks: [Verification.Check] = []
-        func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) {
-            checks.append(.init(name: name, expected: expected, measured: measured, outcome: ok.map { $0 ? .passed : .failed } ?? .skipped))
-        }
+        func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) { checks.append(check(name, expected, measured, ok)) }
         let kept = plan.streams.filter(\.isKept)
         let expectedKinds = kept.map { "\($0.kind.rawValue) \(outputCodec($0))" }
         let measuredKinds = facts.streams.map { "\($0.kind.rawValue) \($0.codec)" }
@@ -34,6 +32,7 @@ public enum OutputVerifier {
             guard j < facts.streams.count else { break }
             var decision = planned
             if damaged { decision.durationExact = false; decision.expectedFrames = nil }
+            let tally = j < delivered.count ? delivered[j] : nil
             let out = facts.streams[j]
             let src = decision.index < source.streams.count ? source.streams[decision.index] : nil
             let label = "stream #\(j) \(decision.kind.rawValue)"
@@ -58,10 +57,9 @@ public enum OutputVerifier {
                 add("\(label) language", language, out.language ?? "none", out.language == language)
             }
             if decision.kind == .video || decision.kind == .audio {
-                checks += durationChecks(label: label, decision: decision, out: out, delivered: j < delivered.count ? delivered[j] : nil,
-                                         source: src)
+                checks.append(durationCheck(label: label, decision: decision, out: out, delivered: tally, source: src))
             }
-            if decision.kind == .audio, let written = j < delivered.count ? delivered[j].packets : nil {
+            if decision.kind == .audio, let written = tally?.packets {
                 // Every audio packet written is in the file (the container's sample table, or its packets).
                 // (MOV counts PCM in samples, not packets: not comparable. A copy may lose an empty packet to the
                 // muxer, as AC-3 from AVI into MOV does: 1 %, at least one.)
@@ -71,7 +69,7 @@ public enum OutputVerifier {
                     out.codec.hasPrefix("pcm_") ? nil : out.frameCount.map { abs($0 - written) <= slack })
             }
             if decision.kind == .video {
-                checks.append(frameCountCheck(label: label, decision: decision, out: out, delivered: j < delivered.count ? delivered[j] : nil))
+                checks.append(frameCountCheck(label: label, decision: decision, out: out, delivered: tally))
                 let expected = plannedMatrix(decision) ?? src?.displayMatrix
                 add("\(label) display matrix", matrixText(expected), matrixText(out.displayMatrix),
                     normalized(expected) == normalized(out.displayMatrix))
@@ -104,9 +102,7 @@ public enum OutputVerifier {
     public static func verifyCopy(source: SourceInfo?, sourceSize: Int64, sourceSHA256: String, outputSHA256: String,
                                   facts: OutputFacts?) -> Verification {
         var checks: [Verification.Check] = []
-        func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) {
-            checks.append(.init(name: name, expected: expected, measured: measured, outcome: ok.map { $0 ? .passed : .failed } ?? .skipped))
-        }
+        func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) { checks.append(check(name, expected, measured, ok)) }
         let size = facts?.size ?? -1
         add("size", "\(sourceSize) bytes", "\(size) bytes", size == sourceSize)
         add("sha256", sourceSHA256, outputSHA256, sourceSHA256 == outputSHA256)
@@ -128,6 +124,11 @@ public enum OutputVerifier {
     }
 
     // MARK: - Parts
+
+    /// A check whose outcome is `ok`: passed, failed, or skipped when nil (it could not be measured).
+    static func check(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) -> Verification.Check {
+        .init(name: name, expected: expected, measured: measured, outcome: ok.map { $0 ? .passed : .failed } ?? .skipped)
+    }
 
     static func outputCodec(_ d: StreamDecision) -> String {
         switch d.action {
@@ -176,8 +177,8 @@ public enum OutputVerifier {
     /// and 4096 samples of audio (1024 for the codec's frame, the rest for encoder priming and padding, which
     /// sources declare inconsistently). Otherwise it must match what the executor wrote, with the same tolerances
     /// (the written span counts presentation times, a track header its samples' durations).
-    static func durationChecks(label: String, decision: StreamDecision, out: OutputFacts.Stream, delivered: DeliveredStream?,
-                               source: SourceStream?) -> [Verification.Check] {
+    static func durationCheck(label: String, decision: StreamDecision, out: OutputFacts.Stream, delivered: DeliveredStream?,
+                              source: SourceStream?) -> Verification.Check {
         var tolerance: Double
         if decision.kind == .video {
             let rate = source?.frameRate ?? 0
@@ -193,7 +194,7 @@ public enum OutputVerifier {
         let name = "\(label) duration"
         let written = delivered?.duration
         guard let written, (delivered?.packets ?? 0) > 0 else {
-            return [.init(name: name, expected: "some media (nothing was written)", measured: text(out.duration), outcome: .failed)]
+            return .init(name: name, expected: "some media (nothing was written)", measured: text(out.duration), outcome: .failed)
         }
         let want: Double, what: String
         if decision.durationExact, let planned = decision.expectedDuration {
@@ -202,8 +203,8 @@ public enum OutputVerifier {
             want = written; what = " (as written; the source's durations are not exact)"
         }
         let outcome: Verification.Outcome = out.duration.map { abs($0 - want) <= tolerance ? .passed : .failed } ?? .skipped
-        return [.init(name: name, expected: String(format: "%.3f s ± %.3f%@", want, tolerance, what), measured: text(out.duration),
-                      outcome: outcome)]
+        return .init(name: name, expected: String(format: "%.3f s ± %.3f%@", want, tolerance, what), measured: text(out.duration),
+                     outcome: outcome)
     }
 
     /// The video frame count: the plan's (1 %, at least one frame) when the source declares one, else what was written.
