@@ -15,8 +15,8 @@ let package = Package(
         // The C bridge: FFmpeg 5.1's libraries found with pkg-config, plus a shim for the macros Swift cannot import.
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil libswscale libswresample",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
+            pkgConfig: "libavformat libavcodec libavutil libswscale libswresample libavfilter",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev", "libavfilter-dev"])]
         ),
         // The system SQLite, for the batch export database.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),

@@ -43,6 +43,26 @@ EPOCH=(-metadata creation_time=2024-05-01T12:34:56.000000Z -fflags +bitexact)
 "${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=30:duration=1 -f lavfi -i sine=frequency=880:sample_rate=48000:duration=1 \
   "${X264[@]}" "${AAC[@]}" -ac 2 -shortest "${EPOCH[@]}" -metadata location=+48.8584+002.2945/ metadata.mov
 
+# Colour (issue 15). An HLG 10-bit HEVC clip as iPhones record it (BT.2020, arib-std-b67, hvc1, in a .mov), made
+# by converting the test pattern from BT.709 to HLG with zscale so the signal is a real HLG picture.
+"${FF[@]}" -f lavfi -i testsrc2=size=640x360:rate=25:duration=1 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=1 \
+  -vf "zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=arib-std-b67:p=bt2020:m=bt2020nc:r=tv,format=yuv420p10le" \
+  -c:v libx265 -preset ultrafast -crf 28 -tag:v hvc1 -x265-params log-level=error \
+  -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc -color_range tv "${AAC[@]}" -ac 2 -shortest hdr-hlg.mov
+# A PQ (HDR10) 10-bit HEVC clip with mastering display (1000 nits) and content light level (MaxCLL 1000, MaxFALL
+# 400) in its SEI, as HDR10 phones and cameras write it (FFmpeg 5.1's MP4 muxer writes no mdcv/clli boxes).
+"${FF[@]}" -f lavfi -i testsrc2=size=640x360:rate=25:duration=1 \
+  -vf "zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=100,format=yuv420p10le" \
+  -c:v libx265 -preset ultrafast -crf 28 -tag:v hvc1 \
+  -x265-params "log-level=error:hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400" \
+  -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc -color_range tv hdr-pq.mp4
+# Interlaced MPEG-2 in MPEG-TS, top field first, as camcorders and broadcasts deliver it: 50 fps motion woven
+# into 25 interlaced frames (each field a different moment, so a progressive encode would comb).
+"${FF[@]}" -f lavfi -i testsrc2=size=352x288:rate=50:duration=0.8 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=0.8 \
+  -vf "tinterlace=interleave_top,fieldorder=tff" -pix_fmt yuv420p -c:v mpeg2video -q:v 8 -flags +ildct+ilme -top 1 \
+  -c:a mp2 -b:a 64k -ac 2 -shortest -f mpegts interlaced.ts
+ls -l hdr-hlg.mov hdr-pq.mp4 interlaced.ts
+
 ls -l
 
 # Known colours (thumbnails): red, green, blue and white quadrants, 320x180, 1 s.

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="${MEDIAEXPORT_BIN:-.build/debug/mediaexport}"
-"$BIN" regress Fixtures/*.mov Fixtures/*.mp4 Fixtures/*.m4a Fixtures/assets \
+"$BIN" regress Fixtures/*.mov Fixtures/*.mp4 Fixtures/*.m4a Fixtures/*.ts Fixtures/assets \
   --preset low --preset passthrough --baseline Fixtures/regress-baseline.json "$@"

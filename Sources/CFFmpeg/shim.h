@@ -6,6 +6,11 @@
 #include <libavformat/avio.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
+#include <libavutil/dovi_meta.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <libavutil/audio_fifo.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/dict.h>
@@ -23,8 +28,8 @@
 
 /* Build-time check: mediaexport is written against FFmpeg 5.1 (Debian 12). */
 #if LIBAVFORMAT_VERSION_MAJOR != 59 || LIBAVCODEC_VERSION_MAJOR != 59 || LIBAVUTIL_VERSION_MAJOR != 57 \
-    || LIBSWSCALE_VERSION_MAJOR != 6 || LIBSWRESAMPLE_VERSION_MAJOR != 4
-#error "mediaexport needs FFmpeg 5.1 (libavformat 59, libavcodec 59, libavutil 57, libswscale 6, libswresample 4)"
+    || LIBSWSCALE_VERSION_MAJOR != 6 || LIBSWRESAMPLE_VERSION_MAJOR != 4 || LIBAVFILTER_VERSION_MAJOR != 8
+#error "mediaexport needs FFmpeg 5.1 (libavformat 59, libavcodec 59, libavutil 57, libswscale 6, libswresample 4, libavfilter 8)"
 #endif
 
 /* Macros Swift cannot import, as functions/constants. */
@@ -51,6 +56,7 @@ static inline unsigned cff_avcodec_version(void) { return avcodec_version(); }
 static inline unsigned cff_avutil_version(void) { return avutil_version(); }
 static inline unsigned cff_swscale_version(void) { return swscale_version(); }
 static inline unsigned cff_swresample_version(void) { return swresample_version(); }
+static inline unsigned cff_avfilter_version(void) { return avfilter_version(); }
 
 /* The cancel flag is shared by threads (a signal queue, the stall watchdog's timer, the exporting thread):
    it is only ever read and written atomically. 0 = running, 1 = cancelled, 2 = stalled. */

@@ -31,7 +31,28 @@ let misfitCases: [(String, SourceInfo, String, String?)] = [
      "has streams the preset drops (data, subtitles or cover art)"),
     ("nothing to judge", .make([SourceStream(index: 0, kind: .data, codec: "bin_data")]), "highest", "no audio or video stream"),
     ("passthrough has no video settings", .landscape1080, "passthrough", "preset passthrough has no video"),
+    ("HLG in 8 bits needs tone mapping for an H.264 preset", .make([hdr(codec: "h264", pixelFormat: "yuv420p")]), "highest",
+     "HDR (HLG) needs tone mapping to SDR"),
+    ("HDR 10-bit HEVC fits an HEVC preset that keeps HDR", .make([hdr(codec: "hevc", pixelFormat: "yuv420p10le")]), "hevc-highest", nil),
+    ("HDR 8-bit HEVC: kept HDR is 10-bit", .make([hdr(codec: "hevc", pixelFormat: "yuv420p")]), "hevc-highest",
+     "pixel format yuv420p is not yuv420p10le"),
+    ("interlaced needs deinterlacing", .make([interlacedH264()]), "highest", "interlaced (top field first) needs deinterlacing"),
 ]
+
+/// A 1920x1080 HLG video stream.
+func hdr(codec: String, pixelFormat: String) -> SourceStream {
+    var s = SourceStream.h264(0, 1920, 1080, codec: codec, pixelFormat: pixelFormat)
+    s.color = VideoColor(primaries: "bt2020", transfer: "arib-std-b67", matrix: "bt2020nc", bitDepth: pixelFormat == "yuv420p" ? 8 : 10,
+                         fieldOrder: .progressive)
+    return s
+}
+
+/// A 1920x1080 H.264 stream coded interlaced, top field first.
+func interlacedH264() -> SourceStream {
+    var s = SourceStream.h264(0, 1920, 1080)
+    s.color = VideoColor(bitDepth: 8, fieldOrder: .tt)
+    return s
+}
 
 @Suite struct BatchFitTests {
     @Test(arguments: misfitCases)

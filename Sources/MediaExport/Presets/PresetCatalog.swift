@@ -122,6 +122,9 @@ public struct PresetCatalog: Sendable {
             if !(0...51).contains(v.crf) { throw bad("video.crf", "must be between 0 and 51, got \(v.crf)") }
             let formats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv444p"]
             if !formats.contains(v.pixelFormat) { throw bad("video.pixelFormat", "must be one of \(formats.joined(separator: ", "))") }
+            if v.hdr == .keep && v.codec != .hevc {
+                throw bad("video.hdr", "keep needs codec hevc (10-bit H.264 HDR plays almost nowhere); use tonemap")
+            }
         }
         if let a = p.audio {
             if !(8_000...1_000_000).contains(a.bitrate) { throw bad("audio.bitrate", "must be between 8000 and 1000000 bits/s, got \(a.bitrate)") }

@@ -94,6 +94,21 @@ public enum BaselineComparison {
         exact("width", actual.width, base.width)
         exact("height", actual.height, base.height)
         exact("pixelFormat", actual.pixelFormat, base.pixelFormat)
+        // Colour, exact; a value the baseline lacks (made before it was measured) is not recorded, so not compared.
+        if let b = base.color {
+            let a = actual.color ?? MediaExportCore.Measurement.Color()
+            func recorded<T: Equatable>(_ name: String, _ a: T?, _ b: T?) { if b != nil { exact("color.\(name)", a, b) } }
+            recorded("hdr", a.hdr?.rawValue, b.hdr?.rawValue)
+            recorded("transfer", a.transfer, b.transfer)
+            recorded("primaries", a.primaries, b.primaries)
+            recorded("matrix", a.matrix, b.matrix)
+            recorded("range", a.range, b.range)
+            recorded("bitDepth", a.bitDepth, b.bitDepth)
+            recorded("fieldOrder", a.fieldOrder, b.fieldOrder)
+            recorded("mastering", a.mastering, b.mastering)
+            recorded("contentLight", a.contentLight, b.contentLight)
+            recorded("dolbyVision", a.dolbyVision, b.dolbyVision)
+        }
         exact("rotation", actual.rotation, base.rotation)
         exact("frameCount", actual.frameCount, base.frameCount)
         let frame = base.frameDuration ?? actual.frameDuration ?? (1.0 / 30)

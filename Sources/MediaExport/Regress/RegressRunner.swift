@@ -148,8 +148,11 @@ public final class RegressRunner {
             }
             guard let a = after.measurement, let b = before.measurement else { continue }
             let diffs = BaselineComparison.differences(a, b, Tolerances(durationFrames: 0, sizeRatio: 0, psnrDrop: 0, ssimDrop: 0))
-            if diffs.isEmpty { continue }
-            lines.append("changed \(key): " + diffs.map { "\($0.property) \($0.baseline) → \($0.actual)" }.joined(separator: "; "))
+            var notes = diffs.map { "\($0.property) \($0.baseline) → \($0.actual)" }
+            // Values the old baseline did not record are not differences, but the file now has them: say so.
+            if a.color != b.color && !diffs.contains(where: { $0.property.hasPrefix("color.") }) { notes.append("colour now recorded") }
+            if notes.isEmpty { continue }
+            lines.append("changed \(key): " + notes.joined(separator: "; "))
         }
         for key in old.entries.keys.sorted() where new.entries[key] == nil { lines.append("kept \(key) (not run)") }
         if old.ffmpeg != new.ffmpeg { lines.append("FFmpeg: \(old.ffmpeg.joined(separator: ", ")) → \(new.ffmpeg.joined(separator: ", "))") }

@@ -260,7 +260,9 @@ public final class ExportSession: Sendable {
                                       fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta)))
         }
         try t.commit()
-        var completed = describe(output: t.finalPath, began: began, skipped: outcome.skippedPackets, notes: notes, report: report)
+        // What the executor decided while running (frames the decoder flagged interlaced) joins the plan's notes.
+        let ranNotes = notes + outcome.notes.filter { !notes.contains($0) }
+        var completed = describe(output: t.finalPath, began: began, skipped: outcome.skippedPackets, notes: ranNotes, report: report)
         completed.timestampRepairs = outcome.timestampRepairs
         completed.droppedFrames = outcome.droppedFrames
         completed.verification = outcome.verification

@@ -12,7 +12,12 @@ extension ExportPlanner {
         if let v = video {
             guard let settings = preset.video else { return "preset \(preset.name) has no video" }
             if v.codec != settings.codec.rawValue { return "video codec \(v.codec) is not \(settings.codec.rawValue)" }
-            if v.pixelFormat != settings.pixelFormat { return "pixel format \(v.pixelFormat ?? "unknown") is not \(settings.pixelFormat)" }
+            // The pictures as a transcode would make them: the pixel format (10 bits when HDR is kept), SDR, progressive.
+            var picture = VideoPlan(width: v.width, height: v.height, settings: settings)
+            PictureProcessing.decide(&picture, stream: v)
+            if v.pixelFormat != picture.pixelFormat { return "pixel format \(v.pixelFormat ?? "unknown") is not \(picture.pixelFormat)" }
+            if let t = picture.toneMap { return "HDR (\(t.source.rawValue.uppercased())) needs tone mapping to SDR" }
+            if case .fields(let order) = picture.deinterlace { return "\(order.description) needs deinterlacing" }
             let shown = v.displaySize
             let w = shown.width, h = shown.height
             if let box = settings.maxSize, max(w, h) > box.long || min(w, h) > box.short {

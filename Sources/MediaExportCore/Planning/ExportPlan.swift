@@ -136,11 +136,47 @@ public struct VideoPlan: Sendable, Equatable {
     public var crop: PixelRect?
     /// The display matrix to write; nil copies the source's.
     public var displayMatrix: [Int32]?
+    /// The encoder's pixel format: the preset's, raised to 10 bits when an HDR or 10-bit source is kept so.
+    public var pixelFormat: String
+    /// Whether and how the pictures are deinterlaced.
+    public var deinterlace: Deinterlace = .off
+    /// HDR → SDR conversion, when the source is HDR and the preset tone-maps.
+    public var toneMap: ToneMapping?
+    /// What the source's pictures are, as the probe read them (the filter graph's input colour).
+    public var sourceColor: VideoColor?
+    /// The colour the output is tagged with (primaries, transfer, matrix, range) and the HDR10 metadata it carries;
+    /// nil copies the source's tags.
+    public var outputColor: VideoColor?
 
     /// Creates a video plan.
-    public init(width: Int, height: Int, settings: VideoSettings, crop: PixelRect? = nil, displayMatrix: [Int32]? = nil) {
+    public init(width: Int, height: Int, settings: VideoSettings, crop: PixelRect? = nil, displayMatrix: [Int32]? = nil,
+                pixelFormat: String? = nil) {
         self.width = width; self.height = height; self.settings = settings; self.crop = crop; self.displayMatrix = displayMatrix
+        self.pixelFormat = pixelFormat ?? settings.pixelFormat
     }
+}
+
+/// Whether a transcode deinterlaces.
+public enum Deinterlace: Sendable, Equatable {
+    /// Frames are encoded as they are decoded.
+    case off
+    /// The stream says it is interlaced in this order: every frame is deinterlaced (`bwdif`, one frame per frame).
+    case fields(FieldOrder)
+    /// The stream does not say: frames the decoder flags as interlaced are deinterlaced, the others pass.
+    case flaggedFrames
+}
+
+/// An HDR → SDR conversion: linearise, BT.2020 → BT.709, tone-map, BT.709 limited range.
+public struct ToneMapping: Sendable, Equatable {
+    /// The source's transfer (`hlg` or `pq`).
+    public var source: HDRKind
+    /// The curve.
+    public var curve: ToneMapCurve
+    /// The signal peak relative to 100 nits (`SignalPeak`).
+    public var peak: Double
+
+    /// Creates a conversion.
+    public init(source: HDRKind, curve: ToneMapCurve, peak: Double) { self.source = source; self.curve = curve; self.peak = peak }
 }
 
 /// How an audio stream is transcoded.

@@ -69,6 +69,7 @@ public enum ExportPlanner {
         // Progress and the `started` event's duration follow the longest stream kept, not the container: an .m4a of
         // a clip whose audio is shorter than its video lasts as long as the audio.
         if let longest = decisions.filter(\.isKept).compactMap(\.expectedDuration).max() { timeline.expectedDuration = longest }
+        for case .transcodeVideo(let v) in decisions.map(\.action) { notes += PictureProcessing.notes(v) }
 
         var impossible: String? = nil
         if !decisions.contains(where: \.isKept) {
@@ -215,7 +216,9 @@ public enum ExportPlanner {
             }
             let size = VideoGeometry.outputSize(codedWidth: s.width, codedHeight: s.height, sampleAspect: s.sampleAspect, crop: crop, box: v.maxSize)
             d.width = size.width; d.height = size.height
-            d.action = .transcodeVideo(VideoPlan(width: size.width, height: size.height, settings: v, crop: crop, displayMatrix: matrix))
+            var plan = VideoPlan(width: size.width, height: size.height, settings: v, crop: crop, displayMatrix: matrix)
+            PictureProcessing.decide(&plan, stream: s)
+            d.action = .transcodeVideo(plan)
             return d
         case .audio:
             guard let a = preset.audio else { return drop("preset \(mode.presetName) has no audio") }

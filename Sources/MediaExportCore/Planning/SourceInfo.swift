@@ -151,6 +151,8 @@ public struct SourceStream: Sendable, Equatable, Codable {
     public var durationIsOwn: Bool = true
     /// The display matrix (3×3, 16.16 / 2.30 fixed point, FFmpeg's order), if the stream has one.
     public var displayMatrix: [Int32]?
+    /// Colour, bit depth, field order and HDR metadata (video only).
+    public var color: VideoColor?
 
     /// Creates a stream description; everything but the identity has a neutral default.
     public init(index: Int, kind: Kind, codec: String, codecKnown: Bool = true, decodable: Bool = true,

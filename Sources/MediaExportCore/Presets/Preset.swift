@@ -70,17 +70,27 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     public var crf: Int
     /// The box the displayed picture must fit (`[long, short]` in any order); `nil` keeps the source size.
     public var maxSize: SizeBox?
-    /// Output pixel format (`yuv420p` plays everywhere).
+    /// Output pixel format (`yuv420p` plays everywhere). With `hdr: keep`, an HDR or 10-bit source raises an
+    /// 8-bit format to its 10-bit counterpart (`yuv420p` → `yuv420p10le`).
     public var pixelFormat: String
+    /// What happens to an HDR (PQ or HLG) source. Default: `keep` for HEVC, `tonemap` for H.264.
+    public var hdr: HDRHandling
+    /// The tone-mapping curve when `hdr` is `tonemap` (default `hable`, as Immich).
+    public var toneMap: ToneMapCurve
+    /// Deinterlace interlaced sources (`bwdif`, one frame per frame); default true, as HandBrake's decomb.
+    public var deinterlace: Bool
 
     /// Creates video settings.
     public init(codec: VideoCodec, encoderPreset: String = "medium", crf: Int = 23, maxSize: SizeBox? = nil,
-                pixelFormat: String = "yuv420p") {
+                pixelFormat: String = "yuv420p", hdr: HDRHandling? = nil, toneMap: ToneMapCurve = .hable, deinterlace: Bool = true) {
         self.codec = codec; self.encoderPreset = encoderPreset; self.crf = crf; self.maxSize = maxSize
-        self.pixelFormat = pixelFormat
+        self.pixelFormat = pixelFormat; self.hdr = hdr ?? HDRHandling.defaultFor(codec); self.toneMap = toneMap
+        self.deinterlace = deinterlace
     }
 
-    package enum CodingKeys: String, CodingKey, CaseIterable { case codec, encoderPreset, crf, maxSize, pixelFormat }
+    package enum CodingKeys: String, CodingKey, CaseIterable {
+        case codec, encoderPreset, crf, maxSize, pixelFormat, hdr, toneMap, deinterlace
+    }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -89,7 +99,33 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         crf = try c.decodeIfPresent(Int.self, forKey: .crf) ?? 23
         maxSize = try c.decodeIfPresent(SizeBox.self, forKey: .maxSize)
         pixelFormat = try c.decodeIfPresent(String.self, forKey: .pixelFormat) ?? "yuv420p"
+        hdr = try c.decodeIfPresent(HDRHandling.self, forKey: .hdr) ?? HDRHandling.defaultFor(codec)
+        toneMap = try c.decodeIfPresent(ToneMapCurve.self, forKey: .toneMap) ?? .hable
+        deinterlace = try c.decodeIfPresent(Bool.self, forKey: .deinterlace) ?? true
     }
+}
+
+/// What a preset does with an HDR (PQ or HLG) source.
+public enum HDRHandling: String, Codable, Sendable, CaseIterable {
+    /// Keep it HDR: 10-bit output, transfer, primaries, matrix and HDR10 metadata carried (HEVC only).
+    case keep
+    /// Convert to SDR BT.709: linearise, BT.2020 → BT.709, tone-map (`toneMap`), 8-bit limited range.
+    case tonemap
+
+    /// `keep` for HEVC (as AVAssetExportSession's HEVC presets), `tonemap` for H.264 (as its H.264 presets).
+    public static func defaultFor(_ codec: VideoCodec) -> HDRHandling { codec == .hevc ? .keep : .tonemap }
+}
+
+/// Tone-mapping curves (FFmpeg's `tonemap` filter).
+public enum ToneMapCurve: String, Codable, Sendable, CaseIterable {
+    /// Filmic, keeps highlight detail (Immich's default).
+    case hable
+    /// Keeps in-range colours exact, rolls off above.
+    case mobius
+    /// Simple, preserves overall brightness.
+    case reinhard
+    /// Hard clip: exact in range, loses highlights.
+    case clip
 }
 
 /// Audio encoding settings of a preset.

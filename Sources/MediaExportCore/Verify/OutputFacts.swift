@@ -26,6 +26,8 @@ public struct OutputFacts: Sendable, Equatable {
         public var width: Int = 0
         public var height: Int = 0
         public var pixelFormat: String?
+        /// Colour tags (primaries, transfer, matrix, range, bit depth), video only.
+        public var color: VideoColor?
         public var channels: Int = 0
         public var sampleRate: Int = 0
         public var language: String?

@@ -39,8 +39,14 @@ public enum OutputVerifier {
             switch decision.action {
             case .transcodeVideo(let v):
                 add("\(label) size", "\(v.width)x\(v.height)", "\(out.width)x\(out.height)", out.width == v.width && out.height == v.height)
-                add("\(label) pixel format", v.settings.pixelFormat, out.pixelFormat ?? "unknown",
-                    out.pixelFormat.map { samePixelFormat(v.settings.pixelFormat, $0) })
+                add("\(label) pixel format", v.pixelFormat, out.pixelFormat ?? "unknown",
+                    out.pixelFormat.map { samePixelFormat(v.pixelFormat, $0) })
+                if let want = v.outputColor {
+                    // Tone-mapped output must say BT.709, kept HDR its transfer and primaries: players go by the tags.
+                    let expected = [want.transfer, want.primaries].map { $0 ?? "unspecified" }.joined(separator: "/")
+                    let measured = [out.color?.transfer, out.color?.primaries].map { $0 ?? "unspecified" }.joined(separator: "/")
+                    add("\(label) colour", expected, measured, out.color.map { _ in expected == measured })
+                }
             case .transcodeAudio(let a):
                 add("\(label) channels", "\(a.channels)", "\(out.channels)", out.channels == a.channels)
                 add("\(label) sample rate", "\(a.settings.sampleRate)", "\(out.sampleRate)", out.sampleRate == a.settings.sampleRate)

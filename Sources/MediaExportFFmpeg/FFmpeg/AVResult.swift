@@ -38,7 +38,8 @@ public enum FFmpegVersions {
     /// One line per library.
     public static var lines: [String] {
         [("libavformat", cff_avformat_version()), ("libavcodec", cff_avcodec_version()), ("libavutil", cff_avutil_version()),
-         ("libswscale", cff_swscale_version()), ("libswresample", cff_swresample_version())]
+         ("libswscale", cff_swscale_version()), ("libswresample", cff_swresample_version()),
+         ("libavfilter", cff_avfilter_version())]
             .map { "\($0.0) \(format($0.1))" }
     }
     /// FFmpeg's release string (e.g. "5.1.6-0+deb12u1").

@@ -27,7 +27,7 @@ final class Demuxer {
         context = input
         opened = attributes
         // Every stored property is set, so a throw from here on runs deinit, which closes the input (exactly once).
-        var infoCode: Int32 = streamInfo ? avformat_find_stream_info(context, nil) : 0
+        let infoCode: Int32 = streamInfo ? avformat_find_stream_info(context, nil) : 0
         // A stream still without its parameters (an AC-3 track whose first frame comes late in a camcorder's
         // MPEG-TS: "sample rate unknown") would be dropped: look further into the file before giving up on it,
         // as `-analyzeduration`/`-probesize` do for the ffmpeg CLI. Only such files pay for it. The stream

@@ -257,6 +257,7 @@ package final class Transcoder {
         // The codecs are done: free them (an encoder's lookahead is most of an export's memory) before the output
         // is read back, so that reading it never adds to the export's peak.
         let streamCount = ordered.count
+        let stageNotes = ordered.flatMap { ($0 as? VideoTranscodeStage)?.notes ?? [] }
         ordered.removeAll()
         byInput.removeAll()
         let delivered = (0..<streamCount).map { j in
@@ -281,7 +282,7 @@ package final class Transcoder {
                                          decision.kind.rawValue, decision.index, got, want))
             }
         }
-        return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes, timestampRepairs: counts.timestampRepairs,
+        return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls)
     }
 

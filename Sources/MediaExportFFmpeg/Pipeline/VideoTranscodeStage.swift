@@ -2,19 +2,28 @@ internal import CFFmpeg
 import Foundation
 import MediaExportCore
 
-extension VideoSettings {
-    /// The encoder options these settings ask for, each naming the preset field behind it, so that an option
-    /// the encoder does not use is reported against that field.
+extension VideoPlan {
+    /// The encoder options this plan asks for, each naming the preset field behind it, so that an option the
+    /// encoder does not use is reported against that field.
     var encoderOptions: [EncoderOption] {
-        var options = [EncoderOption(key: "preset", value: encoderPreset, field: "video.encoderPreset"),
-                       EncoderOption(key: "crf", value: String(crf), field: "video.crf")]
-        // Quiet x265's own logging (it writes to stderr itself); asked for by choosing the codec.
-        if codec == .hevc { options.append(EncoderOption(key: "x265-params", value: "log-level=error", field: "video.codec")) }
+        var options = [EncoderOption(key: "preset", value: settings.encoderPreset, field: "video.encoderPreset"),
+                       EncoderOption(key: "crf", value: String(settings.crf), field: "video.crf")]
+        if settings.codec == .hevc {
+            // Quiet x265's own logging (it writes to stderr itself); asked for by choosing the codec. HDR10 metadata
+            // kept goes into x265's SEI (libavcodec 5.1's wrapper does not pass frame side data on).
+            var params = ["log-level=error"]
+            if let out = outputColor, out.isHDR {
+                if let master = out.mastering?.x265Value { params.append("master-display=\(master)") }
+                if let light = out.contentLight { params.append("max-cll=\(light.maxCLL),\(light.maxFALL)") }
+            }
+            options.append(EncoderOption(key: "x265-params", value: params.joined(separator: ":"), field: "video.codec"))
+        }
         return options
     }
 }
 
-/// decode → crop/scale → encode, for the main video stream; its packets go back to the executor.
+/// decode → (filter graph: deinterlace, crop, scale, tone map | crop/scale with swscale) → encode, for the main
+/// video stream; its packets go back to the executor.
 ///
 /// Pull-driven: `send` only hands the packet to the decoder; each `receive` first offers a packet the encoder
 /// has ready, and only when it has none decodes one more frame and encodes it. The FFmpeg calls come in the
@@ -29,6 +38,16 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     private let scaler: VideoScaler
     private let path: String
     private let frame = Frame()
+    private let plan: VideoPlan
+    /// The filter graph, when the plan needs one (built from the first frame); nil: swscale alone.
+    private var graph: VideoFilterGraph?
+    /// The first frame has been seen and the graph built or not.
+    private var graphDecided = false
+    /// A frame taken from the graph.
+    private let filtered = Frame()
+    private let frameRate: AVRational
+    /// What the stage decided while running that the plan could not (e.g. frames flagged interlaced).
+    private(set) var notes: [String] = []
     /// The one packet this stage hands to the executor, reused for every encoded packet.
     private let outPacket = Packet()
     private let originTS: Int64
@@ -49,6 +68,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String) throws {
         inputIndex = stream.pointee.index
         crop = plan.crop
+        self.plan = plan
         let width = Int32(plan.width), height = Int32(plan.height), settings = plan.settings
         decoder = try StreamDecoder(stream: stream, path: path, strict: strict)
         self.path = muxer.path
@@ -57,13 +77,14 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         originTS = timeline.origin(in: inTimeBase)
         endTS = timeline.end(in: inTimeBase)
 
-        let pixFmt = av_get_pix_fmt(settings.pixelFormat)
+        let pixFmt = av_get_pix_fmt(plan.pixelFormat)
         scaler = VideoScaler(width: width, height: height, format: pixFmt, path: path)
         encoder = try StreamEncoder(encoderName: settings.codec.encoderName, path: muxer.path)
         let enc = encoder.context
         let par = stream.pointee.codecpar.pointee
         var rate = av_guess_frame_rate(nil, stream, nil)
         if rate.num <= 0 || rate.den <= 0 { rate = AVRational(num: 30, den: 1) }
+        frameRate = rate
         enc.pointee.width = width
         enc.pointee.height = height
         enc.pointee.pix_fmt = pixFmt
@@ -76,9 +97,17 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         enc.pointee.color_trc = par.color_trc
         enc.pointee.colorspace = par.color_space
         enc.pointee.chroma_sample_location = par.chroma_location
+        if let out = plan.outputColor {
+            // Tone-mapped to BT.709, or HDR kept with BT.2020 filled in where the source left it unsaid.
+            if let p = out.primaries, case let v = av_color_primaries_from_name(p), v >= 0 { enc.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(v)) }
+            if let t = out.transfer, case let v = av_color_transfer_from_name(t), v >= 0 { enc.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(v)) }
+            if let m = out.matrix, case let v = av_color_space_from_name(m), v >= 0 { enc.pointee.colorspace = AVColorSpace(rawValue: UInt32(v)) }
+            if let r = out.range, case let v = av_color_range_from_name(r), v >= 0 { enc.pointee.color_range = AVColorRange(rawValue: UInt32(v)) }
+        }
+        if plan.deinterlace != .off || par.field_order == AV_FIELD_PROGRESSIVE { enc.pointee.field_order = AV_FIELD_PROGRESSIVE }
         enc.pointee.thread_count = 0  // as the ffmpeg CLI: threads=auto
         if muxer.needsGlobalHeader { enc.pointee.flags |= cff_codec_flag_global_header() }
-        try encoder.open(settings.encoderOptions)
+        try encoder.open(plan.encoderOptions)
         frameDuration = max(1, av_rescale_q(1, av_inv_q(rate), inTimeBase))
 
         outputStream = try muxer.addStream()
@@ -89,6 +118,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         outputStream.pointee.time_base = enc.pointee.time_base
         outputStream.pointee.avg_frame_rate = rate
         copyStreamInfo(from: stream, to: outputStream, displayMatrix: plan.displayMatrix ?? sourceMatrix(stream))
+        if let out = plan.outputColor, out.isHDR { ColorProbe.addHDRSideData(out, to: outputStream) }
     }
 
     func send(_ packet: Packet) throws -> StageTally {
@@ -99,9 +129,10 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
 
     func sendEndOfStream() throws -> StageTally {
         guard phase == .running else { return .none }
-        // Past the trim end the decoder's remaining frames are not wanted: straight to the encoder's end.
+        // Past the trim end the decoder's remaining frames are not wanted: straight to the filters' and encoder's end.
         if isDone {
-            try startDrainingEncoder()
+            phase = .drainingDecoder
+            try finishUpstream()
             return .none
         }
         decoderIdle = false
@@ -129,9 +160,26 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
                 phase = .finished
                 return .finished
             case .running, .drainingDecoder:
+                // The filter graph's output next: one frame at a time, each encoded before the next is taken.
+                if let graph {
+                    switch try graph.pull(into: filtered) {
+                    case .frame:
+                        let f = filtered.pointer
+                        f.pointee.pts = av_rescale_q(f.pointee.pts, graph.outputTimeBase, inTimeBase)
+                        f.pointee.pict_type = AV_PICTURE_TYPE_NONE
+                        try encoder.send(filtered)
+                        filtered.unref()
+                        return .tally(StageTally(videoFrames: 1))
+                    case .ended:
+                        try startDrainingEncoder()
+                        continue
+                    case .needsInput:
+                        break
+                    }
+                }
                 if isDone || decoderIdle {
                     if phase == .running { return .needsInput }
-                    try startDrainingEncoder()
+                    try finishUpstream()
                     continue
                 }
                 switch try decoder.receiveSkippingDamage(into: frame) {
@@ -154,6 +202,16 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     private func startDrainingEncoder() throws {
         phase = .drainingEncoder
         try encoder.send(nil)
+    }
+
+    /// The decoder has given its last frame (or the trim end is reached): the filter graph, if there is one, gives
+    /// up what it holds first; the encoder is drained once the graph says it has ended.
+    private func finishUpstream() throws {
+        if let graph, !graph.flushed {
+            try graph.flush()  // its `.ended` starts the encoder's drain
+        } else {
+            try startDrainingEncoder()
+        }
     }
 
     /// Places a decoded frame on the output timeline and gives it to the encoder; says what that did. A frame
@@ -184,14 +242,35 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         let outTS = ts &- originTS
         if let endTS, outTS >= endTS { isDone = true; return tally }
         lastPTS = ts
+        if repaired { tally.timestampRepairs = 1 }
+        if !graphDecided { try decideGraph(first: frame) }
+        if let graph {
+            // Counted as encoded when it comes out of the graph (one frame per frame: `bwdif` in send_frame mode).
+            f.pointee.pts = outTS
+            try graph.push(frame)
+            return tally
+        }
         if let crop { try applyCrop(crop, to: frame) }
         let converted = try scaler.convert(frame)
         converted.pointer.pointee.pts = outTS
         converted.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE  // let the encoder choose; never force keyframes
         try encoder.send(converted)
         tally.videoFrames = 1
-        if repaired { tally.timestampRepairs = 1 }
         return tally
+    }
+
+    /// Builds the filter graph the plan needs for pictures like `first` (none when swscale does it all). A stream
+    /// that does not say how it is scanned is deinterlaced when its first frame says it is interlaced.
+    private func decideGraph(first frame: Frame) throws {
+        graphDecided = true
+        let f = frame.pointer.pointee
+        let flagged = f.interlaced_frame != 0
+        guard let description = PictureProcessing.filterGraph(plan, sourceWidth: Int(f.width), sourceHeight: Int(f.height),
+                                                              flaggedInterlaced: flagged) else { return }
+        if plan.deinterlace == .flaggedFrames && flagged {
+            notes.append("interlaced frames (\(f.top_field_first != 0 ? "top" : "bottom") field first, flagged by the decoder): deinterlaced (bwdif)")
+        }
+        graph = try VideoFilterGraph(description: description, first: frame.pointer, timeBase: inTimeBase, frameRate: frameRate, path: path)
     }
 
     /// Crops the decoded picture in place (moves the plane pointers; no copy).

@@ -17,6 +17,8 @@ package enum Measurer {
                             frameDuration: video?.frameRate.map { 1 / $0 }, audioChannels: audio?.channels, sampleRate: audio?.sampleRate,
                             rotation: video?.rotation ?? 0, creationTimeKept: nil, avStartOffset: nil,
                             timestampsIncreasing: packets.increasing, size: info.size, route: route)
+        // What probe reports (an HDR output's HDR10 metadata included, read from its first frame when only the SEI has it).
+        m.color = video?.color.map { MediaExportCore.Measurement.Color($0) }
         if let created = sourceInfo?.creationTime { m.creationTimeKept = info.creationTime == created }
         if let v = video, let a = audio, let vs = packets.firstTime[v.index], let `as` = packets.firstTime[a.index] {
             m.avStartOffset = (`as` - vs).rounded(toPlaces: 4)

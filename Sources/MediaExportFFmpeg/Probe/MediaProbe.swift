@@ -12,7 +12,13 @@ public enum MediaProbe {
         let tags = demuxer.metadata
         // The size of the file that was opened (fstat on its descriptor), not of whatever the name points at now.
         let size = demuxer.fileSize
-        let streams = demuxer.streams.map { describe($0) }
+        var streams = demuxer.streams.map { describe($0) }
+        // HDR10 metadata carried only in the first frames' SEI (as ffprobe shows it with -show_frames).
+        for i in streams.indices where streams[i].type == "video" && !streams[i].isAttachedPicture {
+            guard var color = streams[i].color, color.isHDR else { continue }
+            ColorProbe.addFirstFrameMetadata(to: &color, path: path, streamIndex: i)
+            streams[i].color = color
+        }
         return MediaInfo(path: path, container: String(cString: ctx.iformat.pointee.name), duration: demuxer.duration,
                          size: size, bitRate: ctx.bit_rate > 0 ? ctx.bit_rate : nil,
                          creationTime: tags["creation_time"] ?? tags["com.apple.quicktime.creationdate"],
@@ -45,6 +51,8 @@ public enum MediaProbe {
             let quarterTurn = abs(rotation) % 180 == 90
             info.displayWidth = quarterTurn ? h : w
             info.displayHeight = quarterTurn ? w : h
+            info.color = ColorProbe.color(stream)
+            info.hdr = info.color?.hdrKind
         } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
             info.channels = Int(par.ch_layout.nb_channels)
             info.sampleRate = Int(par.sample_rate)

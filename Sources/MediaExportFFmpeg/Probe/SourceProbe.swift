@@ -19,6 +19,11 @@ package final class ProbedSource {
         let demuxer = try Demuxer(path: path, cancel: cancel)
         info = SourceProbe.info(demuxer)
         unused = demuxer
+        // HDR10 metadata an HEVC stream sends only in SEI: the tone mapping's peak and the Main10 output need it.
+        if let v = info.mainVideo, var color = info.streams[v].color, color.isHDR {
+            ColorProbe.addFirstFrameMetadata(to: &color, path: path, streamIndex: v)
+            info.streams[v].color = color
+        }
     }
 
     /// Looks up the main video's keyframe at or before `cut` (seconds from the source's start) and records it in
@@ -95,6 +100,7 @@ enum SourceProbe {
             let rate = stream.pointee.avg_frame_rate
             if rate.num > 0 && rate.den > 0 { s.frameRate = av_q2d(rate) }
             s.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
+            s.color = ColorProbe.color(stream)
         } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
             s.channels = Int(max(0, par.ch_layout.nb_channels))
             s.sampleRate = Int(par.sample_rate)

@@ -40,6 +40,13 @@ package enum ThumbnailRenderer {
                                                 until: trimStart + length, path: source)
         }
 
+        // An HDR picture is tone-mapped to SDR BT.709 as exports are (hable, the metadata's peak) before it becomes RGB.
+        if var color = ColorProbe.color(stream), color.isHDR {
+            ColorProbe.addFirstFrameMetadata(to: &color, path: source, streamIndex: Int(index))
+            decoded.frame = try toneMapped(decoded.frame, color: color, stream: stream, path: source)
+            reason += "; HDR (\(color.transferKind.rawValue.uppercased())) tone-mapped to SDR"
+        }
+
         // Geometry: crop (display coordinates → coded), then rotation and flips as displayed.
         let cw = StreamGeometry.sourceClockwise(stream)
         let f = decoded.frame.pointer
@@ -91,6 +98,21 @@ package enum ThumbnailRenderer {
         }
         return ThumbnailResult(output: target2.finalPath, width: rgb.width, height: rgb.height, time: max(0, decoded.time - trimStart),
                                format: ext == "png" ? "png" : "jpeg", version: report, reason: reason)
+    }
+
+    /// `frame` through the default HDR → SDR chain, at its own size, as 8-bit YUV.
+    static func toneMapped(_ frame: Frame, color: VideoColor, stream: UnsafeMutablePointer<AVStream>, path: String) throws -> Frame {
+        guard let t = PictureProcessing.defaultToneMapping(for: color) else { return frame }
+        let description = (PictureProcessing.toneMapFilters(t, source: color) + ["format=yuv420p"]).joined(separator: ",")
+        let graph = try VideoFilterGraph(description: description, first: frame.pointer, timeBase: stream.pointee.time_base,
+                                         frameRate: AVRational(num: 0, den: 1), path: path)
+        try graph.push(frame)
+        try graph.flush()
+        let out = Frame()
+        guard try graph.pull(into: out) == .frame else {
+            throw ExportError.ffmpeg(stage: .filter, path: path, code: -1, message: "tone mapping gave no picture")
+        }
+        return out
     }
 
     /// The output size as displayed: fit (never upscaled) or fill (exactly the box).

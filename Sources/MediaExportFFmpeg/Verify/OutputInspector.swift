@@ -52,6 +52,7 @@ package enum OutputInspector {
         if par.codec_type == AVMEDIA_TYPE_VIDEO {
             s.width = Int(par.width); s.height = Int(par.height)
             s.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
+            s.color = ColorProbe.color(stream)
             s.displayMatrix = sourceMatrix(stream)
             let rate = stream.pointee.avg_frame_rate
             if rate.num > 0 && rate.den > 0 { s.frameDuration = 1 / av_q2d(rate) }

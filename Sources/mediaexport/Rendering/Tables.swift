@@ -63,8 +63,97 @@ public enum ProbeReport {
             if let b = s.bitRate { parts.append("\(b / 1000) kb/s") }
             if s.isAttachedPicture { parts.append("(cover art)") }
             lines.append(parts.joined(separator: " "))
+            // Continuation lines start under the stream's type.
+            let indent = String(repeating: " ", count: "  #\(s.index) ".count)
+            if let color = s.color, !s.isAttachedPicture { lines += colorLines(color).map { indent + $0 } }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A video's colour, in at most two lines: `colour …` (HDR kind or transfer, primaries, matrix, range, bit depth,
+    /// field order) and, when the stream has any, its HDR metadata (mastering display, content light level). None at
+    /// all for a progressive stream that specifies nothing but the usual limited range: the pixel format above
+    /// already says its bit depth.
+    static func colorLines(_ c: VideoColor) -> [String] {
+        let specified = c.primaries != nil || c.transfer != nil || c.matrix != nil || (c.range != nil && c.range != "tv")
+        let hdrMetadata = c.mastering != nil || c.contentLight != nil
+        guard specified || hdrMetadata || c.dolbyVision != nil || c.fieldOrder?.isInterlaced == true else { return [] }
+        // The usual stream whose transfer, primaries and matrix share one name (bt709) says it once.
+        let oneName = c.transfer.flatMap { t in c.transferKind == .sdr && c.primaries == t && c.matrix == t ? t : nil }
+        var parts: [String] = []
+        if let dv = c.dolbyVision { parts.append("Dolby Vision profile \(dv.profileName)\(baseLayer(dv))") }
+        switch c.transferKind {
+        case .pq: parts.append("PQ (\(c.transfer ?? "smpte2084"))")
+        case .hlg: parts.append("HLG (\(c.transfer ?? "arib-std-b67"))")
+        default: if let t = c.transfer { parts.append(oneName ?? "transfer \(t)") }
+        }
+        if oneName == nil {
+            if let p = c.primaries { parts.append("primaries \(p)") }
+            if let m = c.matrix { parts.append("matrix \(m)") }
+        }
+        if c.primaries == nil && c.transfer == nil && c.matrix == nil { parts.append("unspecified") }
+        switch c.range {
+        case "tv": parts.append("limited range (tv)")
+        case "pc": parts.append("full range (pc)")
+        case let r?: parts.append("range \(r)")
+        case nil: break
+        }
+        if let d = c.bitDepth { parts.append("\(d)-bit") }
+        switch c.fieldOrder {
+        case .progressive: parts.append("progressive")
+        case let f?: parts.append("interlaced \(f.rawValue) (\(f.topFieldFirst ? "top" : "bottom") field first)")
+        case nil: break
+        }
+        var lines = ["colour " + parts.joined(separator: ", ")]
+        if hdrMetadata {
+            var hdr: [String] = []
+            if let m = c.mastering {
+                var text = "mastering display"
+                if let name = knownPrimaries(m) { text += " \(name)" }
+                if let maxL = m.maxLuminance {
+                    text += " " + (m.minLuminance.map { "\(nits($0))–" } ?? "") + "\(nits(maxL)) nits"
+                }
+                hdr.append(text)
+            }
+            if let l = c.contentLight { hdr.append("MaxCLL \(l.maxCLL) nits, MaxFALL \(l.maxFALL) nits") }
+            lines.append("HDR " + hdr.joined(separator: ", "))
+        }
+        return lines
+    }
+
+    /// What a player without Dolby Vision shows of the stream.
+    private static func baseLayer(_ dv: DolbyVision) -> String {
+        switch dv.compatibility {
+        case 0: return " (no compatible base layer)"
+        case 1, 6: return " (HDR10 base layer)"
+        case 2: return " (SDR base layer)"
+        case 4: return " (HLG base layer)"
+        default: return ""
+        }
+    }
+
+    /// The name of a mastering display's gamut when it is one of the usual ones, `(custom primaries)` when not, nil
+    /// when the record has no primaries.
+    private static func knownPrimaries(_ m: MasteringDisplay) -> String? {
+        let d65 = [0.3127, 0.3290]
+        let known: [(String, [[Double]])] = [
+            ("P3-D65", [[0.680, 0.320], [0.265, 0.690], [0.150, 0.060], d65]),
+            ("BT.2020", [[0.708, 0.292], [0.170, 0.797], [0.131, 0.046], d65]),
+            ("BT.709", [[0.640, 0.330], [0.300, 0.600], [0.150, 0.060], d65]),
+        ]
+        let given = [m.red, m.green, m.blue, m.whitePoint]
+        guard given.allSatisfy({ $0.count == 2 }) else { return nil }
+        return known.first { _, points in
+            zip(points, given).allSatisfy { abs($0[0] - $1[0]) < 0.0001 && abs($0[1] - $1[1]) < 0.0001 }
+        }?.0 ?? "(custom primaries)"
+    }
+
+    /// Luminance as mastering metadata codes it (0.0001 nit steps), without trailing zeros.
+    private static func nits(_ x: Double) -> String {
+        var s = String(format: "%.4f", x)
+        while s.hasSuffix("0") { s.removeLast() }
+        if s.hasSuffix(".") { s.removeLast() }
+        return s
     }
 }
 

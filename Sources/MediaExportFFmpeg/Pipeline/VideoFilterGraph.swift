@@ -1,0 +1,88 @@
+internal import CFFmpeg
+import MediaExportCore
+
+/// One libavfilter graph for one video stream: `buffer` → the plan's filters (`PictureProcessing.filterGraph`) →
+/// `buffersink`. Built from the first decoded frame (its size, format and aspect are the `buffer`'s), as FFmpeg's
+/// `doc/examples/filtering_video.c` and fftools configure theirs. Owns the graph and frees it once.
+final class VideoFilterGraph {
+    private var graph: UnsafeMutablePointer<AVFilterGraph>?
+    private let source: UnsafeMutablePointer<AVFilterContext>
+    private let sink: UnsafeMutablePointer<AVFilterContext>
+    /// The time base of the frames that come out (`bwdif` halves it, even when it sends one frame per frame).
+    let outputTimeBase: AVRational
+    /// The graph's text, for messages.
+    let description: String
+    private let path: String
+    /// End of stream has been sent in.
+    private(set) var flushed = false
+
+    /// - Parameters:
+    ///   - first: the first decoded frame (only its properties are read).
+    ///   - timeBase: the time base of the timestamps the frames will carry.
+    init(description: String, first: UnsafeMutablePointer<AVFrame>, timeBase: AVRational, frameRate: AVRational, path: String) throws {
+        self.description = description
+        self.path = path
+        guard let g = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
+        graph = g
+        // Scalers the graph inserts itself (format conversions) use bicubic, as the ffmpeg CLI's graphs do.
+        g.pointee.scale_sws_opts = av_strdup("flags=bicubic")
+        let f = first.pointee
+        var sar = f.sample_aspect_ratio
+        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
+        var args = "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=\(timeBase.num)/\(timeBase.den)"
+            + ":pixel_aspect=\(sar.num)/\(sar.den)"
+        if frameRate.num > 0 && frameRate.den > 0 { args += ":frame_rate=\(frameRate.num)/\(frameRate.den)" }
+        var src: UnsafeMutablePointer<AVFilterContext>? = nil
+        var out: UnsafeMutablePointer<AVFilterContext>? = nil
+        // Every stored property but the two contexts is set: a failure below frees the graph (and them) here.
+        func fail(_ code: Int32, _ what: String) -> ExportError {
+            var gg: UnsafeMutablePointer<AVFilterGraph>? = g
+            avfilter_graph_free(&gg)
+            return ExportError.ffmpeg(stage: .filter, path: path, code: code, message: "\(what): \(ffmpegMessage(code)) (\(description))")
+        }
+        var code = avfilter_graph_create_filter(&src, avfilter_get_by_name("buffer"), "in", args, nil, g)
+        if code < 0 { throw fail(code, "creating the filter graph's input") }
+        code = avfilter_graph_create_filter(&out, avfilter_get_by_name("buffersink"), "out", nil, nil, g)
+        if code < 0 { throw fail(code, "creating the filter graph's output") }
+        var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
+        defer { avfilter_inout_free(&outputs); avfilter_inout_free(&inputs) }
+        guard let o = outputs, let i = inputs else { fatalError("avfilter_inout_alloc: out of memory") }
+        o.pointee.name = av_strdup("in"); o.pointee.filter_ctx = src; o.pointee.pad_idx = 0; o.pointee.next = nil
+        i.pointee.name = av_strdup("out"); i.pointee.filter_ctx = out; i.pointee.pad_idx = 0; i.pointee.next = nil
+        code = avfilter_graph_parse_ptr(g, description, &inputs, &outputs, nil)
+        if code < 0 { throw fail(code, "parsing the filter graph") }
+        code = avfilter_graph_config(g, nil)
+        if code < 0 { throw fail(code, "configuring the filter graph") }
+        source = src!
+        sink = out!
+        outputTimeBase = av_buffersink_get_time_base(out)
+    }
+
+    deinit { avfilter_graph_free(&graph) }
+
+    /// Gives the graph a frame; its buffers move into the graph (the frame is left empty).
+    func push(_ frame: Frame) throws {
+        let code = av_buffersrc_add_frame_flags(source, frame.pointer, 0)
+        if code < 0 { try check(code, .filter, path, "filtering (\(description))") }
+    }
+
+    /// End of stream: the graph gives up what it holds (a deinterlacer's last frame) on the next pulls.
+    func flush() throws {
+        guard !flushed else { return }
+        flushed = true
+        let code = av_buffersrc_add_frame_flags(source, nil, 0)
+        if code < 0 && code != AVCode.eof { try check(code, .filter, path, "flushing the filter graph") }
+    }
+
+    /// What `pull` produced.
+    enum Pulled { case frame, needsInput, ended }
+
+    /// Takes the next filtered frame into `frame`.
+    func pull(into frame: Frame) throws -> Pulled {
+        let code = av_buffersink_get_frame(sink, frame.pointer)
+        if code == AVCode.again { return .needsInput }
+        if code == AVCode.eof { return .ended }
+        if code < 0 { try check(code, .filter, path, "filtering (\(description))") }
+        return .frame
+    }
+}
