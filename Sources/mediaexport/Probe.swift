@@ -6,7 +6,7 @@ import MediaExport
 
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show a file's container, streams, rotation, creation time and location.",
+        abstract: "Show a file's container, streams, colour (HDR, field order), rotation, creation time and location.",
         discussion: """
         Examples:
           mediaexport probe in.mov

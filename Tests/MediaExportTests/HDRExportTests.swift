@@ -160,6 +160,27 @@ import Testing
         #expect(after.progressive > after.interlaced * 2, "idet on the output: \(after)")
     }
 
+    @Test func aPictureSizeChangeMidStreamGoesThroughTheDeinterlacer() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        // Two interlaced MPEG-2 recordings of different sizes joined, as a broadcast capture switching programmes.
+        var parts: [Data] = []
+        for (i, size) in ["352x288", "320x240"].enumerated() {
+            let part = dir.appendingPathComponent("\(i).ts").path
+            try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=50:duration=0.8", "-vf", "tinterlace=interleave_top,fieldorder=tff",
+                                    "-pix_fmt", "yuv420p", "-c:v", "mpeg2video", "-q:v", "8", "-flags", "+ildct+ilme", "-top", "1", "-f", "mpegts", part])
+            parts.append(try Data(contentsOf: URL(fileURLWithPath: part)))
+        }
+        let joined = dir.appendingPathComponent("joined.ts")
+        try parts.reduce(Data(), +).write(to: joined)
+        let out = dir.appendingPathComponent("out.mp4").path
+        try TestSupport.export(joined.path, to: out, preset: "1280x720")
+        // Every frame the decoder gives is encoded, at the size of the first (the plan's).
+        #expect(try Self.frameCount(out) == Self.frameCount(joined.path))
+        let probe = try FFprobe(out)
+        #expect(probe.video?.width == 352 && probe.video?.height == 288)
+    }
+
     @Test func sdrSourcesTakeTheSwscalePathUnchanged() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }

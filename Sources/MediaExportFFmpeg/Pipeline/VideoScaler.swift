@@ -18,7 +18,9 @@ final class VideoScaler {
     deinit { sws_freeContext(context) }
 
     /// Returns a frame in the target geometry: `input` itself when nothing needs converting, else a reused buffer.
-    func convert(_ input: Frame) throws -> Frame {
+    /// `keepAspect` keeps the input's sample aspect ratio (for a frame going on into a filter graph, which squares
+    /// the pixels itself); otherwise the output's pixels are square (the plan's size already accounts for them).
+    func convert(_ input: Frame, keepAspect: Bool = false) throws -> Frame {
         let src = input.pointer.pointee
         let srcFormat = AVPixelFormat(rawValue: src.format)
         if src.width == width && src.height == height && srcFormat == format { return input }
@@ -43,7 +45,7 @@ final class VideoScaler {
             throw ExportError.ffmpeg(stage: .filter, path: path, code: rows, message: "scaling failed")
         }
         try check(av_frame_copy_props(out, input.pointer), .filter, path, "copying frame properties")
-        out.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        if !keepAspect { out.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1) }
         return output
     }
 }

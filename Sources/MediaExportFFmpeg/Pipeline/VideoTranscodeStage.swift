@@ -45,6 +45,10 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     private var graphDecided = false
     /// A frame taken from the graph.
     private let filtered = Frame()
+    /// Brings a frame whose size or format changed mid-stream back to what the graph was built for (the graph's
+    /// filters are configured once; fftools rebuilds its graph instead, which would lose the frames a deinterlacer
+    /// holds). Untouched frames pass through it without a copy.
+    private var graphInput: VideoScaler?
     private let frameRate: AVRational
     /// What the stage decided while running that the plan could not (e.g. frames flagged interlaced).
     private(set) var notes: [String] = []
@@ -247,7 +251,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         if let graph {
             // Counted as encoded when it comes out of the graph (one frame per frame: `bwdif` in send_frame mode).
             f.pointee.pts = outTS
-            try graph.push(frame)
+            try graph.push(graphInput?.convert(frame, keepAspect: true) ?? frame)
             return tally
         }
         if let crop { try applyCrop(crop, to: frame) }
@@ -271,6 +275,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             notes.append("interlaced frames (\(f.top_field_first != 0 ? "top" : "bottom") field first, flagged by the decoder): deinterlaced (bwdif)")
         }
         graph = try VideoFilterGraph(description: description, first: frame.pointer, timeBase: inTimeBase, frameRate: frameRate, path: path)
+        graphInput = VideoScaler(width: f.width, height: f.height, format: AVPixelFormat(rawValue: f.format), path: path)
     }
 
     /// Crops the decoded picture in place (moves the plane pointers; no copy).
