@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by bench/run.sh and bench/batch.sh (sourced; expects ROOT, die and note to be defined).
 
 # Sets BIN to the mediaexport binary: $MEDIAEXPORT_BIN if given, else a release build whose log goes to $1.
@@ -6,7 +7,8 @@ find_or_build_mediaexport() {
     if [[ -n ${MEDIAEXPORT_BIN:-} ]]; then
         BIN=$MEDIAEXPORT_BIN
         [[ -x $BIN ]] || die "MEDIAEXPORT_BIN=$BIN is not an executable file"
-        [[ $BIN == */* && $BIN != /* ]] && BIN=$PWD/$BIN
+        # An if, not `[[ ]] && ...`: as the function's last command, a false test would be its status (set -e).
+        if [[ $BIN == */* && $BIN != /* ]]; then BIN=$PWD/$BIN; fi
     else
         command -v swift >/dev/null 2>&1 || die "swift not found; install a Swift toolchain or set MEDIAEXPORT_BIN"
         note "building: swift build -c release (log: ${log#"$ROOT"/}; waits if another build holds .build)"

@@ -5,6 +5,7 @@
 #   bench/run.sh                                     # builds .build/release/mediaexport, 30 s 1080p input
 #   BENCH_REPEAT=3 bench/run.sh                      # median of 3 alternating runs per case
 #   BENCH_QUICK=1 bench/run.sh                       # 5 s input: a smoke run
+#   BENCH_CASES=tonemap bench/run.sh                 # only the HDR (HLG) tone-mapping case
 #   MEDIAEXPORT_BIN=/path/to/mediaexport bench/run.sh  # skip the build
 set -euo pipefail
 
@@ -13,14 +14,25 @@ ROOT=$(cd "$BENCH_DIR/.." && pwd)
 WORK=$BENCH_DIR/work                        # gitignored: inputs, outputs, logs
 REPEAT=${BENCH_REPEAT:-1}
 QUICK=${BENCH_QUICK:-0}
-CASES=${BENCH_CASES:-"highest 1280x720 passthrough"}
+CASES=${BENCH_CASES:-"highest 1280x720 passthrough tonemap"}
 MEM_PRESET=1280x720
+# `tonemap` is not a preset: the TONEMAP_PRESET preset on an HLG input, which mediaexport tone-maps to SDR BT.709.
+TONEMAP_PRESET=1280x720
+SDR_CASES=""
+HAS_TONEMAP=0
+for c in $CASES; do
+    if [[ $c == tonemap ]]; then HAS_TONEMAP=1; else SDR_CASES+="${SDR_CASES:+ }$c"; fi
+done
+# The memory-vs-length check (ours on two SDR inputs): by default only when an SDR case runs.
+MEM=${BENCH_MEM:-$([[ -n $SDR_CASES ]] && echo 1 || echo 0)}
 GNU_TIME=/usr/bin/time
 export MEDIAEXPORT_PRESETS_DIR=${MEDIAEXPORT_PRESETS_DIR:-$ROOT/Presets}   # the same JSON we read below
 
-# Targets: ours/ffmpeg wall-time ratio, and ours' peak RSS must not exceed ffmpeg's.
+# Targets: ours/ffmpeg wall-time ratio (CPU-time ratio for tonemap, issue 15), and ours' peak RSS must not
+# exceed ffmpeg's.
 TARGET_TRANSCODE=1.05
 TARGET_PASSTHROUGH=1.2
+TARGET_TONEMAP_CPU=1.05
 MEM_GROWTH_MAX=0.10                         # longer input may use at most 10 % more peak RSS
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -34,17 +46,30 @@ command -v python3 >/dev/null 2>&1 || die "python3 not found (Debian/Ubuntu: sud
 { [[ -x $GNU_TIME ]] && $GNU_TIME -v true >/dev/null 2>&1; } \
     || die "GNU time not found at $GNU_TIME (Debian/Ubuntu: sudo apt-get install time)"
 [[ $REPEAT =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive integer (got '$REPEAT')"
+[[ $MEM == 0 || $MEM == 1 ]] || die "BENCH_MEM must be 0 or 1 (got '$MEM')"
+[[ -n ${CASES// /} ]] || die "BENCH_CASES is empty"
 [[ -d $MEDIAEXPORT_PRESETS_DIR ]] || die "preset folder not found: $MEDIAEXPORT_PRESETS_DIR"
-for p in $CASES $MEM_PRESET; do
+needed_presets=$SDR_CASES
+((MEM)) && needed_presets+=" $MEM_PRESET"
+((HAS_TONEMAP)) && needed_presets+=" $TONEMAP_PRESET"
+for p in $needed_presets; do
     [[ -f $MEDIAEXPORT_PRESETS_DIR/$p.json ]] || die "no preset $MEDIAEXPORT_PRESETS_DIR/$p.json"
 done
+if ((HAS_TONEMAP)); then
+    for f in zscale tonemap noise; do
+        [[ $(ffmpeg -hide_banner -h "filter=$f" 2>/dev/null) == "Filter $f"* ]] \
+            || die "the tonemap case needs ffmpeg's $f filter (zscale: an ffmpeg built with --enable-libzimg)"
+    done
+    [[ $(ffmpeg -hide_banner -h encoder=libx265 2>/dev/null) == "Encoder libx265"* ]] \
+        || die "the tonemap case needs ffmpeg with libx265 (to make its HLG input)"
+fi
 
 mkdir -p "$WORK/inputs" "$WORK/out" "$WORK/logs"
 
 if [[ $QUICK == 1 ]]; then
-    MAIN_LEN=5; MEM_SHORT=5; MEM_LONG=10
+    MAIN_LEN=5; MEM_SHORT=5; MEM_LONG=10; HDR_LEN=5
 else
-    MAIN_LEN=30; MEM_SHORT=10; MEM_LONG=60
+    MAIN_LEN=30; MEM_SHORT=10; MEM_LONG=60; HDR_LEN=10
 fi
 # Passthrough takes a fraction of a second, so one sample is mostly noise: take at least 3.
 PASS_REPEAT=$(( REPEAT > 3 ? REPEAT : 3 ))
@@ -86,16 +111,45 @@ input_for() {   # LEN -> prints the path of a cached LEN-second input
     printf '%s\n' "$f"
 }
 
-MAIN_IN=$(input_for "$MAIN_LEN")
-MEM_SHORT_IN=$(input_for "$MEM_SHORT")
-MEM_LONG_IN=$(input_for "$MEM_LONG")
+MAIN_IN="" MEM_SHORT_IN="" MEM_LONG_IN="" HDR_IN=""
+[[ -n $SDR_CASES ]] && MAIN_IN=$(input_for "$MAIN_LEN")
+if ((MEM)); then
+    MEM_SHORT_IN=$(input_for "$MEM_SHORT")
+    MEM_LONG_IN=$(input_for "$MEM_LONG")
+fi
+
+# The tonemap case's input: a camera-like HLG clip. testsrc2 with temporal noise (every frame differs, as a camera's
+# sensor noise makes it), its BT.709 signal re-encoded with the HLG curve and BT.2020 primaries by zscale, HEVC Main10
+# (x265 ultrafast CRF 18, about 36 Mb/s) tagged HLG/BT.2020, plus 440 Hz AAC stereo, in .mov. Made once per length
+# (about 1 min of CPU for 10 s) and cached; the 5 s one of a quick run is made on its own, not cut from the 10 s one
+# (x265's open GOPs and 250-frame keyframe interval leave no clean cut point).
+gen_hlg() {   # LEN OUT
+    local len=$1 out=$2
+    note "generating ${len}s 1080p30 HLG test input (cached in ${out#"$ROOT"/})"
+    ffmpeg -nostdin -hide_banner -loglevel error -y \
+        -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=$len,format=yuv420p,noise=alls=20:allf=t" \
+        -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=$len" \
+        -vf "zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=arib-std-b67:p=bt2020:m=bt2020nc:r=tv,format=yuv420p10le" \
+        -c:v libx265 -preset ultrafast -crf 18 -x265-params log-level=error -tag:v hvc1 \
+        -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc -color_range tv \
+        -c:a aac -b:a 192k -ac 2 -shortest -movflags +faststart -f mov "$out.part"
+    mv "$out.part" "$out"
+}
+if ((HAS_TONEMAP)); then
+    HDR_IN=$WORK/inputs/hlg-${HDR_LEN}s.mov
+    [[ -s $HDR_IN ]] || gen_hlg "$HDR_LEN" "$HDR_IN"
+    trc=$(ffprobe -v error -select_streams v:0 -show_entries stream=color_transfer,pix_fmt -of csv=p=0 "$HDR_IN")
+    [[ $trc == "yuv420p10le,arib-std-b67" ]] || die "$HDR_IN is not 10-bit HLG ($trc); delete it to make it again"
+fi
 
 # ---------------------------------------------------------------------------------------------- helpers
-# Preset JSON + input size -> line 1: expected "WIDTH HEIGHT" (or "- -" without video); then ffmpeg output
-# arguments, one per line. The fit mirrors SizeBox.fitting: orientation-free box, never upscale, even sizes.
+# Preset JSON + input size [+ filter chain] -> line 1: expected "WIDTH HEIGHT" (or "- -" without video); then
+# ffmpeg output arguments, one per line. The fit mirrors SizeBox.fitting: orientation-free box, never upscale, even
+# sizes. A chain (with {w} and {h} for the fitted size) replaces the plain scale and tags the output BT.709.
 PRESET_TO_FFMPEG=$(cat <<'PY'
 import json, sys
 preset, w, h = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+chain = sys.argv[4] if len(sys.argv) > 4 else None
 out = []
 if preset.get("passthrough"):
     print(w, h)
@@ -123,9 +177,13 @@ else:
         out += ["-c:v", enc, "-preset", v["encoderPreset"], "-crf", str(v["crf"])]
         if enc == "libx265":
             out += ["-tag:v", "hvc1", "-x265-params", "log-level=error"]
-        if (fw, fh) != (w, h):
+        if chain:
+            out += ["-vf", chain.replace("{w}", str(fw)).replace("{h}", str(fh))]
+        elif (fw, fh) != (w, h):
             out += ["-vf", f"scale={fw}:{fh}"]           # bicubic: the ffmpeg CLI's default sws flags
         out += ["-pix_fmt", v.get("pixelFormat", "yuv420p")]
+        if chain:                                       # as our encoder is tagged after tone mapping
+            out += ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv"]
     else:
         print("- -")
         out += ["-vn"]
@@ -153,7 +211,7 @@ measure() {   # CASE TOOL RUN LOG -- cmd...
     rss=$(awk -F': ' '/Maximum resident set size \(kbytes\)/ {print $NF}' "$tf")
     [[ -n $wall && -n $rss ]] || die "could not parse GNU time output in $tf"
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$tool" "$run" "$wall" "$cpu" "$rss" >>"$RESULTS"
-    printf '  %-22s %-7s run %d: %7.2f s wall  %7.2f s cpu  %7.1f MiB peak RSS\n' \
+    printf '  %-22s %-10s run %d: %7.2f s wall  %7.2f s cpu  %7.1f MiB peak RSS\n' \
         "$case" "$tool" "$run" "$wall" "$cpu" "$(awk -v k="$rss" 'BEGIN {print k / 1024}')"
 }
 
@@ -165,27 +223,32 @@ run_ours() {   # CASE RUN PRESET IN OUT
     rm -f "$5"
     measure "$1" ours "$2" "$WORK/logs/$1.ours.log" -- "$BIN" --preset "$3" -q -y "$4" "$5"
 }
-run_ffmpeg() {   # CASE RUN IN OUT ARGS...
-    local case=$1 run=$2 in=$3 out=$4; shift 4
+run_ffmpeg_as() {   # TOOL CASE RUN IN OUT ARGS...: TOOL labels the row (ffmpeg, ffmpeg-ref)
+    local tool=$1 case=$2 run=$3 in=$4 out=$5; shift 5
     rm -f "$out"
-    measure "$case" ffmpeg "$run" "$WORK/logs/$case.ffmpeg.log" -- \
+    measure "$case" "$tool" "$run" "$WORK/logs/$case.$tool.log" -- \
         ffmpeg -nostdin -hide_banner -nostats -loglevel error -y -i "$in" "$@" "$out"
 }
+run_ffmpeg() { run_ffmpeg_as ffmpeg "$@"; }   # CASE RUN IN OUT ARGS...
 
 # ---------------------------------------------------------------------------------------------- runs
 echo "mediaexport bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, load avg $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  ours:   $BIN ($("$BIN" --version 2>/dev/null | head -n 1 || echo '?'))"
 echo "  ffmpeg: $(command -v ffmpeg) ($(ffmpeg -hide_banner -version | head -n 1 | cut -d' ' -f1-3))"
-echo "  input:  ${MAIN_IN#"$ROOT"/} ($(probe_size "$MAIN_IN"), ${MAIN_LEN}s); repeats: $REPEAT (passthrough: $PASS_REPEAT)"
+[[ -n $MAIN_IN ]] && echo "  input:  ${MAIN_IN#"$ROOT"/} ($(probe_size "$MAIN_IN"), ${MAIN_LEN}s)"
+[[ -n $HDR_IN ]] && echo "  HDR input (tonemap): ${HDR_IN#"$ROOT"/} ($(probe_size "$HDR_IN"), ${HDR_LEN}s, HEVC Main10 HLG BT.2020)"
+echo "  cases: $CASES; repeats: $REPEAT (passthrough: $PASS_REPEAT)"
 echo
 
-IFS=x read -r IN_W IN_H < <(probe_size "$MAIN_IN")
-cat "$MAIN_IN" "$MEM_SHORT_IN" "$MEM_LONG_IN" >/dev/null   # warm the page cache for both tools alike
+for f in "$MAIN_IN" "$MEM_SHORT_IN" "$MEM_LONG_IN" "$HDR_IN"; do   # warm the page cache for both tools alike
+    if [[ -n $f ]]; then cat "$f" >/dev/null; fi
+done
 
 declare -A EXPECT
 CMDS=$WORK/logs/commands.txt
 : >"$CMDS"
-for preset in $CASES; do
+[[ -n $MAIN_IN ]] && IFS=x read -r IN_W IN_H < <(probe_size "$MAIN_IN")
+for preset in $SDR_CASES; do
     ext=mp4
     [[ $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("passthrough", False))' \
         "$MEDIAEXPORT_PRESETS_DIR/$preset.json") == True ]] && ext=mov
@@ -216,11 +279,57 @@ for preset in $CASES; do
     done
 done
 
-echo "memory vs input length: ours, preset $MEM_PRESET, ${MEM_SHORT}s and ${MEM_LONG}s inputs"
-for ((r = 1; r <= REPEAT; r++)); do
-    run_ours "mem-${MEM_SHORT}s" "$r" "$MEM_PRESET" "$MEM_SHORT_IN" "$WORK/out/mem-${MEM_SHORT}s.ours.mp4"
-    run_ours "mem-${MEM_LONG}s" "$r" "$MEM_PRESET" "$MEM_LONG_IN" "$WORK/out/mem-${MEM_LONG}s.ours.mp4"
-done
+# tonemap (issue 15): ours runs TONEMAP_PRESET on the HLG input; what it does for that is the libavfilter graph
+# below (PictureProcessing.filterGraph: scale first, then tone map, "hable" and peak 10 for HLG without metadata)
+# and libx264/AAC with the preset's settings. The ffmpeg CLI runs the same chain with the same encoder settings.
+# ffmpeg-ref is the issue's reference order, for information only: tone map at the input's size, then scale.
+TONEMAP_CHAIN='scale={w}:{h}:flags=bicubic,zscale=tin=arib-std-b67:pin=bt2020:min=bt2020nc:rin=tv:t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=hable:desat=0:peak=10,zscale=t=bt709:m=bt709:r=tv,format=yuv420p,setsar=1'
+TONEMAP_REF_CHAIN='zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p,scale={w}:{h}'
+if ((HAS_TONEMAP)); then
+    IFS=x read -r HDR_W HDR_H < <(probe_size "$HDR_IN")
+    preset_json=$MEDIAEXPORT_PRESETS_DIR/$TONEMAP_PRESET.json
+    mapfile -t lines < <(python3 -c "$PRESET_TO_FFMPEG" "$preset_json" "$HDR_W" "$HDR_H" "$TONEMAP_CHAIN")
+    mapfile -t ref_lines < <(python3 -c "$PRESET_TO_FFMPEG" "$preset_json" "$HDR_W" "$HDR_H" "$TONEMAP_REF_CHAIN")
+    EXPECT[tonemap]=${lines[0]}
+    ffargs=("${lines[@]:1}")
+    refargs=("${ref_lines[@]:1}")
+    ours_out=$WORK/out/tonemap.ours.mp4
+    ff_out=$WORK/out/tonemap.ffmpeg.mp4
+    ref_out=$WORK/out/tonemap.ffmpeg-ref.mp4
+    {
+        echo "[tonemap]"
+        printf 'ours:       %q --preset %q -q -y %q %q\n' "$BIN" "$TONEMAP_PRESET" "$HDR_IN" "$ours_out"
+        printf 'ffmpeg:     ffmpeg -nostdin -hide_banner -nostats -loglevel error -y -i %q' "$HDR_IN"
+        printf ' %q' "${ffargs[@]}" "$ff_out"
+        echo
+        printf 'ffmpeg-ref: ffmpeg -nostdin -hide_banner -nostats -loglevel error -y -i %q' "$HDR_IN"
+        printf ' %q' "${refargs[@]}" "$ref_out"
+        echo
+    } >>"$CMDS"
+    echo "case tonemap: ours --preset $TONEMAP_PRESET on ${HDR_IN##*/}"
+    echo "  ffmpeg:     ${ffargs[*]}"
+    echo "  ffmpeg-ref: ${refargs[*]}  (issue's reference order; information only)"
+    for ((r = 1; r <= REPEAT; r++)); do
+        # Ours and ffmpeg (same chain) always run back to back; the order turns round on even repeats.
+        if ((r % 2)); then
+            run_ours tonemap "$r" "$TONEMAP_PRESET" "$HDR_IN" "$ours_out"
+            run_ffmpeg tonemap "$r" "$HDR_IN" "$ff_out" "${ffargs[@]}"
+            run_ffmpeg_as ffmpeg-ref tonemap "$r" "$HDR_IN" "$ref_out" "${refargs[@]}"
+        else
+            run_ffmpeg_as ffmpeg-ref tonemap "$r" "$HDR_IN" "$ref_out" "${refargs[@]}"
+            run_ffmpeg tonemap "$r" "$HDR_IN" "$ff_out" "${ffargs[@]}"
+            run_ours tonemap "$r" "$TONEMAP_PRESET" "$HDR_IN" "$ours_out"
+        fi
+    done
+fi
+
+if ((MEM)); then
+    echo "memory vs input length: ours, preset $MEM_PRESET, ${MEM_SHORT}s and ${MEM_LONG}s inputs"
+    for ((r = 1; r <= REPEAT; r++)); do
+        run_ours "mem-${MEM_SHORT}s" "$r" "$MEM_PRESET" "$MEM_SHORT_IN" "$WORK/out/mem-${MEM_SHORT}s.ours.mp4"
+        run_ours "mem-${MEM_LONG}s" "$r" "$MEM_PRESET" "$MEM_LONG_IN" "$WORK/out/mem-${MEM_LONG}s.ours.mp4"
+    done
+fi
 echo
 
 # ---------------------------------------------------------------------------------------------- report
@@ -228,20 +337,24 @@ SUMMARY=$(cat <<'PY'
 import json, os, statistics, subprocess, sys
 from collections import defaultdict
 
-results, cases, work, in_path, expect = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4], sys.argv[5]
-t_trans, t_pass, mem_growth = float(sys.argv[6]), float(sys.argv[7]), float(sys.argv[8])
-mem_short, mem_long = sys.argv[9], sys.argv[10]
+env = os.environ
+results, work, expect = env["S_RESULTS"], env["S_WORK"], env["S_EXPECT"]
+cases = env["S_CASES"].split()
+in_path, hdr_path = env["S_MAIN_IN"], env["S_HDR_IN"]
+t_trans, t_pass, t_tone = float(env["S_T_TRANS"]), float(env["S_T_PASS"]), float(env["S_T_TONE"])
+mem, mem_growth, mem_short, mem_long = env["S_MEM"] == "1", float(env["S_MEM_GROWTH"]), env["S_MEM_SHORT"], env["S_MEM_LONG"]
 expect = dict(e.split("=") for e in expect.split(";") if e)
-runs = defaultdict(list)
+runs = defaultdict(dict)
 for line in open(results):
     case, tool, run, wall, cpu, rss = line.rstrip("\n").split("\t")
-    runs[case, tool].append((float(wall), float(cpu), int(rss) / 1024))
-med = lambda case, tool, i: statistics.median(r[i] for r in runs[case, tool])
+    runs[case, tool][int(run)] = (float(wall), float(cpu), int(rss) / 1024)
+med = lambda case, tool, i: statistics.median(r[i] for r in runs[case, tool].values())
 problems, misses = [], []
 
 def probe(path):
     j = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries",
-        "format=duration,size:stream=codec_type,codec_name,width,height,sample_rate,channels,bit_rate,duration",
+        "format=duration,size:stream=codec_type,codec_name,profile,width,height,pix_fmt,color_range,color_space,"
+        "color_transfer,color_primaries,sample_rate,channels,bit_rate,duration",
         "-of", "json", path], check=True, capture_output=True, text=True).stdout)
     v = next((s for s in j["streams"] if s["codec_type"] == "video"), None)
     a = next((s for s in j["streams"] if s["codec_type"] == "audio"), None)
@@ -250,68 +363,113 @@ def probe(path):
 def describe(path):
     fmt, v, a = probe(path)
     parts = []
-    if v: parts.append(f"{v['codec_name']} {v['width']}x{v['height']} {float(v.get('duration', 'nan')):.3f}s")
+    if v:
+        color = ""
+        if v.get("color_transfer") or v.get("color_primaries"):
+            color = (f" {v.get('color_primaries', '?')}/{v.get('color_transfer', '?')}/{v.get('color_space', '?')}"
+                     f"/{v.get('color_range', '?')}")
+        parts.append(f"{v['codec_name']} {v['width']}x{v['height']} {v.get('pix_fmt', '?')}{color} "
+                     f"{float(v.get('duration', 'nan')):.3f}s")
     if a: parts.append(f"{a['codec_name']} {a['sample_rate']}Hz {a['channels']}ch "
                        f"{int(a.get('bit_rate', 0)) // 1000}k {float(a.get('duration', 'nan')):.3f}s")
     return fmt, v, a, ", ".join(parts)
 
-print(f"{'case':<14}{'ours s':>9}{'ffmpeg s':>10}{'ratio':>8}{'target':>8}"
-      f"{'ours MiB':>10}{'ffmpeg MiB':>12}   verdict")
+def ratio(a, b): return a / b if b > 0 else float("inf")
+
+def video_md5(path):   # of the video packets as stored: equal when both sides encoded the same pictures alike
+    return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy", "-f", "md5", "-"],
+                          capture_output=True, text=True).stdout.strip()
+
+# One row per comparison: (label, case, ffmpeg tool, target kind, target); target kind: wall, cpu or info.
+rows = []
 for case in cases:
-    ow, fw = med(case, "ours", 0), med(case, "ffmpeg", 0)
-    orss, frss = med(case, "ours", 2), med(case, "ffmpeg", 2)
-    target = t_pass if case == "passthrough" else t_trans
-    ratio = ow / fw if fw > 0 else float("inf")
-    verdict = []
-    verdict.append("time ok" if ratio <= target else "time MISS")
-    verdict.append("rss ok" if orss <= frss else "rss MISS")
-    if ratio > target: misses.append(f"{case}: time ratio {ratio:.3f} > {target}")
-    if orss > frss: misses.append(f"{case}: peak RSS {orss:.1f} MiB > ffmpeg's {frss:.1f} MiB")
-    print(f"{case:<14}{ow:>9.2f}{fw:>10.2f}{ratio:>8.3f}{'<=' + str(target):>8}"
-          f"{orss:>10.1f}{frss:>12.1f}   {', '.join(verdict)}")
-print(f"(medians; targets: transcode ratio <= {t_trans}, passthrough <= {t_pass}, ours' peak RSS <= ffmpeg's)")
+    if case == "tonemap":
+        rows.append(("tonemap", case, "ffmpeg", "cpu", t_tone))
+        rows.append(("tonemap vs ref order (info)", case, "ffmpeg-ref", "info", None))
+    else:
+        rows.append((case, case, "ffmpeg", "wall", t_pass if case == "passthrough" else t_trans))
+
+head = ["case", "ours s", "ffmpeg s", "wall ratio", "ours cpu s", "ffmpeg cpu s", "cpu ratio", "target",
+        "ours MiB", "ffmpeg MiB", "verdict"]
+table = []
+for label, case, ftool, kind, target in rows:
+    ow, fw, oc, fc = med(case, "ours", 0), med(case, ftool, 0), med(case, "ours", 1), med(case, ftool, 1)
+    orss, frss = med(case, "ours", 2), med(case, ftool, 2)
+    wr, cr = ratio(ow, fw), ratio(oc, fc)
+    if kind == "info":
+        tcol, verdict = "-", "information only: ffmpeg tone-maps at full size, then scales"
+    else:
+        r = cr if kind == "cpu" else wr
+        tcol = f"{kind} <= {target}"
+        verdict = [f"{kind} ok" if r <= target else f"{kind} MISS", "rss ok" if orss <= frss else "rss MISS"]
+        if r > target: misses.append(f"{case}: {kind}-time ratio {r:.3f} > {target}")
+        if orss > frss: misses.append(f"{case}: peak RSS {orss:.1f} MiB > ffmpeg's {frss:.1f} MiB")
+        verdict = ", ".join(verdict)
+    table.append([label, f"{ow:.2f}", f"{fw:.2f}", f"{wr:.3f}", f"{oc:.2f}", f"{fc:.2f}", f"{cr:.3f}", tcol,
+                  f"{orss:.1f}", f"{frss:.1f}", verdict])
+widths = [max(len(str(r[i])) for r in [head] + table) for i in range(len(head))]
+def line(cells):
+    return "| " + " | ".join(c.ljust(w) if i in (0, 7, 10) else c.rjust(w)
+                             for i, (c, w) in enumerate(zip(cells, widths))) + " |"
+print(line(head))
+print("|" + "|".join(("-" * (w + 1) + ":") if i not in (0, 7, 10) else "-" * (w + 2) for i, w in enumerate(widths)) + "|")
+for r in table: print(line(r))
+print(f"(medians; cpu = user+sys. Targets: transcode wall ratio <= {t_trans}, passthrough <= {t_pass}, "
+      f"tonemap cpu ratio <= {t_tone}; ours' peak RSS <= ffmpeg's)")
 print()
-print("cpu time (user+sys, median; less sensitive to other load than wall time):")
-for c in cases:
-    oc, fc = med(c, "ours", 1), med(c, "ffmpeg", 1)
-    print(f"  {c:<12} ours {oc:7.2f} s  ffmpeg {fc:7.2f} s  ratio {oc / fc if fc > 0 else float('inf'):.3f}")
+print("per-run cpu ratios, ours/ffmpeg (run 1, 2, ...):")
+for label, case, ftool, kind, target in rows:
+    o, f = runs[case, "ours"], runs[case, ftool]
+    print(f"  {label:<28} " + "  ".join(f"{ratio(o[r][1], f[r][1]):.3f}" for r in sorted(o) if r in f))
 print()
 
-in_fmt, in_v, in_a, in_desc = describe(in_path)
-in_dur = float(in_fmt["duration"])
-print(f"outputs (ffprobe); input: {in_desc}, {int(in_fmt['size']) / 2**20:.1f} MiB")
-for case in cases:
-    ext = "mov" if case == "passthrough" else "mp4"
-    info = {}
-    for tool in ("ours", "ffmpeg"):
+def check_outputs(case, in_file, tools, ext, want_trc=None):
+    in_fmt, in_v, in_a, in_desc = describe(in_file)
+    in_dur = float(in_fmt["duration"])
+    print(f"  {case}: input {os.path.basename(in_file)}: {in_desc}, {int(in_fmt['size']) / 2**20:.1f} MiB")
+    sizes, md5s = {}, {}
+    for tool in tools:
         path = os.path.join(work, "out", f"{case}.{tool}.{ext}")
         fmt, v, a, desc = describe(path)
-        info[tool] = (fmt, v, a)
-        print(f"  {case:<12} {tool:<7} {int(fmt['size']) / 2**20:7.2f} MiB  {desc}")
+        sizes[tool] = int(fmt["size"])
+        md5s[tool] = video_md5(path)
+        print(f"  {case:<12} {tool:<10} {int(fmt['size']) / 2**20:7.2f} MiB  {desc}")
         want = expect.get(case)
         if not v or v["codec_name"] not in ("h264", "hevc"):
             problems.append(f"{case}/{tool}: no H.264/HEVC video stream")
         elif want and want != f"{v['width']} {v['height']}":
             problems.append(f"{case}/{tool}: {v['width']}x{v['height']}, expected {want.replace(' ', 'x')}")
+        if want_trc and v and (v["codec_name"] != "h264" or v.get("color_transfer") != want_trc):
+            problems.append(f"{case}/{tool}: {v['codec_name']} with color_transfer {v.get('color_transfer')}, "
+                            f"expected h264 with {want_trc}")
         if not a or a["codec_name"] != "aac":
             problems.append(f"{case}/{tool}: no AAC audio stream")
         if abs(float(fmt["duration"]) - in_dur) > 0.1:
             problems.append(f"{case}/{tool}: duration {float(fmt['duration']):.3f}s vs input {in_dur:.3f}s")
-    so, sf = int(info["ours"][0]["size"]), int(info["ffmpeg"][0]["size"])
-    print(f"  {case:<12} size ours/ffmpeg: {so / sf:.3f}")
+    for tool in tools[1:]:
+        same = "identical" if md5s["ours"] and md5s["ours"] == md5s[tool] else "different"
+        print(f"  {case:<12} size ours/{tool}: {sizes['ours'] / sizes[tool]:.3f}; video bitstream: {same}")
+
+print("outputs (ffprobe):")
+for case in cases:
+    if case == "tonemap":
+        check_outputs(case, hdr_path, ["ours", "ffmpeg", "ffmpeg-ref"], "mp4", want_trc="bt709")
+    else:
+        check_outputs(case, in_path, ["ours", "ffmpeg"], "mov" if case == "passthrough" else "mp4")
 print()
 
-s_rss, l_rss = med(f"mem-{mem_short}s", "ours", 2), med(f"mem-{mem_long}s", "ours", 2)
-growth = l_rss / s_rss - 1
-ok = growth <= mem_growth
-print(f"memory vs length (ours, peak RSS): {mem_short}s input {s_rss:.1f} MiB, {mem_long}s input {l_rss:.1f} MiB "
-      f"({growth * 100:+.1f} %; target <= +{mem_growth * 100:.0f} %): {'ok' if ok else 'MISS'}")
-if not ok: misses.append(f"peak RSS grows with input length: {growth * 100:+.1f} %")
-for d in (mem_short, mem_long):
-    fmt, v, a, desc = describe(os.path.join(work, "out", f"mem-{d}s.ours.mp4"))
-    print(f"  mem-{d}s ours {int(fmt['size']) / 2**20:7.2f} MiB  {desc}")
+if mem:
+    s_rss, l_rss = med(f"mem-{mem_short}s", "ours", 2), med(f"mem-{mem_long}s", "ours", 2)
+    growth = l_rss / s_rss - 1
+    ok = growth <= mem_growth
+    print(f"memory vs length (ours, peak RSS): {mem_short}s input {s_rss:.1f} MiB, {mem_long}s input {l_rss:.1f} MiB "
+          f"({growth * 100:+.1f} %; target <= +{mem_growth * 100:.0f} %): {'ok' if ok else 'MISS'}")
+    if not ok: misses.append(f"peak RSS grows with input length: {growth * 100:+.1f} %")
+    for d in (mem_short, mem_long):
+        fmt, v, a, desc = describe(os.path.join(work, "out", f"mem-{d}s.ours.mp4"))
+        print(f"  mem-{d}s ours {int(fmt['size']) / 2**20:7.2f} MiB  {desc}")
+    print()
 
-print()
 for p in problems: print(f"INVALID OUTPUT: {p}")
 for m in misses: print(f"target missed: {m}")
 if not problems and not misses: print("all targets met")
@@ -320,10 +478,12 @@ PY
 )
 
 expect=""
-for preset in $CASES; do expect+="$preset=${EXPECT[$preset]};"; done
+for c in $CASES; do expect+="$c=${EXPECT[$c]};"; done
 status=0
-python3 -c "$SUMMARY" "$RESULTS" "$CASES" "$WORK" "$MAIN_IN" "$expect" \
-    "$TARGET_TRANSCODE" "$TARGET_PASSTHROUGH" "$MEM_GROWTH_MAX" "$MEM_SHORT" "$MEM_LONG" || status=$?
+S_RESULTS=$RESULTS S_WORK=$WORK S_EXPECT=$expect S_CASES=$CASES S_MAIN_IN=$MAIN_IN S_HDR_IN=$HDR_IN \
+S_T_TRANS=$TARGET_TRANSCODE S_T_PASS=$TARGET_PASSTHROUGH S_T_TONE=$TARGET_TONEMAP_CPU \
+S_MEM=$MEM S_MEM_GROWTH=$MEM_GROWTH_MAX S_MEM_SHORT=$MEM_SHORT S_MEM_LONG=$MEM_LONG \
+    python3 -c "$SUMMARY" || status=$?
 echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg); raw runs: ${RESULTS#"$ROOT"/}; commands: ${CMDS#"$ROOT"/}"
 
 # Exit 2 when an output is invalid; target misses only fail with BENCH_STRICT=1 (exit 3).

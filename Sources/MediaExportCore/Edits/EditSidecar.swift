@@ -36,21 +36,24 @@ public struct EditSidecar: Codable, Sendable, Equatable {
     public var mute: Bool?
     /// Linear gain (1 = unchanged).
     public var volume: Double?
+    /// Regions of the original's timeline played slower (Apple's slo-mo); needs a transcode.
+    public var slowMotion: SlowMotion?
 
     /// Creates a sidecar value.
     public init(formatVersion: Int = 1, trim: Trim? = nil, crop: Crop? = nil, rotate: Int? = nil, flip: Flip? = nil,
-                mute: Bool? = nil, volume: Double? = nil) {
+                mute: Bool? = nil, volume: Double? = nil, slowMotion: SlowMotion? = nil) {
         self.formatVersion = formatVersion; self.trim = trim; self.crop = crop; self.rotate = rotate
-        self.flip = flip; self.mute = mute; self.volume = volume
+        self.flip = flip; self.mute = mute; self.volume = volume; self.slowMotion = slowMotion
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case formatVersion, trim, crop, rotate, flip, mute, volume
+        case formatVersion, trim, crop, rotate, flip, mute, volume, slowMotion
     }
 
     /// True when the sidecar changes nothing.
     public var isEmpty: Bool {
         trim == nil && crop == nil && (rotate ?? 0) % 360 == 0 && flip == nil && mute != true && (volume ?? 1) == 1
+            && (slowMotion.map { $0.rate == 1 || $0.regions.isEmpty } ?? true)
     }
 
     /// The edits that only a transcode can apply (passthrough refuses them).
@@ -58,6 +61,7 @@ public struct EditSidecar: Codable, Sendable, Equatable {
         var fields: [String] = []
         if crop != nil { fields.append("crop") }
         if let v = volume, v != 1 { fields.append("volume") }
+        if let s = slowMotion, s.rate != 1, !s.regions.isEmpty { fields.append("slowMotion") }
         return fields
     }
 
@@ -78,7 +82,7 @@ public struct EditSidecar: Codable, Sendable, Equatable {
         if let unknown = dict.keys.sorted().first(where: { !known.contains($0) }) {
             throw bad(UntrustedFile.echo(unknown), "unknown key (known: \(known.joined(separator: ", ")))")
         }
-        for (key, sub) in [("trim", ["start", "end"]), ("crop", ["x", "y", "width", "height"])] {
+        for (key, sub) in [("trim", ["start", "end"]), ("crop", ["x", "y", "width", "height"]), ("slowMotion", ["rate", "regions"])] {
             if let d = dict[key] as? [String: Any], let unknown = d.keys.sorted().first(where: { !sub.contains($0) }) {
                 throw bad("\(key).\(UntrustedFile.echo(unknown))", "unknown key (known: \(sub.joined(separator: ", ")))")
             }
@@ -113,12 +117,19 @@ public struct EditSidecar: Codable, Sendable, Equatable {
         }
         if let r = rotate, r % 90 != 0 || abs(r) > 3600 { throw bad("rotate", "must be a multiple of 90 (at most ±3600), got \(r)") }
         if let v = volume, !(v.isFinite && v >= 0 && v <= 16) { throw bad("volume", "must be between 0 and 16, got \(v)") }
+        if let s = slowMotion {
+            if s.regions.count > 1000 { throw bad("slowMotion.regions", "at most 1000 regions") }
+            if let problem = s.problem { throw bad("slowMotion", problem) }
+        }
     }
 
     /// Checks the sidecar against the media it edits: the trim inside the duration, the crop inside the
     /// displayed picture. Throws `ExportError.invalidSidecar`.
     public func validate(against source: SourceInfo, path: String) throws {
         func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
+        if let s = slowMotion, let d = source.duration, let first = s.normalized.regions.first, first.start >= d {
+            throw bad("slowMotion.regions", String(format: "%.3f s is past the end of the media (%.3f s)", first.start, d))
+        }
         if let t = trim, let d = source.duration {
             if t.start >= d { throw bad("trim.start", String(format: "%.3f s is past the end of the media (%.3f s)", t.start, d)) }
             if t.end > d + 0.001 { throw bad("trim.end", String(format: "%.3f s is past the end of the media (%.3f s)", t.end, d)) }

@@ -48,10 +48,28 @@ public struct PlannedTimeline: Sendable, Equatable {
     public var length: Double?
     /// Seconds of media the output should hold (progress, and the truncation check), if known.
     public var expectedDuration: Double?
+    /// Slow motion (a transcode only): output times are the source's stretched by it; `origin` and `length` stay on
+    /// the source's clock (what is read), `expectedDuration` is the output's.
+    public var slowMotion: SlowMotion?
+    /// The source's `startTime`: `origin` minus it is where the output starts on the original's timeline.
+    public var sourceStart: Double = 0
 
     /// Creates a timeline.
     public init(origin: Double, length: Double? = nil, expectedDuration: Double? = nil) {
         self.origin = origin; self.length = length; self.expectedDuration = expectedDuration
+    }
+
+    /// Output seconds for `seconds` of the source read from `origin` (the same, without slow motion).
+    public func outputSeconds(_ seconds: Double) -> Double {
+        guard let slow = slowMotion else { return seconds }
+        let o = origin - sourceStart
+        return slow.outputTime(o + seconds) - slow.outputTime(o)
+    }
+
+    /// The playback rate at `seconds` of the output (1 without slow motion).
+    public func rate(atOutput seconds: Double) -> Double {
+        guard let slow = slowMotion else { return 1 }
+        return slow.rate(at: slow.originalTime(slow.outputTime(origin - sourceStart) + seconds))
     }
 }
 

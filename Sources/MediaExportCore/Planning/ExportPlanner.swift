@@ -39,6 +39,14 @@ public enum ExportPlanner {
                               impossible: "no container for this extension")
         }
 
+        // Slow motion stretches the output's timeline (a stream copy cannot: the session refuses it before planning,
+        // and the remux fallback delivers normal speed with the loss said, like a crop).
+        if !mode.streamCopy, let slow = edits?.slowMotion, slow.rate != 1, !slow.regions.isEmpty {
+            timeline.slowMotion = slow.normalized
+            timeline.sourceStart = source.startTime
+            timeline.expectedDuration = timeline.expectedDuration.map { timeline.outputSeconds($0) }
+            notes.append(slowMotionNote(slow.normalized))
+        }
         var decisions: [StreamDecision] = []
         var blockers: [String] = []
         let planned = timeline
@@ -243,14 +251,23 @@ public enum ExportPlanner {
     static func expect(_ d: inout StreamDecision, stream s: SourceStream, source: SourceInfo, timeline: PlannedTimeline) {
         let start = max(0, timeline.origin - source.startTime)
         let own = s.duration.map { max(0, $0 - start) }
-        var expected = own ?? timeline.expectedDuration
+        // On the source's clock first (the timeline's expected duration is the output's: stretched by slow motion).
+        var expected = own ?? (timeline.slowMotion == nil ? timeline.expectedDuration : source.duration.map { max(0, $0 - start) })
         if let length = timeline.length { expected = expected.map { min($0, length) } ?? length }
-        d.expectedDuration = expected
+        let inputExpected = expected
+        d.expectedDuration = expected.map { timeline.outputSeconds($0) }
         let trustworthy = source.declaresExactDurations && s.durationIsOwn && own != nil
         d.durationExact = trustworthy || (timeline.length != nil && own.map { $0 >= timeline.length! } == true && source.declaresExactDurations)
-        if s.kind == .video, let count = s.frameCount, count > 0, let total = s.duration, total > 0, let expected, trustworthy {
+        if s.kind == .video, let count = s.frameCount, count > 0, let total = s.duration, total > 0, let expected = inputExpected, trustworthy {
             d.expectedFrames = Int((Double(count) * min(1, expected / total)).rounded())
         }
+    }
+
+    /// What the slow motion does, for the notes.
+    static func slowMotionNote(_ slow: SlowMotion) -> String {
+        let regions = slow.regions.map { String(format: "%.3f–%.3f s", $0.start, $0.end) }.joined(separator: ", ")
+        return String(format: "slow motion: %@ played at %g× (video timestamps stretched, audio slowed with its pitch kept); a flat rate, without Photos' speed ramps",
+                      regions, slow.rate)
     }
 
     /// The byte copy: every stream goes along untouched; the range cannot be applied.

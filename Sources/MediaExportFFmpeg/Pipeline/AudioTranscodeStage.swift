@@ -25,9 +25,15 @@ final class AudioTranscodeStage: StreamStage {
     private var phase = TranscodePhase.running
     /// The decoder has nothing more until the next packet (see `VideoTranscodeStage`).
     private var decoderIdle = false
+    /// Slow motion: the current region's tempo graph, and where the input is (seconds from the origin, the
+    /// source's clock).
+    private var tempo: AudioTempo?
+    private var inputPosition: Double?
+    private let tempoOut = Frame()
 
     init(input stream: UnsafeMutablePointer<AVStream>, plan: AudioPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String) throws {
         inputIndex = stream.pointee.index
+        self.path = path
         self.gain = Float(plan.gain)
         let channels = Int32(plan.channels), settings = plan.settings
         decoder = try StreamDecoder(stream: stream, path: path, strict: strict)
@@ -43,7 +49,7 @@ final class AudioTranscodeStage: StreamStage {
         enc.pointee.thread_count = 0
         if muxer.needsGlobalHeader { enc.pointee.flags |= cff_codec_flag_global_header() }
         try encoder.open([])
-        resampler = try AudioResampler(encoder: enc, startSeconds: 0, endSeconds: timeline.length, path: path)
+        resampler = try AudioResampler(encoder: enc, startSeconds: 0, endSeconds: timeline.outputLength, path: path)
 
         outputStream = try muxer.addStream()
         try check(avcodec_parameters_from_context(outputStream.pointee.codecpar, enc), .mux, muxer.path, "stream parameters")
@@ -113,7 +119,9 @@ final class AudioTranscodeStage: StreamStage {
                     }
                 }
                 if phase == .drainingDecoder {
-                    // The decoder is drained: the resampler gives up its delay, then the FIFO its tail.
+                    // The decoder is drained: the tempo graph gives up what it holds, the resampler its delay, then
+                    // the FIFO its tail.
+                    _ = try finishRegion()
                     try resampler.drain()
                     phase = .drainingResampler
                 } else if let f = try resampler.pull(flushing: false) {
@@ -136,7 +144,80 @@ final class AudioTranscodeStage: StreamStage {
         var ts = frame.pointer.pointee.best_effort_timestamp
         if ts == AVCode.noPTS { ts = frame.pointer.pointee.pts }
         let start = ts == AVCode.noPTS ? nil : Double(ts) * av_q2d(inTimeBase) - timeline.origin
+        if let slow = timeline.slowMotion, let motion = slow.slowMotion { return try pushSlowed(frame, start: start, slow: slow, motion: motion) }
         return try resampler.push(frame, startTime: start)
+    }
+
+    /// Slow motion: a frame's samples in a slowed region go through that region's tempo graph, the others straight to
+    /// the resampler; a frame that straddles a boundary is split there. Everything follows on continuously from the
+    /// first frame, which is placed where its start lands on the output's clock.
+    private func pushSlowed(_ frame: Frame, start: Double?, slow: PlannedTimeline, motion: SlowMotion) throws -> Bool {
+        let f = frame.pointer
+        let rateHz = Double(max(1, f.pointee.sample_rate))
+        let begin = start ?? inputPosition ?? 0
+        inputPosition = begin + Double(f.pointee.nb_samples) / rateHz
+        let firstStart: Double? = placed ? nil : slow.outputSeconds(begin)
+        placed = true
+        // Original-timeline seconds of the frame's first sample.
+        let originalStart = timeline.origin - slow.sourceStart + begin
+        var offset: Int32 = 0
+        let total = f.pointee.nb_samples
+        var repaired = false
+        while offset < total {
+            let at = originalStart + Double(offset) / rateHz
+            let slowed = motion.rate(at: at) != 1
+            var count = total - offset
+            if let boundary = motion.nextBoundary(after: at) {
+                let samples = Int32(((boundary - originalStart) * rateHz).rounded()) - offset
+                if samples > 0 && samples < count { count = samples }
+            }
+            let piece = offset == 0 && count == total ? frame : try AudioTempo.slice(frame, from: offset, count: count, path: path)
+            if slowed {
+                if tempo == nil { tempo = try AudioTempo(first: piece.pointer, slowRate: motion.rate, path: path) }
+                try tempo!.push(piece)
+                if try drainTempo(placing: offset == 0 ? firstStart : nil) { repaired = true }
+            } else {
+                if try finishRegion() { repaired = true }
+                if try resampler.push(piece, startTime: offset == 0 ? firstStart : nil) { repaired = true }
+            }
+            offset += count
+        }
+        return repaired
+    }
+
+    /// A frame shaped like the tempo graph's output (for padding).
+    private var lastShape: Frame?
+    /// The first frame has been placed on the output's clock; everything after follows on.
+    private var placed = false
+    private let path: String
+
+    /// Moves every frame the tempo graph has ready into the resampler (the first placed at `placing`).
+    private func drainTempo(placing: Double?) throws -> Bool {
+        guard let tempo else { return false }
+        var repaired = false
+        var start = placing
+        while try tempo.pull(into: tempoOut) {
+            if lastShape == nil { lastShape = try AudioTempo.silence(like: tempoOut, count: 1, path: path) }
+            if try resampler.push(tempoOut, startTime: start) { repaired = true }
+            start = nil
+            tempoOut.unref()
+        }
+        return repaired
+    }
+
+    /// A slowed region has ended (or the input has): its graph gives up the rest, and silence makes up what `atempo`
+    /// gave short of the region's exact slowed length.
+    private func finishRegion() throws -> Bool {
+        guard let region = tempo, let motion = timeline.slowMotion?.slowMotion else { return false }
+        try region.flush()
+        var repaired = try drainTempo(placing: nil)
+        let wanted = Int((Double(region.samplesIn) / motion.rate).rounded())
+        if wanted > region.samplesOut, let like = lastShape {
+            let pad = try AudioTempo.silence(like: like, count: Int32(min(wanted - region.samplesOut, Int(Int32.max))), path: path)
+            if try resampler.push(pad, startTime: nil) { repaired = true }
+        }
+        tempo = nil
+        return repaired
     }
 
     private func encode(_ frame: Frame) throws {

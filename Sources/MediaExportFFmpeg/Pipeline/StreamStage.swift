@@ -8,6 +8,17 @@ struct Timeline {
     var origin: Double
     /// Output seconds to stop at; `nil` runs to the end.
     var length: Double?
+    /// The plan's timeline, when slow motion stretches the output (nil: output time is input time).
+    var slowMotion: PlannedTimeline?
+
+    /// `ts` (a timestamp in `tb`, counted from the origin, on the source's clock) where it lands in the output.
+    func outputTimestamp(_ ts: Int64, in tb: AVRational) -> Int64 {
+        guard let slow = slowMotion else { return ts }
+        return Int64((slow.outputSeconds(Double(ts) * av_q2d(tb)) / av_q2d(tb)).rounded())
+    }
+
+    /// The length of the output, stretched by slow motion.
+    var outputLength: Double? { length.map { slowMotion?.outputSeconds($0) ?? $0 } }
 
     func origin(in tb: AVRational) -> Int64 { Timeline.timestamp(origin, in: tb) }
 

@@ -106,7 +106,8 @@ package final class Transcoder {
         self.cancel = cancel
         self.plan = plan
         demuxer = try source.takeDemuxer()
-        timeline = Timeline(origin: plan.timeline.origin, length: plan.timeline.length)
+        timeline = Timeline(origin: plan.timeline.origin, length: plan.timeline.length,
+                            slowMotion: plan.timeline.slowMotion == nil ? nil : plan.timeline)
         expectedDuration = plan.timeline.expectedDuration
     }
 
@@ -124,7 +125,7 @@ package final class Transcoder {
                 var audioTimeline = timeline
                 // Only a duration declared exactly is a limit: one estimated from timestamps (MPEG-TS) knows nothing of
                 // recordings joined after the first, whose audio the timestamp repair keeps.
-                if audioTimeline.length == nil && info.declaresExactDurations {
+                if audioTimeline.length == nil && info.declaresExactDurations && plan.timeline.slowMotion == nil {
                     audioTimeline.length = decision.expectedDuration ?? expectedDuration
                 }
                 stages.append(try AudioTranscodeStage(input: input, plan: a, muxer: muxer, timeline: audioTimeline, strict: errors.strict, path: source))
@@ -304,6 +305,8 @@ package final class Transcoder {
             if timeline.length == nil && origin <= info.startTime, let first = counts.inputStart[decision.index] { from = min(from, first) }
             var end = (own ? counts.inputEnd[decision.index] : fileEnd).map { $0 - from } ?? 0
             // Packets without a duration (ASF's) end where their decoded media ends.
+            // On the output's clock (slow motion stretches it): the written end already is.
+            end = timeline.slowMotion.map { $0.outputSeconds(end - (origin - from)) + (origin - from) } ?? end
             if j < counts.endTime.count, let written = counts.endTime[j] { end = max(end, written + (origin - from)) }
             if expected - end > max(0.5, expected * 0.1) {
                 return String(format: "%@ stream #%d: the data ends at %.2f s of %.2f s: the file is truncated",
@@ -324,7 +327,7 @@ package final class Transcoder {
         for k in expected.streams.indices where expected.streams[k].isKept {
             let index = expected.streams[k].index
             if index < inputEnd.count, let end = inputEnd[index], let want = expected.streams[k].expectedDuration {
-                expected.streams[k].expectedDuration = min(want, max(0, end - timeline.origin))
+                expected.streams[k].expectedDuration = min(want, timeline.slowMotion?.outputSeconds(max(0, end - timeline.origin)) ?? max(0, end - timeline.origin))
             }
         }
         func check(decoding: Bool) throws -> Verification {

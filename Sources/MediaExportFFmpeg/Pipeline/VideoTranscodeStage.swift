@@ -56,6 +56,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     private let outPacket = Packet()
     private let originTS: Int64
     private let endTS: Int64?
+    private let timeline: Timeline
     private let frameDuration: Int64
     private let inTimeBase: AVRational
     /// Timestamp (input time base) of the latest frame given to the encoder; `.min` before the first.
@@ -80,6 +81,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         self.inTimeBase = inTimeBase
         originTS = timeline.origin(in: inTimeBase)
         endTS = timeline.end(in: inTimeBase)
+        self.timeline = timeline
 
         let pixFmt = av_get_pix_fmt(plan.pixelFormat)
         scaler = VideoScaler(width: width, height: height, format: pixFmt, path: path)
@@ -150,6 +152,11 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             // Encoder output first: a ready packet goes to the muxer before more work is fed in.
             switch try encoder.receive(into: outPacket) {
             case .packet:
+                if let slow = timeline.slowMotion, outPacket.pointer.pointee.pts != AVCode.noPTS {
+                    // A frame in a slowed region is shown 1/rate times as long (the last one's duration is the file's end).
+                    let rate = slow.rate(atOutput: Double(outPacket.pointer.pointee.pts) * av_q2d(inTimeBase))
+                    outPacket.pointer.pointee.duration = Int64((Double(frameDuration) / rate).rounded())
+                }
                 prepareEncoded(outPacket, from: encoder, to: outputStream, defaultDuration: frameDuration)
                 return .packet(outPacket)
             case .drained:
@@ -248,15 +255,17 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         lastPTS = ts
         if repaired { tally.timestampRepairs = 1 }
         if !graphDecided { try decideGraph(first: frame) }
+        // Where the frame lands in the output: later and further apart in a slow-motion region.
+        let shownTS = timeline.outputTimestamp(outTS, in: inTimeBase)
         if let graph {
             // Counted as encoded when it comes out of the graph (one frame per frame: `bwdif` in send_frame mode).
-            f.pointee.pts = outTS
+            f.pointee.pts = shownTS
             try graph.push(graphInput?.convert(frame, keepAspect: true) ?? frame)
             return tally
         }
         if let crop { try applyCrop(crop, to: frame) }
         let converted = try scaler.convert(frame)
-        converted.pointer.pointee.pts = outTS
+        converted.pointer.pointee.pts = shownTS
         converted.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE  // let the encoder choose; never force keyframes
         try encoder.send(converted)
         tally.videoFrames = 1

@@ -38,13 +38,15 @@ enum ColorProbe {
         return c
     }
 
-    /// Adds what the first frame of `streamIndex` says (HDR10 metadata from SEI) to an HDR stream's colour when
+    /// Adds what the first frame of `streamIndex` says (HDR10 metadata from SEI) to a PQ stream's colour when
     /// the container had none. Reads at most a few hundred packets from a fresh demuxer (the caller's stays where it
     /// is); anything that fails leaves `color` as it was: this only ever adds detail.
     static func addFirstFrameMetadata(to color: inout VideoColor, path: String, streamIndex: Int) {
-        guard color.isHDR, color.mastering == nil, color.contentLight == nil,
+        // PQ only: HLG needs no static metadata (and hardly ever has any). One thread: a frame-threaded decoder would
+        // start a pool to decode one frame (a quarter of a second of CPU for a 1080p HEVC stream).
+        guard color.transferKind == .pq, color.mastering == nil, color.contentLight == nil,
               let demuxer = try? Demuxer(path: path, cancel: nil), streamIndex < demuxer.streams.count,
-              let decoder = try? StreamDecoder(stream: demuxer.streams[streamIndex], path: path) else { return }
+              let decoder = try? StreamDecoder(stream: demuxer.streams[streamIndex], path: path, threads: 1) else { return }
         let packet = Packet(), frame = Frame()
         var gotFrame = false
         for _ in 0..<300 {
