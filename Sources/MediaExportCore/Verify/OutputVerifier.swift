@@ -14,7 +14,8 @@ public enum OutputVerifier {
     ///
     /// - Parameters:
     ///   - delivered: what the executor wrote per output stream (the plan's kept streams, in order).
-    ///   - tags: the container tags the output was given (`creation_time`, `location` are checked).
+    ///   - tags: the container tags the output was given (`creation_time`, `location` and the Live Photo identifier
+    ///     `com.apple.quicktime.content.identifier` are checked).
     ///   - damaged: corrupt input was skipped (as the error policy allows): durations and frame counts are then
     ///     checked against what was written, and the shortfall against the plan is a warning of the export.
     public static func verify(plan: ExportPlan, source: SourceInfo, facts: OutputFacts, delivered: [DeliveredStream],
@@ -86,7 +87,7 @@ public enum OutputVerifier {
             }
         }
 
-        for key in ["creation_time", "location"] {
+        for key in ["creation_time", "location", "com.apple.quicktime.content.identifier"] {
             guard let want = tags[key] else { continue }
             let got = facts.tags[key]
             if key == "creation_time", got == nil, parseDate(want).map({ $0.timeIntervalSince1970 == 0 }) ?? true {
@@ -94,7 +95,7 @@ public enum OutputVerifier {
                 add(key, want, "none", nil)
                 continue
             }
-            let same = key == "creation_time" ? sameInstant(want, got) : got.map { trimmedLocation($0) == trimmedLocation(want) } ?? false
+            let same = key == "creation_time" ? sameInstant(want, got) : got.map { sameLocation(want, $0) } ?? false
             add(key, want, got ?? "none", same)
         }
         if let container = plan.container, container.isQuickTimeFamily {
@@ -255,5 +256,34 @@ public enum OutputVerifier {
     /// ISO 6709 locations compare without the trailing `/` and spaces.
     static func trimmedLocation(_ s: String) -> String {
         s.trimmingCharacters(in: CharacterSet(charactersIn: "/ "))
+    }
+
+    /// Two ISO 6709 locations name the same place: the same text, or the same numbers (the MOV muxer writes an
+    /// altitude `+035.000` back as `+35.000000`).
+    static func sameLocation(_ a: String, _ b: String) -> Bool {
+        if trimmedLocation(a) == trimmedLocation(b) { return true }
+        guard let x = iso6709Numbers(a), let y = iso6709Numbers(b), x.count == y.count else { return false }
+        return zip(x, y).allSatisfy { abs($0 - $1) < 1e-6 }
+    }
+
+    /// The signed numbers of an ISO 6709 string (`+48.8584+002.2945+035.000/` → 48.8584, 2.2945, 35); nil for
+    /// anything else.
+    static func iso6709Numbers(_ s: String) -> [Double]? {
+        var numbers: [Double] = []
+        var current = ""
+        for c in trimmedLocation(s) {
+            if c == "+" || c == "-" {
+                if !current.isEmpty { guard let v = Double(current) else { return nil }; numbers.append(v) }
+                current = String(c)
+            } else if c.isNumber || c == "." {
+                guard !current.isEmpty else { return nil }
+                current.append(c)
+            } else {
+                return nil
+            }
+        }
+        guard let last = Double(current) else { return nil }
+        numbers.append(last)
+        return numbers.isEmpty || numbers.count > 3 ? nil : numbers
     }
 }

@@ -74,12 +74,17 @@ final class Muxer {
         return s
     }
 
-    /// Writes the header; MP4-family outputs get `movflags=+faststart`.
+    /// Writes the header; MP4-family outputs get `movflags=+faststart` (and `+use_metadata_tags` for Apple's keys).
     func writeHeader(metadata: [String: String]) throws {
         for (k, v) in metadata { av_dict_set(&context.pointee.metadata, k, v, 0) }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
-        if container.isQuickTimeFamily { av_dict_set(&options, "movflags", "+faststart", 0) }
+        if container.isQuickTimeFamily {
+            // Apple's keys (the Live Photo pairing `com.apple.quicktime.content.identifier`, make, model, the creation
+            // date with its time zone) are only written as QuickTime metadata keys (`mdta`), as iPhones write them.
+            let apple = metadata.keys.contains { $0.hasPrefix("com.apple.quicktime.") }
+            av_dict_set(&options, "movflags", apple ? "+faststart+use_metadata_tags" : "+faststart", 0)
+        }
         try check(avformat_write_header(context, &options), .mux, path, "writing the \(container.rawValue) header")
         headerWritten = true
     }
