@@ -20,6 +20,8 @@ let package = Package(
         ),
         // The system SQLite, for the batch export database.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The system zlib, to inflate the DEFLATE data inside Apple's .AAE adjustment records.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // FFmpeg's log callback (variadic, so written in C): keeps the last error line for error messages.
         .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
         // The values and the pure planner: presets, requests, edits, plans, events, errors. No C module.
@@ -28,7 +30,7 @@ let package = Package(
         // the pipeline stages and the executor, frame reading, and the file I/O the pipeline writes through.
         .target(name: "MediaExportFFmpeg", dependencies: ["MediaExportCore", "CFFmpeg", "CFFmpegLog"]),
         // The public API: sessions and the fallback chain, assets and versions, batch, regress, thumbnails.
-        .target(name: "MediaExport", dependencies: ["MediaExportCore", "MediaExportFFmpeg", "CSQLite"]),
+        .target(name: "MediaExport", dependencies: ["MediaExportCore", "MediaExportFFmpeg", "CSQLite", "CZlib"]),
         // The command-line tool: argument parsing, renderers, exit codes.
         .executableTarget(
             name: "mediaexport",

@@ -70,7 +70,7 @@ EOF
 seed_adjustment() {
     local dir=$FUZZ/corpus-adjustment
     mkdir -p "$dir"
-    cp -n "$ROOT"/Fixtures/assets/*.AAE "$FUZZ"/findings/*.aae "$dir"/ 2>/dev/null || true
+    cp -n "$ROOT"/Fixtures/assets/*.AAE "$ROOT"/Fixtures/aae/*.AAE "$FUZZ"/findings/*.aae "$dir"/ 2>/dev/null || true
     # Real-looking .AAEs (XML as Photos writes it, binary), and the markup the nesting scan must read as Foundation
     # does: comments, CDATA, processing instructions, empty tags, nesting just under and over the 64-level bound.
     python3 - "$dir" <<'EOF'

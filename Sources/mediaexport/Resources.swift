@@ -28,7 +28,7 @@ struct Resources: ParsableCommand {
 
     func run() throws {
         do {
-            let asset = try Asset.discover(from: file)
+            let asset = try Asset.discover(from: file).describingAdjustments()
             if json {
                 try printJSON(asset)
             } else {

@@ -141,7 +141,7 @@ import Testing
 
     static let duplicate = "duplicate key (each key may appear once in an object)"
     static let nested = "nested more than 64 levels deep"
-    static let sidecarKeys = "unknown key (known: formatVersion, trim, crop, rotate, flip, mute, volume)"
+    static let sidecarKeys = "unknown key (known: formatVersion, trim, crop, rotate, flip, mute, volume, slowMotion)"
 
     static let sidecarCases: [JSONCase] = [
         .init(description: "a key twice", json: utf8(#"{"formatVersion": 1, "mute": true, "mute": false}"#), field: "mute", reason: duplicate),

@@ -62,9 +62,12 @@ import Testing
         #expect(BaselineComparison.differences(actual, Self.measurement(color: partial), .defaults).map(\.property) == ["color.primaries"])
     }
 
-    @Test("the committed baseline, made before colour was measured, loads, and its entries pass with a colour measured")
+    @Test("a baseline made before colour was measured (the committed one, its colour taken out) loads, and its entries pass with a colour measured")
     func oldBaselineLoadsAndPasses() throws {
-        let baseline = try Baseline.load(TestSupport.fixture("regress-baseline.json"))
+        var baseline = try Baseline.load(TestSupport.fixture("regress-baseline.json"))
+        for key in baseline.entries.keys where baseline.entries[key]?.measurement != nil {
+            baseline.entries[key]?.measurement?.color = nil
+        }
         let entries = baseline.entries.values.compactMap(\.measurement)
         #expect(!entries.isEmpty)
         #expect(entries.allSatisfy { $0.color == nil })

@@ -10,6 +10,10 @@ public struct Resource: Codable, Sendable, Equatable {
     public var size: Int64
     /// The container or file type, from the extension (`mov`, `mp4`, `heic`, `aae`, `json` …).
     public var container: String
+    /// An `.AAE`'s decoded record (`Asset.describingAdjustments`); nil otherwise.
+    public var adjustments: AdjustmentInfo?
+    /// Why an `.AAE` could not be read, when it could not.
+    public var error: String?
 }
 
 /// One logical item (like `PHAsset`): one media file plus only the files that name it by Apple's conventions or
@@ -46,6 +50,18 @@ public struct Asset: Codable, Sendable, Equatable {
     public var editSidecar: Resource? { resources.first { $0.kind == .editSidecar } }
     /// Apple's `.AAE`, if any.
     public var adjustmentData: Resource? { resources.first { $0.kind == .adjustmentData } }
+
+    /// The asset with its `.AAE` decoded into its resource entry (what `mediaexport resources` shows); a bad one
+    /// gets its error instead. Only here and where an `.AAE` decides the version is it read.
+    public func describingAdjustments() -> Asset {
+        var copy = self
+        for i in copy.resources.indices where copy.resources[i].kind == .adjustmentData {
+            do { copy.resources[i].adjustments = try AdjustmentInfo.load(path: copy.resources[i].path) } catch {
+                copy.resources[i].error = (error as? ExportError)?.description ?? "\(error)"
+            }
+        }
+        return copy
+    }
 
     /// Finds the asset that `path` belongs to. Any of its resources may be given: the original, the rendered
     /// edit, the still of a Live Photo, or a sidecar. File-name case does not matter. A file that belongs to no
@@ -98,12 +114,18 @@ public struct Asset: Codable, Sendable, Equatable {
 
 
 extension AdjustmentInfo {
-    /// Reads an `.AAE` (XML or binary property list) of at most `UntrustedFile.maxBytes`.
+    /// Reads an `.AAE` (XML or binary property list) of at most `UntrustedFile.maxBytes`, and decodes its
+    /// `adjustmentData` (inflated with zlib to at most 4 MB).
     public static func load(path: String) throws -> AdjustmentInfo {
         let data: Data
         do { data = try UntrustedFile.read(path, kind: ".AAE files") } catch let refusal as UntrustedFile.Refusal {
             throw ExportError.invalidSidecar(path: path, field: refusal.field, reason: refusal.reason)
         }
         return try parse(data, path: path)
+    }
+
+    /// Parses an `.AAE`'s bytes with zlib as the inflater; `path` names the file in errors.
+    public static func parse(_ data: Data, path: String) throws -> AdjustmentInfo {
+        try parse(data, path: path, inflate: Inflate.raw)
     }
 }

@@ -9,6 +9,8 @@ struct VersionSelection {
     /// The original's path when the resource delivered is the asset's rendered edit (its capture metadata —
     /// creation time, location, make/model, Live Photo identifier — are taken from there when the edit lacks them).
     var metadataSource: String? = nil
+    /// The file the edits come from (the JSON sidecar, or the `.AAE` rendered): named in their errors and notes.
+    var editsFile: String? = nil
 }
 
 /// Chooses the resource and edits for a requested version.
@@ -38,7 +40,8 @@ enum VersionResolver {
             return VersionSelection(report: VersionReport(requested: version, delivered: delivered, resource: resource.path,
                                                           resourceKind: resource.kind, sidecar: sidecar, adjustmentData: adjustment,
                                                           reason: reason + told),
-                                    edits: edits, metadataSource: fromEdit ? asset.original?.path : nil)
+                                    edits: edits, metadataSource: fromEdit ? asset.original?.path : nil,
+                                    editsFile: edits == nil ? nil : sidecar ?? asset.adjustmentData?.path)
         }
 
         if version == .original {
@@ -77,8 +80,20 @@ enum VersionResolver {
         // one fails this asset's current version alone, never its original, a rendered edit or a sidecar's edits.
         if let aae = asset.adjustmentData {
             let adjustment = try AdjustmentInfo.load(path: aae.path)
+            let rendering = AppleEditRendering(adjustment)
+            if rendering.isRenderable, let edits = rendering.edits {
+                var chosen = selection(.current, original, adjustment: adjustment,
+                                       reason: "Apple edits from \(name(aae.path)) (\(rendering.applied.joined(separator: ", "))) rendered from the original",
+                                       edits: edits)
+                chosen.report.appliedAdjustments = rendering.applied
+                return chosen
+            }
+            if rendering.unrenderable.isEmpty {
+                return selection(.current, original, adjustment: adjustment,
+                                 reason: "\(name(aae.path)) changes nothing in the movie (poster frame or disabled adjustments): the current version is the original")
+            }
             let what = [adjustment.formatIdentifier, adjustment.formatVersion.map { "version \($0)" }].compactMap { $0 }.joined(separator: " ")
-            let reason = "\(name(aae.path)) holds Apple edits (\(what)) that cannot be rendered here and there is no rendered edit"
+            let reason = "\(name(aae.path)) holds Apple edits (\(what)) that cannot be rendered here: \(rendering.unrenderable.joined(separator: "; ")); there is no rendered edit"
             if requireCurrent { throw ExportError.versionUnavailable(path: input, version: .current, reason: reason) }
             return selection(.original, original, adjustment: adjustment, reason: reason + "; delivering the original")
         }

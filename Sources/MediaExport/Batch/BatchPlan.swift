@@ -396,7 +396,7 @@ public enum BatchPlanner {
         } else if options.policy == .always {
             item.reason = "policy always"
         } else if let edits = selection.edits, !edits.isEmpty {
-            item.reason = "edits from \((selection.report.sidecar as NSString?)?.lastPathComponent ?? "a sidecar") to apply"
+            item.reason = "edits from \((selection.editsFile as NSString?)?.lastPathComponent ?? "a sidecar") to apply"
         } else if let misfit = ExportPlanner.misfit(info, preset: preset) {
             item.reason = misfit
         } else if let truncation = try? measuredTruncation(source) {

@@ -199,7 +199,7 @@ public final class ExportSession: Sendable {
 
     /// The edits a fallback route cannot apply, if the version delivered would then not be the current one.
     private func editsLost(by route: ExportRoute, selection: VersionSelection) -> String? {
-        ExportPlanner.editsLost(by: route, edits: selection.edits, sidecarName: (selection.report.sidecar as NSString?)?.lastPathComponent,
+        ExportPlanner.editsLost(by: route, edits: selection.edits, sidecarName: (selection.editsFile as NSString?)?.lastPathComponent,
                                 timeRangeGiven: request.timeRange != nil, deliversCurrent: selection.report.delivered == .current)
     }
 
@@ -215,7 +215,7 @@ public final class ExportSession: Sendable {
 
         let source = try run.source(cancel: token)
         let edits = selection.edits
-        if let edits, let sidecar = selection.report.sidecar {
+        if let edits, let sidecar = selection.editsFile {
             try edits.validate(against: source.info, path: sidecar)
             if request.preset.passthrough && !edits.needsTranscode.isEmpty {
                 throw ExportError.editNeedsTranscode(path: sidecar, edits: edits.needsTranscode)

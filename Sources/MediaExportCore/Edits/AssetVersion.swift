@@ -19,11 +19,13 @@ public struct VersionReport: Codable, Sendable, Equatable {
     public var resourceKind: ResourceKind
     /// The JSON edit sidecar applied, if any.
     public var sidecar: String?
-    /// Apple adjustment data, when an `.AAE` decided the version (recognised, not rendered). An `.AAE` is read only
-    /// then: beside a rendered edit, a sidecar or for the original it is not read, and this is nil.
+    /// Apple adjustment data, when an `.AAE` decided the version (rendered, or named as not renderable). An `.AAE` is
+    /// read only then: beside a rendered edit, a sidecar or for the original it is not read, and this is nil.
     public var adjustmentData: AdjustmentInfo?
     /// Why this resource and version.
     public var reason: String
+    /// The Apple adjustments rendered (`Trim`, `SlowMotion`, `Mute`), when an `.AAE` was rendered.
+    public var appliedAdjustments: [String]?
 
     /// Creates the value from each of its fields.
     public init(requested: AssetVersion, delivered: AssetVersion, resource: String, resourceKind: ResourceKind, sidecar: String? = nil, adjustmentData: AdjustmentInfo? = nil, reason: String) {

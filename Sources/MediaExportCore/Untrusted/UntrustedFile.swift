@@ -21,11 +21,11 @@ package enum UntrustedFile {
         package init(field: String, reason: String) { self.field = field; self.reason = reason }
     }
 
-    /// The refusal for a file over `maxBytes`: "file is 20 MB; edit sidecars are at most 1 MB".
-    package static func tooLarge(_ size: Int64, kind: String) -> Refusal {
+    /// The refusal for a file over `limit` (`maxBytes` unless said): "file is 20 MB; edit sidecars are at most 1 MB".
+    package static func tooLarge(_ size: Int64, kind: String, limit: Int = maxBytes) -> Refusal {
         let mb = Double(size) / Double(1 << 20)
         let shown = mb < 10 ? String(format: "%.1f", mb) : String(format: "%.0f", mb)
-        return Refusal(field: "-", reason: "file is \(shown) MB; \(kind) are at most \(maxBytes >> 20) MB")
+        return Refusal(field: "-", reason: "file is \(shown) MB; \(kind) are at most \(limit >> 20) MB")
     }
 
     /// True when the bytes are well-formed UTF-8 with no NUL and no UTF-16 byte-order mark. Text parsers get only
@@ -46,10 +46,12 @@ package enum UntrustedFile {
 /// `{"mute": true, "mute": false}` would mean whatever the parser picked). It does not validate the rest of the
 /// syntax: on text that is not JSON it stops, and the JSON parser then reports the error.
 package enum JSONStructure {
-    /// Throws `UntrustedFile.Refusal` for bytes over `UntrustedFile.maxBytes` (`kind` names the files: "edit
-    /// sidecars"), naming the key path of a duplicate key (`trim.start`), or for the nesting.
-    package static func check(_ data: Data, kind: String, maxDepth: Int = UntrustedFile.maxDepth) throws {
-        if data.count > UntrustedFile.maxBytes { throw UntrustedFile.tooLarge(Int64(data.count), kind: kind) }
+    /// Throws `UntrustedFile.Refusal` for bytes over `maxBytes` (`kind` names the files: "edit sidecars"), naming
+    /// the key path of a duplicate key (`trim.start`), or for the nesting. `maxBytes` is larger only for text that
+    /// was inflated under its own bound (an `.AAE`'s adjustment data).
+    package static func check(_ data: Data, kind: String, maxDepth: Int = UntrustedFile.maxDepth,
+                              maxBytes: Int = UntrustedFile.maxBytes) throws {
+        if data.count > maxBytes { throw UntrustedFile.tooLarge(Int64(data.count), kind: kind, limit: maxBytes) }
         // JSON text is UTF-8 (RFC 8259); UTF-16 or UTF-32, which JSONSerialization would convert, could hide
         // brackets from a byte scan.
         guard UntrustedFile.isUTF8Text(data) else { throw UntrustedFile.Refusal(field: "-", reason: "not valid JSON (not UTF-8 text)") }

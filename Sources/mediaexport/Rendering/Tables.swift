@@ -165,7 +165,39 @@ public enum ResourceTable {
         for r in asset.resources {
             rows.append([r.kind.rawValue, HumanSummary.bytes(r.size), r.container, r.path])
         }
-        return "asset \(asset.baseName) in \(asset.directory)\n" + PresetTable.align(rows)
+        var lines = ["asset \(asset.baseName) in \(asset.directory)", PresetTable.align(rows)]
+        for r in asset.resources where r.kind == .adjustmentData {
+            let name = (r.path as NSString).lastPathComponent
+            if let error = r.error { lines.append("\(name): \(error)"); continue }
+            guard let info = r.adjustments else { continue }
+            lines.append("\(name): \([info.formatIdentifier, info.formatVersion].compactMap { $0 }.joined(separator: " "))"
+                         + (info.editor.map { " by \($0)" } ?? ""))
+            for a in info.adjustments { lines.append("  " + adjustmentLine(a)) }
+            if let why = info.undecodable { lines.append("  (\(why))") }
+            let rendering = AppleEditRendering(info)
+            lines.append(rendering.isRenderable ? "  current version: rendered from the original (\(rendering.applied.joined(separator: ", ")))"
+                         : rendering.unrenderable.isEmpty ? "  current version: the original (nothing in the record changes the movie)"
+                         : "  current version: cannot be rendered here (\(rendering.unrenderable.joined(separator: "; ")))")
+        }
+        lines += asset.notes.map { "note: \($0)" }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One decoded adjustment, e.g. `Trim 0.512–2.766 s`.
+    static func adjustmentLine(_ a: AppleAdjustment) -> String {
+        var text = a.identifier
+        switch a.settings {
+        case .trim(let start, let end): text += String(format: " %.3f–%.3f s", start, end)
+        case .slowMotion(let rate, let regions):
+            text += String(format: " at %g× over ", rate) + regions.map { String(format: "%.3f–%.3f s", $0.start, $0.start + $0.duration) }.joined(separator: ", ")
+        case .mute: break
+        case .crop(let x, let y, let w, let h): text += String(format: " %.0fx%.0f at (%.0f, %.0f)", w, h, x, y)
+        case .orientation(let o): text += " \(o)"
+        case .posterFrame(let t): text += String(format: " at %.3f s", t)
+        case .other: break
+        case .unreadable(let reason): text += " (unreadable: \(reason))"
+        }
+        return a.enabled ? text : text + " (disabled)"
     }
 }
 

@@ -1,0 +1,50 @@
+internal import CZlib
+import Foundation
+
+/// Raw DEFLATE inflation (zlib with `windowBits = -15`: no zlib header or checksum), as Photos stores the JSON of
+/// `com.apple.photo` and `com.apple.video` adjustment data. The input is an upload's: the output is bounded, and
+/// inflation stops as soon as it passes the bound, so a small "bomb" costs at most `limit + 1` bytes and the time
+/// to make them.
+enum Inflate {
+    /// The inflated bytes of one complete DEFLATE stream at the start of `data` (bytes after the stream's end are
+    /// ignored, like Python's `zlib.decompressobj`), or nil when the data is not DEFLATE, ends before the stream
+    /// does, or inflates to more than `limit` bytes. zlib writes straight into the result, which grows by doubling
+    /// and never past `limit + 1` bytes (the one byte more tells "exactly the limit" from "past it").
+    static func raw(_ data: Data, limit: Int) -> Data? {
+        guard limit >= 0, limit < Int(UInt32.max), data.count <= Int(UInt32.max) else { return nil }
+        var stream = z_stream()
+        guard cz_inflate_init_raw(&stream) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var output = Data(count: min(limit + 1, max(4 * data.count, 4096)))
+        var written = 0
+        return data.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> Data? in
+            stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+            stream.avail_in = uInt(input.count)
+            while true {
+                if written == output.count {
+                    guard output.count <= limit else { return nil }
+                    output.count = min(limit + 1, output.count * 2)
+                }
+                let room = output.count - written
+                let status = output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Int32 in
+                    stream.next_out = out.bindMemory(to: Bytef.self).baseAddress! + written
+                    stream.avail_out = uInt(room)
+                    return CZlib.inflate(&stream, Z_NO_FLUSH)
+                }
+                written += room - Int(stream.avail_out)
+                switch status {
+                case Z_STREAM_END:
+                    guard written <= limit else { return nil }
+                    output.count = written
+                    return output
+                case Z_OK:
+                    // All input read, room left for output, and no end of stream: the data is cut short.
+                    if stream.avail_in == 0 && stream.avail_out > 0 { return nil }
+                default:
+                    // Z_BUF_ERROR (no progress possible: truncated), Z_DATA_ERROR, Z_MEM_ERROR, Z_NEED_DICT.
+                    return nil
+                }
+            }
+        }
+    }
+}
