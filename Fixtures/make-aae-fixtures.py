@@ -11,6 +11,7 @@ real Photos files): python3's standard library only. Run from anywhere; the outp
   portrait.AAE          com.apple.photo 1.4 with PortraitVideo (Cinematic) only: kept by name, not rendered
   thirdparty.AAE        com.example.editor: opaque bytes
   binary-envelope.AAE   trim.AAE's record written as a binary plist envelope
+  trim-past-end.AAE     Trim 1 s to 4.02 s (600 timescale): past a 4 s movie's end, as Photos may write it
 
 Hostile records (each must give `undecodable` with a reason, quickly, and never crash):
   hostile-bomb.AAE          raw DEFLATE of 8 MB (JSON followed by spaces): past the 4 MB inflation bound
@@ -100,6 +101,10 @@ def main() -> None:
     trim = aae("com.apple.video", "1.0", deflate(TRIM_JSON))
     write("trim.AAE", trim)
     write("binary-envelope.AAE", trim, fmt=plistlib.FMT_BINARY)
+    # A trim whose end Photos wrote a little past the movie's end (4.02 s of a 4 s clip, on its 600 timescale): "to the end".
+    past = {"identifier": "Trim", "formatVersion": 1,
+            "settings": {"startTime": cmtime(600, 600, 1), "endTime": cmtime(2412, 600, 1)}}
+    write("trim-past-end.AAE", aae("com.apple.video", "1.0", deflate(compact({"adjustments": [past]}))))
     write("slomo.AAE", aae("com.apple.video.slomo", "1.1", plistlib.dumps(SLOMO, fmt=plistlib.FMT_BINARY, sort_keys=True)))
 
     photo = {

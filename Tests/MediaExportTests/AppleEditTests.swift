@@ -35,6 +35,16 @@ import Testing
         #expect(probe.tags["creation_time"] == "2024-05-01T12:34:56.000000Z")
     }
 
+    @Test func aTrimEndingJustPastTheMovieRunsToItsEnd() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let movie = try Self.asset(dir, number: 8, seconds: 4, fps: 30, aae: "trim-past-end.AAE")
+        let out = dir.appendingPathComponent("out.mp4").path
+        let completed = try TestSupport.export(movie, to: out, preset: "1280x720")
+        #expect(completed.version?.delivered == .current)
+        #expect(abs(try FFprobe(out).duration - 3) < 0.05)
+    }
+
     @Test func appleSlowMotionStretchesVideoAndAudioAlike() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }

@@ -214,7 +214,12 @@ public final class ExportSession: Sendable {
         if route == .copy { return try byteCopy(run: run, report: report, target: &target) }
 
         let source = try run.source(cancel: token)
-        let edits = selection.edits
+        var edits = selection.edits
+        // Photos writes a trim's end on its own clock: one that runs a few milliseconds past the media's end means
+        // "to the end" (a sidecar's user-written end past the end stays an error).
+        if selection.report.adjustmentData != nil, let t = edits?.trim, let d = source.info.duration, t.end > d, t.end - d < 0.5 {
+            edits?.trim?.end = d
+        }
         if let edits, let sidecar = selection.editsFile {
             try edits.validate(against: source.info, path: sidecar)
             if request.preset.passthrough && !edits.needsTranscode.isEmpty {
