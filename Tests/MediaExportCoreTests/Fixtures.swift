@@ -110,6 +110,8 @@ func summary(_ d: StreamDecision) -> String {
         return s
     case .transcodeAudio(let a):
         return "#\(d.index) audio → \(a.settings.codec.rawValue) \(a.channels)ch" + (a.gain != 1 ? " gain \(a.gain)" : "")
+    case .transcodeSubtitle(let codec):
+        return "#\(d.index) \(d.kind.rawValue) → \(codec)"
     case .copy(let m):
         var s = "#\(d.index) \(d.kind.rawValue) copy"
         if let w = d.width, let h = d.height { s += " \(w)x\(h)" }

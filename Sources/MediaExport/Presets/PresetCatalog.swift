@@ -122,6 +122,12 @@ public struct PresetCatalog: Sendable {
             if !(0...51).contains(v.crf) { throw bad("video.crf", "must be between 0 and 51, got \(v.crf)") }
             let formats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv444p"]
             if !formats.contains(v.pixelFormat) { throw bad("video.pixelFormat", "must be one of \(formats.joined(separator: ", "))") }
+            let rates = 10_000...2_000_000_000
+            if let m = v.maxBitrate, !rates.contains(m) { throw bad("video.maxBitrate", "must be between 10000 and 2000000000 bits/s, got \(m)") }
+            if let b = v.bufferSize {
+                if v.maxBitrate == nil { throw bad("video.bufferSize", "needs video.maxBitrate") }
+                if !rates.contains(b) { throw bad("video.bufferSize", "must be between 10000 and 2000000000 bits, got \(b)") }
+            }
             if v.hdr == .keep && v.codec != .hevc {
                 throw bad("video.hdr", "keep needs codec hevc (10-bit H.264 HDR plays almost nowhere); use tonemap")
             }

@@ -234,8 +234,15 @@ public final class ExportSession: Sendable {
         if let cut = ExportPlanner.keyframeLookup(source: source.info, preset: request.preset, route: route, edits: edits, range: request.timeRange) {
             try source.lookUpKeyframe(at: cut)
         }
+        // An audio selection that matches nothing is a usage error, not a reason to deliver every track by copy.
+        let audio = source.info.streams.filter { $0.kind == .audio }
+        if let wanted = request.tracks.audioLanguages, !wanted.isEmpty, !audio.isEmpty,
+           !audio.contains(where: { request.tracks.wants(language: $0.language) }) {
+            let have = Set(audio.map { $0.language ?? "und" }).sorted().joined(separator: ", ")
+            throw ExportError.noUsableStreams(path: source.info.path, reason: "no audio stream in \(wanted.joined(separator: ", ")) (the file has: \(have))")
+        }
         let plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: route, container: container,
-                                          edits: edits, range: request.timeRange)
+                                          edits: edits, range: request.timeRange, tracks: request.tracks)
         if !plan.isPossible { throw RouteSkipped(plan: plan, path: source.info.path) }
         let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags())
         var notes = plan.notes
@@ -324,7 +331,7 @@ public final class ExportSession: Sendable {
         let size = FileSystem.size(output) ?? 0
         let video = info?.streams.first { $0.type == "video" }
         return .init(output: output, bytes: size, duration: info?.duration ?? 0,
-                     codecs: info?.streams.map(\.codec) ?? [], width: video?.width, height: video?.height,
+                     codecs: info?.streams.filter { $0.isChapterTrack != true }.map(\.codec) ?? [], width: video?.width, height: video?.height,
                      wallTime: Date().timeIntervalSince(began), skippedPackets: skipped, notes: notes, version: report)
     }
 

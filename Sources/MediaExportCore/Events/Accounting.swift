@@ -8,7 +8,7 @@ public enum Accounting {
                                 version: VersionReport?) -> [String] {
         var out: [String] = []
         for d in plan.streams {
-            guard case .drop(let reason) = d.action else { continue }
+            guard case .drop(let reason) = d.action, reason != ExportPlanner.chapterTrackReason else { continue }
             out.append("stream #\(d.index) \(d.kind.rawValue) (\(d.codec)) dropped: \(reason)")
         }
         if skippedPackets > 0 { out.append("\(skippedPackets) corrupt packet\(skippedPackets == 1 ? "" : "s") or frame\(skippedPackets == 1 ? "" : "s") skipped") }

@@ -23,6 +23,8 @@ public struct ExportPlan: Sendable, Equatable {
     /// 'zzv9')`; they make the transcode impossible. Kept apart from `impossible` so that the session can tell a
     /// skipped route from an input with nothing to export (and, for a transcode, report a decode failure as today).
     public var blockers: [String]
+    /// The audio stream the output marks as its default, when a track selection chose among them (the first kept).
+    public var defaultAudio: Int?
 
     /// Creates a plan.
     public init(route: ExportRoute, container: Container?, streams: [StreamDecision], timeline: PlannedTimeline,
@@ -111,6 +113,9 @@ public struct StreamDecision: Sendable, Equatable {
         case transcodeVideo(VideoPlan)
         /// Decode, resample and encode with the preset's audio settings.
         case transcodeAudio(AudioPlan)
+        /// Decode a text subtitle and encode it with the named subtitle encoder (`mov_text` for MP4/MOV/M4V), its
+        /// cues moved onto the output's timeline.
+        case transcodeSubtitle(codec: String)
         /// Copy the packets; `displayMatrix` replaces the source's (nil copies the source's).
         case copy(displayMatrix: [Int32]?)
         /// Leave the stream out, and why.
@@ -131,6 +136,8 @@ public struct StreamDecision: Sendable, Equatable {
             plan.action = .transcode; plan.outputCodec = v.settings.codec.rawValue
         case .transcodeAudio(let a):
             plan.action = .transcode; plan.outputCodec = a.settings.codec.rawValue
+        case .transcodeSubtitle(let codec):
+            plan.action = .transcode; plan.outputCodec = codec
         case .copy:
             plan.action = .copy; plan.outputCodec = codec
         case .drop(let reason):

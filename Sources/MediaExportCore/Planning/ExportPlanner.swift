@@ -11,6 +11,8 @@ import Foundation
 ///   cannot hold a main stream the preset keeps (`blockers`).
 /// - `.copy`: a byte copy of the resource; always possible, applies no edit and no range.
 public enum ExportPlanner {
+    /// Why a QuickTime chapter track is not a stream of the output (its chapters are; not a loss, so no warning).
+    public static let chapterTrackReason = "chapter track: the chapters themselves are carried over"
     /// The note on a copied video whose rotation or flip went into the display matrix.
     public static let losslessGeometryNote = "rotation/flip applied losslessly to the display matrix"
 
@@ -25,8 +27,9 @@ public enum ExportPlanner {
     ///     planning (`editNeedsTranscode`), as today; planned anyway, a stream copy simply does not apply them.
     /// - Throws: only `ExportError.invalidTimeRange` (bad range) — everything else is a plan (an impossible one
     ///   carries its reason). The byte copy never throws: it does not read the range.
+    ///   - tracks: which audio streams to keep (`--audio-language`, `--audio first`); every one by default.
     public static func plan(source: SourceInfo, preset: Preset, route: ExportRoute, container: Container?,
-                            edits: EditSidecar?, range: TimeRange?) throws -> ExportPlan {
+                            edits: EditSidecar?, range: TimeRange?, tracks: TrackSelection = .all) throws -> ExportPlan {
         if route == .copy { return byteCopy(source, range: range) }
 
         let mode = Mode(preset: preset, route: route)
@@ -51,9 +54,16 @@ public enum ExportPlanner {
         var blockers: [String] = []
         let planned = timeline
         for stream in source.streams {
-            var d = decide(stream, source: source, preset: preset, mode: mode, container: container, edits: edits, blockers: &blockers)
+            var d = decide(stream, source: source, preset: preset, mode: mode, container: container, edits: edits, tracks: tracks,
+                           blockers: &blockers)
             if d.isKept { expect(&d, stream: stream, source: source, timeline: planned) }
             decisions.append(d)
+        }
+        // `--audio first`: the first audio stream kept, alone.
+        if tracks.firstAudioOnly, let first = decisions.first(where: { $0.kind == .audio && $0.isKept }) {
+            for k in decisions.indices where decisions[k].kind == .audio && decisions[k].isKept && decisions[k].index != first.index {
+                decisions[k].action = .drop(reason: "--audio first keeps only audio stream #\(first.index)")
+            }
         }
         // A kind of stream the source has and the preset keeps is never lost whole: if every video (or every audio)
         // stream had to be dropped — no picture size, no sample rate, only cover art left — the route cannot deliver
@@ -92,8 +102,10 @@ public enum ExportPlanner {
             // instead would deliver, say, the audio alone as a successful transcode. Skipping the route keeps the chain.
             impossible = "\(mode.streamCopy ? "remux" : "transcode") skipped: \(blockers.joined(separator: "; "))"
         }
-        return ExportPlan(route: route, container: container, streams: decisions, timeline: timeline, notes: notes,
-                          impossible: impossible, blockers: blockers)
+        var plan = ExportPlan(route: route, container: container, streams: decisions, timeline: timeline, notes: notes,
+                              impossible: impossible, blockers: blockers)
+        if !tracks.keepsAll { plan.defaultAudio = decisions.first { $0.kind == .audio && $0.isKept }?.index }
+        return plan
     }
 
     /// The cut the FFmpeg layer should look up a keyframe for (`SourceInfo.cutKeyframe`) before planning `route`:
@@ -163,7 +175,7 @@ public enum ExportPlanner {
 
     /// The decision for one stream. Order of the checks (and so which reason wins) is today's.
     static func decide(_ s: SourceStream, source: SourceInfo, preset: Preset, mode: Mode, container: Container, edits: EditSidecar?,
-                       blockers: inout [String]) -> StreamDecision {
+                       tracks: TrackSelection = .all, blockers: inout [String]) -> StreamDecision {
         var d = StreamDecision(index: s.index, kind: s.kind, codec: s.codec, action: .drop(reason: ""))
         func drop(_ reason: String) -> StreamDecision { d.action = .drop(reason: reason); return d }
         let ext = ".\(container.rawValue)"
@@ -176,8 +188,12 @@ public enum ExportPlanner {
             return drop("no decoder for \(s.codec)")
         }
 
+        if s.isChapterTrack { return drop(chapterTrackReason) }
         if s.isAttachedPicture { return drop("cover art (attached picture) is not carried over") }
         if edits?.mute == true && s.kind == .audio { return drop("muted by the edit sidecar") }
+        if s.kind == .audio && !tracks.wants(language: s.language) {
+            return drop("language \(s.language ?? "und") is not in --audio-language \((tracks.audioLanguages ?? []).joined(separator: ","))")
+        }
 
         if mode.streamCopy {
             let isMain = s.index == source.mainVideo || s.index == source.mainAudio
@@ -238,9 +254,24 @@ public enum ExportPlanner {
             d.action = .transcodeAudio(AudioPlan(channels: max(1, min(a.channels, s.channels)), settings: a, gain: edits?.volume ?? 1))
             return d
         case .subtitle:
-            guard s.fitsIn.contains(container) else { return drop("\(ext) cannot hold \(s.codec) subtitles") }
-            d.action = .copy(displayMatrix: nil)
-            return d
+            if s.fitsIn.contains(container) {
+                d.action = .copy(displayMatrix: nil)
+                return d
+            }
+            // MP4/MOV/M4V hold text subtitles only as `mov_text` (3GPP timed text): other text formats are converted,
+            // as HandBrake does. Their styling comes through as far as mov_text has it (see SubtitleTranscodeStage).
+            // Pictures cannot become text. (`.m4a` holds audio only.)
+            let text: Set<String> = ["subrip", "srt", "ass", "ssa", "webvtt", "mov_text", "text"]
+            let bitmap = ["hdmv_pgs_subtitle": "PGS", "dvb_subtitle": "DVB", "dvd_subtitle": "VobSub", "xsub": "XSUB"]
+            if container.isQuickTimeFamily && container != .m4a {
+                if let kind = bitmap[s.codec] { return drop("bitmap subtitles (\(kind)) cannot be converted to mov_text; burn-in is not done") }
+                if text.contains(s.codec) {
+                    if !s.decodable { return undecodable() }
+                    d.action = .transcodeSubtitle(codec: "mov_text")
+                    return d
+                }
+            }
+            return drop("\(ext) cannot hold \(s.codec) subtitles")
         case .data, .attachment:
             return drop("\(s.kind.rawValue) streams are not exported")
         }

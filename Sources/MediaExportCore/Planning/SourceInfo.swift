@@ -153,6 +153,8 @@ public struct SourceStream: Sendable, Equatable, Codable {
     public var displayMatrix: [Int32]?
     /// Colour, bit depth, field order and HDR metadata (video only).
     public var color: VideoColor?
+    /// A QuickTime chapter track (text the demuxer reads into the file's chapters and discards as a stream).
+    public var isChapterTrack: Bool = false
 
     /// Creates a stream description; everything but the identity has a neutral default.
     public init(index: Int, kind: Kind, codec: String, codecKnown: Bool = true, decodable: Bool = true,

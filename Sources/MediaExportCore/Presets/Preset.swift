@@ -79,6 +79,11 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     public var toneMap: ToneMapCurve
     /// Deinterlace interlaced sources (`bwdif`, one frame per frame); default true, as HandBrake's decomb.
     public var deinterlace: Bool
+    /// A ceiling on the video bit rate in bits/s (the CRF stays the target; x264/x265's VBV caps it: ffmpeg's
+    /// `-maxrate`, Immich's `maxBitrate`); nil: none.
+    public var maxBitrate: Int?
+    /// The VBV buffer in bits for `maxBitrate`; nil: twice `maxBitrate` (ffmpeg's `-bufsize`).
+    public var bufferSize: Int?
 
     /// Creates video settings.
     public init(codec: VideoCodec, encoderPreset: String = "medium", crf: Int = 23, maxSize: SizeBox? = nil,
@@ -86,10 +91,11 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         self.codec = codec; self.encoderPreset = encoderPreset; self.crf = crf; self.maxSize = maxSize
         self.pixelFormat = pixelFormat; self.hdr = hdr ?? HDRHandling.defaultFor(codec); self.toneMap = toneMap
         self.deinterlace = deinterlace
+        self.maxBitrate = nil; self.bufferSize = nil
     }
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case codec, encoderPreset, crf, maxSize, pixelFormat, hdr, toneMap, deinterlace
+        case codec, encoderPreset, crf, maxSize, pixelFormat, hdr, toneMap, deinterlace, maxBitrate, bufferSize
     }
 
     public init(from decoder: Decoder) throws {
@@ -102,6 +108,8 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         hdr = try c.decodeIfPresent(HDRHandling.self, forKey: .hdr) ?? HDRHandling.defaultFor(codec)
         toneMap = try c.decodeIfPresent(ToneMapCurve.self, forKey: .toneMap) ?? .hable
         deinterlace = try c.decodeIfPresent(Bool.self, forKey: .deinterlace) ?? true
+        maxBitrate = try c.decodeIfPresent(Int.self, forKey: .maxBitrate)
+        bufferSize = try c.decodeIfPresent(Int.self, forKey: .bufferSize)
     }
 }
 

@@ -57,6 +57,8 @@ public struct StreamInfo: Codable, Sendable, Equatable {
     public var color: VideoColor?
     /// `sdr`, `hlg`, `pq` or `dolby-vision` (video only).
     public var hdr: HDRKind?
+    /// A QuickTime chapter track (the file's chapters as text; FFmpeg reads it into the chapters).
+    public var isChapterTrack: Bool?
 
     /// Creates the value from each of its fields.
     public init(index: Int, type: String, codec: String, profile: String? = nil, width: Int? = nil, height: Int? = nil, displayWidth: Int? = nil, displayHeight: Int? = nil, pixelFormat: String? = nil, frameRate: Double? = nil, rotation: Int? = nil, channels: Int? = nil, channelLayout: String? = nil, sampleRate: Int? = nil, language: String? = nil, bitRate: Int64? = nil, duration: Double? = nil, isAttachedPicture: Bool) {

@@ -38,6 +38,8 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     /// Start the chain at this route instead of the preset's (a batch that knows a file already fits the
     /// preset asks for `remux` or `copy`); later fallbacks follow `fallback`.
     public var startRoute: ExportRoute?
+    /// Which audio streams to keep (every decodable one by default).
+    public var tracks: TrackSelection = .all
 
     /// Creates a request. `timeRange` is on the timeline of the version delivered (after a sidecar's trim).
     public init(input: String, output: String, preset: Preset, timeRange: TimeRange? = nil, overwrite: Bool = false, sandbox: String? = nil,
@@ -50,7 +52,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, startRoute
+        case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, startRoute, tracks
     }
 
     public init(from decoder: Decoder) throws {
@@ -67,6 +69,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         startRoute = try c.decodeIfPresent(ExportRoute.self, forKey: .startRoute)
         fallback = try c.decodeIfPresent(FallbackPolicy.self, forKey: .fallback) ?? .auto
         errors = try c.decodeIfPresent(ErrorPolicy.self, forKey: .errors) ?? ErrorPolicy()
+        tracks = try c.decodeIfPresent(TrackSelection.self, forKey: .tracks) ?? .all
     }
 
     /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the

@@ -57,7 +57,7 @@ public enum OutputVerifier {
                 }
                 // A copied audio stream's channel count is in its bitstream, which a copy cannot change (HE-AAC v2
                 // signals its stereo only in the data, so headers disagree): not checked.
-            case .drop:
+            case .transcodeSubtitle, .drop:
                 break
             }
             if let language = src?.language {
@@ -141,6 +141,7 @@ public enum OutputVerifier {
         switch d.action {
         case .transcodeVideo(let v): return v.settings.codec.rawValue
         case .transcodeAudio(let a): return a.settings.codec.rawValue
+        case .transcodeSubtitle(let codec): return codec
         case .copy, .drop: return d.codec
         }
     }

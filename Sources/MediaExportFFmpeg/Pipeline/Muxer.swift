@@ -74,6 +74,17 @@ final class Muxer {
         return s
     }
 
+    /// Gives the output its chapters (see `Chapters.forOutput`); before `writeHeader`, which writes them: Matroska
+    /// in its `Chapters` element, MP4/MOV/M4A as a QuickTime chapter track (a text track each media track's `chap`
+    /// reference names, read back as a discarded `bin_data` stream) plus a Nero `chpl` box. The context owns them
+    /// and frees them with itself (`avformat_free_context` in deinit).
+    func setChapters(_ chapters: [OutputChapter]) throws {
+        guard !headerWritten else {
+            throw ExportError.ffmpeg(stage: .mux, path: path, code: -1, message: "chapters given after the header was written")
+        }
+        try ChapterCopy.attach(chapters, to: context, path: path)
+    }
+
     /// Writes the header; MP4-family outputs get `movflags=+faststart` (and `+use_metadata_tags` for Apple's keys).
     func writeHeader(metadata: [String: String]) throws {
         for (k, v) in metadata { av_dict_set(&context.pointee.metadata, k, v, 0) }

@@ -129,11 +129,21 @@ package final class Transcoder {
                     audioTimeline.length = decision.expectedDuration ?? expectedDuration
                 }
                 stages.append(try AudioTranscodeStage(input: input, plan: a, muxer: muxer, timeline: audioTimeline, strict: errors.strict, path: source))
+            case .transcodeSubtitle(let codec):
+                stages.append(try SubtitleTranscodeStage(input: input, encoderName: codec, muxer: muxer, timeline: timeline,
+                                                         strict: errors.strict, path: source))
             case .copy(let displayMatrix):
                 stages.append(try StreamCopyStage(input: input, displayMatrix: displayMatrix, muxer: muxer, timeline: timeline,
                                                   trimmed: timeline.origin > demuxer.startTime))
             case .drop:
                 break
+            }
+        }
+        // A track selection's first audio stream is the default one; the others are not (the source's may be gone).
+        if let main = plan.defaultAudio {
+            for stage in stages where plan.streams[Int(stage.inputIndex)].kind == .audio {
+                let d = stage.outputStream.pointee.disposition
+                stage.outputStream.pointee.disposition = Int(stage.inputIndex) == main ? d | cff_disposition_default() : d & ~cff_disposition_default()
             }
         }
         return stages.sorted { $0.inputIndex < $1.inputIndex }
@@ -154,6 +164,8 @@ package final class Transcoder {
             for stream in demuxer.streams where byInput[Int(stream.pointee.index)] == nil { stream.pointee.discard = AVDISCARD_ALL }
         }
 
+        // The source's chapters, placed on the output's timeline (shifted, cut to the range, stretched by slow motion).
+        try muxer.setChapters(Chapters.forOutput(demuxer.chapters, timeline: plan.timeline, sourceStartTime: demuxer.startTime))
         try muxer.writeHeader(metadata: tags)
         if timeline.origin - demuxer.startTime > 0 { try demuxer.seek(toSeconds: timeline.origin - demuxer.startTime) }
 

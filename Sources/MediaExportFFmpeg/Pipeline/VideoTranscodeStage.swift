@@ -112,6 +112,11 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         }
         if plan.deinterlace != .off || par.field_order == AV_FIELD_PROGRESSIVE { enc.pointee.field_order = AV_FIELD_PROGRESSIVE }
         enc.pointee.thread_count = 0  // as the ffmpeg CLI: threads=auto
+        if let max = settings.maxBitrate {
+            // CRF capped by the VBV, as `-maxrate`/`-bufsize` (both encoders read them from the context).
+            enc.pointee.rc_max_rate = Int64(max)
+            enc.pointee.rc_buffer_size = Int32(clamping: settings.bufferSize ?? 2 * max)
+        }
         if muxer.needsGlobalHeader { enc.pointee.flags |= cff_codec_flag_global_header() }
         try encoder.open(plan.encoderOptions)
         frameDuration = max(1, av_rescale_q(1, av_inv_q(rate), inTimeBase))

@@ -35,6 +35,7 @@ public enum MediaProbe {
         if let p = avcodec_profile_name(par.codec_id, par.profile) { info.profile = String(cString: p) }
         info.language = meta["language"].flatMap { $0 == "und" ? nil : $0 }
         info.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
+        if stream.pointee.discard == AVDISCARD_ALL && Demuxer.isQuickTimeChapterTrack(stream) { info.isChapterTrack = true }
         if stream.pointee.duration > 0 && stream.pointee.duration != AVCode.noPTS {
             info.duration = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
         }

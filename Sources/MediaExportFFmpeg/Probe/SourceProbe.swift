@@ -89,6 +89,7 @@ enum SourceProbe {
         s.durationIsOwn = s.duration != nil
         if stream.pointee.nb_frames > 0 { s.frameCount = Int(stream.pointee.nb_frames) }
         s.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
+        s.isChapterTrack = stream.pointee.discard == AVDISCARD_ALL && Demuxer.isQuickTimeChapterTrack(stream)
         s.language = Demuxer.dictionary(stream.pointee.metadata)["language"].flatMap { $0 == "und" ? nil : $0 }
         if par.codec_type == AVMEDIA_TYPE_VIDEO {
             s.width = Int(par.width); s.height = Int(par.height)

@@ -39,6 +39,11 @@ package enum OutputInspector {
             }
         }
         if needsScan && scanPackets { try scan(demuxer, into: &streams) }
+        // MP4/MOV/M4A chapters come with a QuickTime chapter track: the mov demuxer reads it into the chapters and
+        // discards it (a data stream, `bin_data`). It is no stream of the plan's.
+        if quickTime {
+            streams = zip(demuxer.streams, streams).filter { $0.0.pointee.discard != AVDISCARD_ALL }.map(\.1)
+        }
         return OutputFacts(formatName: formatName, streams: streams, tags: demuxer.metadata,
                            faststart: quickTime ? moovFirst(path) : nil, size: demuxer.fileSize)
     }

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Which audio streams an export keeps (ffmpeg's `-map 0:a:m:language:…`, HandBrake's `--audio-lang-list`).
+/// The default keeps every decodable audio stream; an undecodable one is always dropped with its reason.
+public struct TrackSelection: Codable, Sendable, Equatable {
+    /// Keep only audio streams whose language is one of these (ISO 639-1 or 639-2, either form matches:
+    /// `de`, `deu` and `ger` are the same). nil or empty: every language.
+    public var audioLanguages: [String]?
+    /// Keep only the first audio stream kept by the rest of the selection (`--audio first`).
+    public var firstAudioOnly: Bool
+
+    /// Creates a selection; the default keeps every audio stream.
+    public init(audioLanguages: [String]? = nil, firstAudioOnly: Bool = false) {
+        self.audioLanguages = audioLanguages; self.firstAudioOnly = firstAudioOnly
+    }
+
+    /// Every audio stream.
+    public static let all = TrackSelection()
+
+    /// True when the selection keeps everything.
+    public var keepsAll: Bool { (audioLanguages ?? []).isEmpty && !firstAudioOnly }
+
+    /// True when `language` (a stream's tag; nil or `und` for none) is one of `audioLanguages`.
+    public func wants(language: String?) -> Bool {
+        guard let wanted = audioLanguages, !wanted.isEmpty else { return true }
+        guard let language else { return false }
+        let code = TrackSelection.canonical(language)
+        return wanted.contains { TrackSelection.canonical($0) == code }
+    }
+
+    /// One code per language: ISO 639-1 two-letter codes and the bibliographic 639-2/B codes map to 639-2/T.
+    public static func canonical(_ code: String) -> String {
+        let c = code.lowercased().trimmingCharacters(in: .whitespaces)
+        return aliases[c] ?? c
+    }
+
+    /// The common languages' 639-1 and 639-2/B codes → 639-2/T (what MP4 and Matroska mostly carry).
+    static let aliases: [String: String] = [
+        "en": "eng", "de": "deu", "ger": "deu", "fr": "fra", "fre": "fra", "es": "spa", "it": "ita", "pt": "por",
+        "nl": "nld", "dut": "nld", "ru": "rus", "ja": "jpn", "zh": "zho", "chi": "zho", "ko": "kor", "ar": "ara",
+        "sv": "swe", "no": "nor", "da": "dan", "fi": "fin", "pl": "pol", "cs": "ces", "cze": "ces", "el": "ell",
+        "gre": "ell", "tr": "tur", "hu": "hun", "he": "heb", "hi": "hin", "th": "tha", "uk": "ukr", "ro": "ron",
+        "rum": "ron", "fa": "fas", "per": "fas", "id": "ind", "vi": "vie", "ca": "cat", "hr": "hrv", "sk": "slk",
+        "slo": "slk", "bg": "bul", "sr": "srp", "ms": "msa", "may": "msa", "is": "isl", "ice": "isl",
+    ]
+}
