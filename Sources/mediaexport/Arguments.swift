@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import MediaExport
 
@@ -9,5 +10,29 @@ extension MediaExportCommand {
     static func losslessArguments() -> [String] {
         let argv = CommandLine.unsafeArgv
         return (1..<Int(CommandLine.argc)).compactMap { argv[$0].map { FileName.decode(cString: $0) } }
+    }
+}
+
+/// `--audio-language` and `--audio`, shared by `export` and `batch`.
+struct AudioTrackOptions: ParsableArguments {
+    /// `--audio`.
+    enum AudioChoice: String, ExpressibleByArgument, CaseIterable { case all, first }
+
+    @Option(name: .customLong("audio-language"), help: "Keep only audio streams in these languages (ISO 639 codes, comma-separated: deu,eng).")
+    var audioLanguage: String?
+
+    @Option(help: "Which audio streams to keep: all (default) or first.")
+    var audio: AudioChoice = .all
+
+    func validate() throws {
+        if let l = audioLanguage, l.split(separator: ",").contains(where: { !(2...3).contains($0.trimmingCharacters(in: .whitespaces).count) || !$0.allSatisfy(\.isLetter) }) {
+            throw ValidationError("--audio-language takes ISO 639 codes separated by commas (e.g. deu,eng), got '\(l)'")
+        }
+    }
+
+    /// The selection asked for.
+    var selection: TrackSelection {
+        let languages = audioLanguage.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        return TrackSelection(audioLanguages: languages, firstAudioOnly: audio == .first)
     }
 }

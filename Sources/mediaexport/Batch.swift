@@ -84,6 +84,8 @@ struct Batch: AsyncParsableCommand {
     @Option(help: "Fallback: auto, remux, copy or none.")
     var fallback: FallbackPolicy = .auto
 
+    @OptionGroup var audioTracks: AudioTrackOptions
+
     @Flag(help: "Write a poster frame (NAME.jpg) next to each output and list it in the report.")
     var thumbnails = false
 
@@ -114,6 +116,7 @@ struct Batch: AsyncParsableCommand {
                                    shard: shard.flatMap(BatchOptions.Shard.init), fallback: fallback)
         options.thumbnails = thumbnails
         options.wait = wait
+        options.tracks = audioTracks.selection
         let runner = BatchRunner(options: options)
         runner.reportPath = report
         // Notes are never silent: on stderr as they come, --json or not (they are also in batchFinished).

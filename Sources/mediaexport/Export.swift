@@ -57,11 +57,7 @@ struct Export: ParsableCommand {
     @Flag(name: .customLong("require-current"), help: "Fail instead of delivering the original when the edits cannot be rendered (an .AAE only).")
     var requireCurrent = false
 
-    @Option(name: .customLong("audio-language"), help: "Keep only audio streams in these languages (ISO 639 codes, comma-separated: deu,eng).")
-    var audioLanguage: String?
-
-    @Option(help: "Which audio streams to keep: all (default) or first.")
-    var audio: AudioChoice = .all
+    @OptionGroup var audioTracks: AudioTrackOptions
 
     @Option(help: "Fallback when the input cannot be transcoded: auto (remux, then byte copy), remux, copy, none.")
     var fallback: FallbackPolicy = .auto
@@ -84,13 +80,7 @@ struct Export: ParsableCommand {
     @Flag(name: .long, help: "Show FFmpeg's own warnings and errors on stderr.")
     var verbose = false
 
-    /// `--audio`.
-    enum AudioChoice: String, ExpressibleByArgument, CaseIterable { case all, first }
-
     func validate() throws {
-        if let l = audioLanguage, l.split(separator: ",").contains(where: { !(2...3).contains($0.trimmingCharacters(in: .whitespaces).count) || !$0.allSatisfy(\.isLetter) }) {
-            throw ValidationError("--audio-language takes ISO 639 codes separated by commas (e.g. deu,eng), got '\(l)'")
-        }
         if let s = start, s < 0 { throw ValidationError("--start must be 0 or more") }
         if let s = start, let e = end, e <= s { throw ValidationError("--end must be after --start") }
         if maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
@@ -115,8 +105,7 @@ struct Export: ParsableCommand {
                                     overwrite: overwrite, sandbox: sandbox, version: original ? .original : assetVersion,
                                     editsPath: edits, requireCurrent: requireCurrent, fallback: fallback,
                                     errors: ErrorPolicy(strict: strict, maxDecodeErrors: maxDecodeErrors, stallTimeout: stallTimeout))
-        let languages = audioLanguage.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-        request.tracks = TrackSelection(audioLanguages: languages, firstAudioOnly: audio == .first)
+        request.tracks = audioTracks.selection
         let session = ExportSession(request: request)
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
         let humanOutput = !json && !quiet

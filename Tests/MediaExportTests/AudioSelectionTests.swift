@@ -78,6 +78,20 @@ import Testing
         #expect(bad.status == 64)
     }
 
+    @Test func batchKeepsTheSelectionForEveryFile() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        _ = try Self.twoLanguages(in: input)
+        let out = dir.appendingPathComponent("out")
+        let r = try TestSupport.tool(["batch", input.path, "--out", out.path, "--preset", "low", "--audio-language", "deu", "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let made = TestSupport.contents(out).filter { $0.hasSuffix(".mp4") }
+        #expect(made.count == 1)
+        #expect(try Self.audioTracks(out.appendingPathComponent(made[0]).path).map(\.language) == ["ger"])
+    }
+
     @Test func languageCodesMatchInEitherForm() {
         let s = TrackSelection(audioLanguages: ["de", "eng"])
         #expect(s.wants(language: "ger") && s.wants(language: "deu") && s.wants(language: "en") && !s.wants(language: "fra") && !s.wants(language: nil))

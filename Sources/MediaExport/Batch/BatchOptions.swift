@@ -60,6 +60,8 @@ public struct BatchOptions: Codable, Sendable {
     public var thumbnails: Bool = false
     /// When another batch holds the output folder's lock: wait for it (true) or stop with `BatchError.locked`.
     public var wait: Bool = false
+    /// Which audio streams every export keeps (`--audio-language`, `--audio first`).
+    public var tracks: TrackSelection = .all
 
     /// Creates options with the defaults of the `batch` command.
     public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,

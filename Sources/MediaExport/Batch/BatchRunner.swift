@@ -239,6 +239,7 @@ public final class BatchRunner: Sendable {
             try BatchPlanner.makeDirectories((item.output as NSString).deletingLastPathComponent)
             var request = ExportRequest(input: item.input, output: item.output, preset: options.preset, overwrite: ours,
                                         sandbox: options.outputDirectory, version: options.version, fallback: options.fallback, errors: options.errors)
+            request.tracks = options.tracks
             switch item.action {
             case .remux: request.startRoute = .remux
             case .copy: request.startRoute = .copy
