@@ -96,5 +96,7 @@ import Testing
         let s = TrackSelection(audioLanguages: ["de", "eng"])
         #expect(s.wants(language: "ger") && s.wants(language: "deu") && s.wants(language: "en") && !s.wants(language: "fra") && !s.wants(language: nil))
         #expect(TrackSelection.all.wants(language: nil))
+        // A stream without a language is `und`, as the error names it.
+        #expect(TrackSelection(audioLanguages: ["und"]).wants(language: nil))
     }
 }

@@ -12,14 +12,17 @@ enum Inflate {
     /// and never past `limit + 1` bytes (the one byte more tells "exactly the limit" from "past it").
     static func raw(_ data: Data, limit: Int) -> Data? {
         guard limit >= 0, limit < Int(UInt32.max), data.count <= Int(UInt32.max) else { return nil }
-        var stream = z_stream()
-        guard cz_inflate_init_raw(&stream) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
+        // zlib keeps the stream's address (`state->strm`): a heap allocation keeps it fixed, a Swift local does not promise to.
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { stream.deinitialize(count: 1); stream.deallocate() }
+        guard cz_inflate_init_raw(stream) == Z_OK else { return nil }
+        defer { inflateEnd(stream) }
         var output = Data(count: min(limit + 1, max(4 * data.count, 4096)))
         var written = 0
         return data.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> Data? in
-            stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-            stream.avail_in = uInt(input.count)
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+            stream.pointee.avail_in = uInt(input.count)
             while true {
                 if written == output.count {
                     guard output.count <= limit else { return nil }
@@ -27,11 +30,11 @@ enum Inflate {
                 }
                 let room = output.count - written
                 let status = output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Int32 in
-                    stream.next_out = out.bindMemory(to: Bytef.self).baseAddress! + written
-                    stream.avail_out = uInt(room)
-                    return CZlib.inflate(&stream, Z_NO_FLUSH)
+                    stream.pointee.next_out = out.bindMemory(to: Bytef.self).baseAddress! + written
+                    stream.pointee.avail_out = uInt(room)
+                    return CZlib.inflate(stream, Z_NO_FLUSH)
                 }
-                written += room - Int(stream.avail_out)
+                written += room - Int(stream.pointee.avail_out)
                 switch status {
                 case Z_STREAM_END:
                     guard written <= limit else { return nil }
@@ -39,7 +42,7 @@ enum Inflate {
                     return output
                 case Z_OK:
                     // All input read, room left for output, and no end of stream: the data is cut short.
-                    if stream.avail_in == 0 && stream.avail_out > 0 { return nil }
+                    if stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 { return nil }
                 default:
                     // Z_BUF_ERROR (no progress possible: truncated), Z_DATA_ERROR, Z_MEM_ERROR, Z_NEED_DICT.
                     return nil

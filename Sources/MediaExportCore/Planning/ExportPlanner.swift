@@ -254,9 +254,14 @@ public enum ExportPlanner {
             d.action = .transcodeAudio(AudioPlan(channels: max(1, min(a.channels, s.channels)), settings: a, gain: edits?.volume ?? 1))
             return d
         case .subtitle:
-            if s.fitsIn.contains(container) {
+            // A copy keeps its timestamps: under slow motion only a conversion (mov_text, retimed) can keep step.
+            let slowed = edits?.slowMotion.map { $0.rate != 1 && !$0.regions.isEmpty } ?? false
+            if s.fitsIn.contains(container) && !(slowed && !(container.isQuickTimeFamily && s.codec == "mov_text")) {
                 d.action = .copy(displayMatrix: nil)
                 return d
+            }
+            if slowed && !(container.isQuickTimeFamily && container != .m4a) {
+                return drop("slow motion: \(s.codec) subtitles copied into \(ext) cannot be retimed")
             }
             // MP4/MOV/M4V hold text subtitles only as `mov_text` (3GPP timed text): other text formats are converted,
             // as HandBrake does. Their styling comes through as far as mov_text has it (see SubtitleTranscodeStage).

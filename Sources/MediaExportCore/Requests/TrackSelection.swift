@@ -23,8 +23,8 @@ public struct TrackSelection: Codable, Sendable, Equatable {
     /// True when `language` (a stream's tag; nil or `und` for none) is one of `audioLanguages`.
     public func wants(language: String?) -> Bool {
         guard let wanted = audioLanguages, !wanted.isEmpty else { return true }
-        guard let language else { return false }
-        let code = TrackSelection.canonical(language)
+        // A stream without a language is `und`, as the messages name it.
+        let code = TrackSelection.canonical(language ?? "und")
         return wanted.contains { TrackSelection.canonical($0) == code }
     }
 

@@ -83,6 +83,32 @@ final class AudioTempo {
         return true
     }
 
+    /// How many samples `atempo` at `slowRate` gives short at its start, for audio shaped like `like`: measured once
+    /// per shape and rate on a second of silence (the filter's windows are fixed by the sample rate).
+    static func startLoss(like: Frame, slowRate: Double, path: String) throws -> Int {
+        let key = "\(like.pointer.pointee.sample_rate)/\(like.pointer.pointee.format)/\(like.pointer.pointee.ch_layout.nb_channels)/\(slowRate)"
+        if let known = lossCache.withLock({ $0[key] }) { return known }
+        let rate = Int(max(1, like.pointer.pointee.sample_rate))
+        let probe = try AudioTempo(first: like.pointer, slowRate: slowRate, path: path)
+        let chunk = try silence(like: like, count: 1024, path: path)
+        let sink = Frame()
+        var given = 0
+        while given < rate {
+            let copy = try silence(like: chunk, count: 1024, path: path)
+            try probe.push(copy)
+            given += 1024
+            while try probe.pull(into: sink) { sink.unref() }
+        }
+        try probe.flush()
+        while try probe.pull(into: sink) { sink.unref() }
+        // What is missing at the end of a flushed run is the start's loss: the flush gives the tail back.
+        let loss = max(0, Int((Double(given) / slowRate).rounded()) - probe.samplesOut)
+        lossCache.withLock { $0[key] = loss }
+        return loss
+    }
+
+    private static let lossCache = LockedBox<[String: Int]>([:])
+
     /// `count` samples of silence shaped like `like` (format, rate, layout).
     static func silence(like: Frame, count: Int32, path: String) throws -> Frame {
         let out = try allocate(like: like, count: count, path: path)

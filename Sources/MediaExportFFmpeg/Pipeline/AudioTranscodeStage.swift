@@ -149,36 +149,50 @@ final class AudioTranscodeStage: StreamStage {
     }
 
     /// Slow motion: a frame's samples in a slowed region go through that region's tempo graph, the others straight to
-    /// the resampler; a frame that straddles a boundary is split there. Everything follows on continuously from the
-    /// first frame, which is placed where its start lands on the output's clock.
+    /// the resampler at their place on the output's clock; a frame that straddles a boundary is split there. A region
+    /// comes out at its exact slowed length, what `atempo` gives short (its first half-windows) as silence in front.
     private func pushSlowed(_ frame: Frame, start: Double?, slow: PlannedTimeline, motion: SlowMotion) throws -> Bool {
         let f = frame.pointer
         let rateHz = Double(max(1, f.pointee.sample_rate))
+        let total = f.pointee.nb_samples
         let begin = start ?? inputPosition ?? 0
-        inputPosition = begin + Double(f.pointee.nb_samples) / rateHz
-        let firstStart: Double? = placed ? nil : slow.outputSeconds(begin)
-        placed = true
+        var repaired = false
+        // A timestamp that jumps (a gap in the source) is a repair, as the resampler counts one on the plain path.
+        if start != nil, let expected = inputPosition, abs(begin - expected) > AudioResampler.tolerance { repaired = true }
+        inputPosition = begin + Double(total) / rateHz
+        // Samples before the output's start (a seek lands before a trim's start) never reach the tempo graph.
+        if begin + Double(total) / rateHz <= 0 { return repaired }
+        var offset: Int32 = begin < 0 ? min(total, Int32((-begin * rateHz).rounded())) : 0
         // Original-timeline seconds of the frame's first sample.
         let originalStart = timeline.origin - slow.sourceStart + begin
-        var offset: Int32 = 0
-        let total = f.pointee.nb_samples
-        var repaired = false
         while offset < total {
-            let at = originalStart + Double(offset) / rateHz
-            let slowed = motion.rate(at: at) != 1
+            let atStart = originalStart + Double(offset) / rateHz
+            // A piece's rate is the one at its first sample's centre: a boundary between two samples is on the right side.
+            let slowed = motion.rate(at: atStart + 0.5 / rateHz) != 1
             var count = total - offset
-            if let boundary = motion.nextBoundary(after: at) {
+            if let boundary = motion.nextBoundary(after: atStart + 0.5 / rateHz) {
                 let samples = Int32(((boundary - originalStart) * rateHz).rounded()) - offset
                 if samples > 0 && samples < count { count = samples }
             }
             let piece = offset == 0 && count == total ? frame : try AudioTempo.slice(frame, from: offset, count: count, path: path)
+            // Where this piece's first sample belongs on the output's clock.
+            let outputStart = slow.outputSeconds(begin + Double(offset) / rateHz)
             if slowed {
-                if tempo == nil { tempo = try AudioTempo(first: piece.pointer, slowRate: motion.rate, path: path) }
+                if tempo == nil {
+                    tempo = try AudioTempo(first: piece.pointer, slowRate: motion.rate, path: path)
+                    // The region's slowed audio is held back (up to `heldLimit`) until its end, when what `atempo` gave
+                    // short is known exactly and goes in front as silence: the region's sounds stay on their pictures.
+                    regionStart = outputStart
+                    held = []
+                    heldSamples = 0
+                    holding = true
+                    regionLead = 0
+                }
                 try tempo!.push(piece)
-                if try drainTempo(placing: offset == 0 ? firstStart : nil) { repaired = true }
+                if try drainTempo() { repaired = true }
             } else {
                 if try finishRegion() { repaired = true }
-                if try resampler.push(piece, startTime: offset == 0 ? firstStart : nil) { repaired = true }
+                if try resampler.push(piece, startTime: outputStart) { repaired = true }
             }
             offset += count
         }
@@ -187,36 +201,107 @@ final class AudioTranscodeStage: StreamStage {
 
     /// A frame shaped like the tempo graph's output (for padding).
     private var lastShape: Frame?
-    /// The first frame has been placed on the output's clock; everything after follows on.
-    private var placed = false
+    /// Where the current region starts on the output's clock.
+    private var regionStart: Double?
+    /// The current region's slowed frames held back, and how many samples they hold; `holding` until the region
+    /// ends or `heldLimit` is passed (then the lead is the loss `atempo` shows on a second of silence).
+    private var held: [Frame] = []
+    private var heldSamples = 0
+    private var holding = false
+    /// The silence put before the current region's slowed audio, in samples.
+    private var regionLead = 0
+    /// At most this many slowed samples are held back per region (30 s at 48 kHz: about 11 MB of stereo float).
+    private static let heldLimit = 48_000 * 30
     private let path: String
 
-    /// Moves every frame the tempo graph has ready into the resampler (the first placed at `placing`).
-    private func drainTempo(placing: Double?) throws -> Bool {
+    /// Moves every frame the tempo graph has ready on: held back while the region's lead is not known, else into the
+    /// resampler.
+    private func drainTempo() throws -> Bool {
         guard let tempo else { return false }
         var repaired = false
-        var start = placing
         while try tempo.pull(into: tempoOut) {
             if lastShape == nil { lastShape = try AudioTempo.silence(like: tempoOut, count: 1, path: path) }
-            if try resampler.push(tempoOut, startTime: start) { repaired = true }
-            start = nil
+            if holding {
+                let copy = Frame()
+                try check(av_frame_ref(copy.pointer, tempoOut.pointer), .filter, path, "holding slowed audio")
+                held.append(copy)
+                heldSamples += Int(tempoOut.pointer.pointee.nb_samples)
+                tempoOut.unref()
+                if heldSamples > Self.heldLimit, let motion = timeline.slowMotion?.slowMotion {
+                    // A long region: lead with what atempo loses at its start on silence, and stream the rest.
+                    let lead = try AudioTempo.startLoss(like: held[0], slowRate: motion.rate, path: path)
+                    if try release(lead: lead) { repaired = true }
+                }
+                continue
+            }
+            if try resampler.push(tempoOut, startTime: nil) { repaired = true }
             tempoOut.unref()
         }
         return repaired
     }
 
+    /// Cuts the held frames to at most `samples` (dropping the tail); returns how many they hold now.
+    private func trimHeld(to samples: Int) throws -> Int {
+        var kept = 0
+        var out: [Frame] = []
+        for frame in held {
+            let n = Int(frame.pointer.pointee.nb_samples)
+            if kept + n <= samples {
+                out.append(frame); kept += n
+            } else {
+                let part = samples - kept
+                if part > 0 { out.append(try AudioTempo.slice(frame, from: 0, count: Int32(part), path: path)); kept += part }
+                break
+            }
+        }
+        held = out
+        heldSamples = kept
+        return kept
+    }
+
+    /// Sends `lead` samples of silence, then the held frames, into the resampler, from the region's start.
+    private func release(lead: Int) throws -> Bool {
+        holding = false
+        regionLead = lead
+        var repaired = false
+        var start = regionStart
+        if lead > 0, let like = held.first ?? lastShape {
+            let pad = try AudioTempo.silence(like: like, count: Int32(min(lead, Int(Int32.max))), path: path)
+            if try resampler.push(pad, startTime: start) { repaired = true }
+            start = nil
+        }
+        for frame in held {
+            if try resampler.push(frame, startTime: start) { repaired = true }
+            start = nil
+        }
+        held = []
+        heldSamples = 0
+        return repaired
+    }
+
     /// A slowed region has ended (or the input has): its graph gives up the rest, and silence makes up what `atempo`
-    /// gave short of the region's exact slowed length.
+    /// gave short of the region's exact slowed length — in front of it when it was held back, else at its end.
     private func finishRegion() throws -> Bool {
         guard let region = tempo, let motion = timeline.slowMotion?.slowMotion else { return false }
         try region.flush()
-        var repaired = try drainTempo(placing: nil)
+        var repaired = try drainTempo()
         let wanted = Int((Double(region.samplesIn) / motion.rate).rounded())
-        if wanted > region.samplesOut, let like = lastShape {
-            let pad = try AudioTempo.silence(like: like, count: Int32(min(wanted - region.samplesOut, Int(Int32.max))), path: path)
+        var given = region.samplesOut
+        if holding, let first = held.first {
+            // In front: what atempo loses at its start (measured on silence). At the end: what it over-produced when
+            // flushed is cut, what it still gave short is padded. The region's length is then exact.
+            let lead = try AudioTempo.startLoss(like: first, slowRate: motion.rate, path: path)
+            given = try trimHeld(to: max(0, wanted - lead))
+            if try release(lead: lead) { repaired = true }
+        } else if holding {
+            holding = false
+        }
+        if wanted > given + regionLead, let like = lastShape {
+            let pad = try AudioTempo.silence(like: like, count: Int32(min(wanted - given - regionLead, Int(Int32.max))), path: path)
             if try resampler.push(pad, startTime: nil) { repaired = true }
         }
         tempo = nil
+        regionLead = 0
         return repaired
     }
 

@@ -132,6 +132,10 @@ final class SubtitleTranscodeStage: StreamStage, ClockedStage {
             length = av_rescale_q(Int64(sub.end_display_time - sub.start_display_time), ms, inTimeBase)
         } else if p.pointee.duration > 0 {
             length = p.pointee.duration
+        } else {
+            // A cue that says nothing of its length: MP4 would show it for no time at all. Two seconds, as players
+            // show a cue without an end.
+            length = av_rescale_q(2000, ms, inTimeBase)
         }
         var end = start &+ length
         if length > 0 ? end <= 0 : start < 0 { return .none }  // wholly before the start
