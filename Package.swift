@@ -36,6 +36,7 @@ let package = Package(
             name: "mediaexport",
             dependencies: [
                 "MediaExport",
+                "CFFmpegLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

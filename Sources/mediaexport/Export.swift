@@ -1,4 +1,5 @@
 import ArgumentParser
+internal import CFFmpegLog
 import MediaExportFFmpeg
 import MediaExportCore
 import Dispatch
@@ -152,7 +153,7 @@ final class SignalCancellation: @unchecked Sendable {
     /// The signals that cancel.
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
-    private var sources: [DispatchSourceSignal] = []
+    private var sources: [DispatchSourceRead] = []
     private let lock = NSLock()
     private var _received: Int32 = 0
     private var _finished = false
@@ -173,12 +174,23 @@ final class SignalCancellation: @unchecked Sendable {
     init(cancel: (@Sendable () -> Void)? = nil) {
         self.cancel = cancel
         let queue = DispatchQueue(label: "mediaexport.signals")
-        for sig in SignalCancellation.signals {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            source.setEventHandler { [weak self] in self?.deliver(sig, escalate: true) }
+        // A handler that writes to a pipe, read here: a dispatch signal source (SIG_IGN + signalfd on Linux) lost a
+        // SIGINT delivered to a thread that did not block it.
+        let fd = SignalCancellation.signals.withUnsafeBufferPointer { cff_signal_pipe_install($0.baseAddress, Int32($0.count)) }
+        if fd >= 0 {
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [weak self] in
+                var bytes = [UInt8](repeating: 0, count: 16)
+                while true {
+                    let n = read(fd, &bytes, bytes.count)
+                    guard n > 0 else { break }
+                    for b in bytes[0..<n] { self?.deliver(Int32(b), escalate: true) }
+                }
+            }
             source.resume()
             sources.append(source)
+        } else {
+            for sig in SignalCancellation.signals { signal(sig, SIG_IGN) }
         }
         SignalCancellation.lock.withLock { SignalCancellation.active = self }
     }

@@ -12,4 +12,8 @@ void cff_install_log(int print_level);
 /* Copies this thread's last error line into out (empty if none) and forgets it. */
 void cff_take_last_error(char *out, int size);
 
+/* Installs a handler for each of `signals` that writes the signal's number (one byte) to a non-blocking pipe, and
+   returns the pipe's read end (the same on every call), or -1. Reset a signal with signal(2) to stop it. */
+int cff_signal_pipe_install(const int *signals, int count);
+
 #endif
