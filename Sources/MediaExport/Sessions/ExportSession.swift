@@ -175,7 +175,7 @@ public final class ExportSession: Sendable {
         /// The tags of the asset's original when the resource read is its rendered edit (read once; nil if unreadable).
         func originalTags() -> [String: String]? {
             if let original { return original }
-            let tags = selection.metadataSource.flatMap { try? MediaProbe.probe(path: $0).tags }
+            let tags = selection.metadataSource.flatMap { try? MediaProbe.probe(path: $0, frameMetadata: false).tags }
             original = .some(tags)
             return tags
         }
@@ -327,7 +327,7 @@ public final class ExportSession: Sendable {
 
     /// The `completed` record for a file in place, with what a probe of it says.
     private func describe(output: String, began: Date, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
-        let info = try? MediaProbe.probe(path: output)
+        let info = try? MediaProbe.probe(path: output, frameMetadata: false)
         let size = FileSystem.size(output) ?? 0
         let video = info?.streams.first { $0.type == "video" }
         return .init(output: output, bytes: size, duration: info?.duration ?? 0,

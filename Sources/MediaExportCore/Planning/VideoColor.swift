@@ -48,21 +48,6 @@ public struct VideoColor: Sendable, Equatable, Codable {
 
     /// True for a PQ or HLG transfer.
     public var isHDR: Bool { transferKind != .sdr }
-
-    /// One line for `probe`: `HLG BT.2020 10-bit tv, progressive` and the like.
-    public var summary: String {
-        var parts: [String] = []
-        if let dv = dolbyVision { parts.append("Dolby Vision \(dv.profileName)") }
-        parts.append(transferKind == .sdr ? (transfer ?? "SDR") : transferKind.rawValue.uppercased())
-        if let primaries { parts.append(primaries) }
-        if let matrix, matrix != primaries { parts.append("matrix \(matrix)") }
-        if let bitDepth { parts.append("\(bitDepth)-bit") }
-        if let range { parts.append(range) }
-        if let fieldOrder { parts.append(fieldOrder.description) }
-        if let m = mastering, let max = m.maxLuminance { parts.append(String(format: "mastering %.0f nits", max)) }
-        if let c = contentLight { parts.append("MaxCLL \(c.maxCLL) MaxFALL \(c.maxFALL)") }
-        return parts.joined(separator: ", ")
-    }
 }
 
 /// The dynamic range of a stream.

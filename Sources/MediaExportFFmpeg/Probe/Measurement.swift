@@ -7,7 +7,7 @@ package enum Measurer {
     /// Facts from the container and its packets (no decoding).
     package static func measure(output: String, source: String, route: String) throws -> MediaExportCore.Measurement {
         let info = try MediaProbe.probe(path: output)
-        let sourceInfo = try? MediaProbe.probe(path: source)
+        let sourceInfo = try? MediaProbe.probe(path: source, frameMetadata: false)  // only its creation time is read
         let video = info.streams.first { $0.type == "video" && !$0.isAttachedPicture }
         let audio = info.streams.first { $0.type == "audio" }
         let packets = try PacketScan(path: output)

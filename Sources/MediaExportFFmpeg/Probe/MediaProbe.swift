@@ -6,7 +6,10 @@ import MediaExportCore
 public enum MediaProbe {
     /// Probes `path`; throws `ExportError.inputUnreadable` / `.notMedia` for files FFmpeg cannot open, and
     /// `.notMedia` for inputs that are not in a format of `InputFormats.allowed` (playlists, lists, images ...).
-    public static func probe(path: String) throws -> MediaInfo {
+    ///
+    /// `frameMetadata`: also decode the first frame of a PQ stream for the HDR10 metadata its SEI carries (what
+    /// `probe` and `regress` report); callers that want only the container, codecs and tags leave it out.
+    public static func probe(path: String, frameMetadata: Bool = true) throws -> MediaInfo {
         let demuxer = try Demuxer(path: path, cancel: nil)
         let ctx = demuxer.context.pointee
         let tags = demuxer.metadata
@@ -14,7 +17,7 @@ public enum MediaProbe {
         let size = demuxer.fileSize
         var streams = demuxer.streams.map { describe($0) }
         // HDR10 metadata carried only in the first frames' SEI (as ffprobe shows it with -show_frames).
-        for i in streams.indices where streams[i].type == "video" && !streams[i].isAttachedPicture {
+        for i in streams.indices where frameMetadata && streams[i].type == "video" && !streams[i].isAttachedPicture {
             guard var color = streams[i].color, color.isHDR else { continue }
             ColorProbe.addFirstFrameMetadata(to: &color, path: path, streamIndex: i)
             streams[i].color = color
