@@ -45,6 +45,8 @@ static inline int64_t cff_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational cff_time_base_q(void) { return AV_TIME_BASE_Q; }
 static inline unsigned int cff_mktag(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
 static inline int cff_codec_flag_global_header(void) { return AV_CODEC_FLAG_GLOBAL_HEADER; }
+static inline int cff_codec_flag_pass1(void) { return AV_CODEC_FLAG_PASS1; }
+static inline int cff_codec_flag_pass2(void) { return AV_CODEC_FLAG_PASS2; }
 static inline int cff_fmt_globalheader(void) { return AVFMT_GLOBALHEADER; }
 static inline int cff_fmt_nofile(void) { return AVFMT_NOFILE; }
 static inline int cff_disposition_attached_pic(void) { return AV_DISPOSITION_ATTACHED_PIC; }

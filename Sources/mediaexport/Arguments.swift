@@ -36,3 +36,21 @@ struct AudioTrackOptions: ParsableArguments {
         return TrackSelection(audioLanguages: languages, firstAudioOnly: audio == .first)
     }
 }
+
+/// `--max-size`, shared by `export` and `batch`.
+struct SizeLimitOptions: ParsableArguments {
+    @Option(name: .customLong("max-size"), help: "Largest output allowed, in bytes or with a unit (400000, 500k, 16MB, 1.5GiB): the video bit rate is chosen to fit and encoded in two passes; exit 1 if it cannot fit.")
+    var maxSize: String?
+
+    func validate() throws {
+        if let text = maxSize {
+            guard let size = ByteSize(parsing: text) else {
+                throw ValidationError("--max-size takes a size in bytes or with a unit (400000, 500k, 16MB, 1.5GiB), got '\(text)'")
+            }
+            if size.bytes < 10_000 { throw ValidationError("--max-size must be at least 10000 bytes, got \(size.bytes)") }
+        }
+    }
+
+    /// The limit asked for, in bytes.
+    var bytes: Int64? { maxSize.flatMap { ByteSize(parsing: $0)?.bytes } }
+}

@@ -86,6 +86,8 @@ struct Batch: AsyncParsableCommand {
 
     @OptionGroup var audioTracks: AudioTrackOptions
 
+    @OptionGroup var sizeLimit: SizeLimitOptions
+
     @Flag(help: "Write a poster frame (NAME.jpg) next to each output and list it in the report.")
     var thumbnails = false
 
@@ -117,6 +119,7 @@ struct Batch: AsyncParsableCommand {
         options.thumbnails = thumbnails
         options.wait = wait
         options.tracks = audioTracks.selection
+        options.maxFileSize = sizeLimit.bytes
         let runner = BatchRunner(options: options)
         runner.reportPath = report
         // Notes are never silent: on stderr as they come, --json or not (they are also in batchFinished).

@@ -60,6 +60,8 @@ struct Export: ParsableCommand {
 
     @OptionGroup var audioTracks: AudioTrackOptions
 
+    @OptionGroup var sizeLimit: SizeLimitOptions
+
     @Option(help: "Fallback when the input cannot be transcoded: auto (remux, then byte copy), remux, copy, none.")
     var fallback: FallbackPolicy = .auto
 
@@ -107,6 +109,7 @@ struct Export: ParsableCommand {
                                     editsPath: edits, requireCurrent: requireCurrent, fallback: fallback,
                                     errors: ErrorPolicy(strict: strict, maxDecodeErrors: maxDecodeErrors, stallTimeout: stallTimeout))
         request.tracks = audioTracks.selection
+        request.maxFileSize = sizeLimit.bytes
         let session = ExportSession(request: request)
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
         let humanOutput = !json && !quiet

@@ -89,18 +89,18 @@ import CFFmpeg
     // MARK: Encoder options: a leftover is an error naming the preset field
 
     @Test func videoSettingsNameTheFieldBehindEachOption() {
-        let h264 = VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .h264, encoderPreset: "fast", crf: 20)).encoderOptions
+        let h264 = VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .h264, encoderPreset: "fast", crf: 20)).encoderOptions()
         #expect(h264 == [EncoderOption(key: "preset", value: "fast", field: "video.encoderPreset"),
                          EncoderOption(key: "crf", value: "20", field: "video.crf")])
         var plan = VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .hevc))
-        #expect(plan.encoderOptions.last == EncoderOption(key: "x265-params", value: "log-level=error", field: "video.codec"))
+        #expect(plan.encoderOptions().last == EncoderOption(key: "x265-params", value: "log-level=error", field: "video.codec"))
         // Kept HDR10 metadata goes into x265's SEI.
         plan.outputColor = VideoColor(transfer: "smpte2084", contentLight: ContentLightLevel(maxCLL: 1000, maxFALL: 400))
-        #expect(plan.encoderOptions.last == EncoderOption(key: "x265-params", value: "log-level=error:max-cll=1000,400", field: "video.codec"))
+        #expect(plan.encoderOptions().last == EncoderOption(key: "x265-params", value: "log-level=error:max-cll=1000,400", field: "video.codec"))
     }
 
     @Test func leftoverOptionIsAnInvalidPresetNamingItsField() {
-        let options = VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .h264, encoderPreset: "fast", crf: 20)).encoderOptions
+        let options = VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .h264, encoderPreset: "fast", crf: 20)).encoderOptions()
         #expect(throws: ExportError.invalidPreset(path: "/out.mp4", field: "video.crf",
                                                   reason: "the libx264 encoder has no option 'crf'; it would be ignored")) {
             try StreamEncoder.requireUsed(options, leftover: ["crf": "20"], encoder: "libx264", path: "/out.mp4")
@@ -131,7 +131,7 @@ import CFFmpeg
 
     @Test func realEncoderUsesEveryOptionOfItsOwnSettings() throws {
         let encoder = try Self.smallX264()
-        try encoder.open(VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .h264, encoderPreset: "ultrafast", crf: 30)).encoderOptions)
+        try encoder.open(VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .h264, encoderPreset: "ultrafast", crf: 30)).encoderOptions())
     }
 
     @Test func realEncoderLeavesAnotherCodecsOptionUnused() throws {
@@ -140,7 +140,7 @@ import CFFmpeg
         let encoder = try Self.smallX264()
         #expect(throws: ExportError.invalidPreset(path: "/out.mp4", field: "video.codec",
                                                   reason: "the libx264 encoder has no option 'x265-params'; it would be ignored")) {
-            try encoder.open(VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .hevc, encoderPreset: "ultrafast", crf: 30)).encoderOptions)
+            try encoder.open(VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .hevc, encoderPreset: "ultrafast", crf: 30)).encoderOptions())
         }
     }
 
@@ -148,7 +148,7 @@ import CFFmpeg
         // A value the encoder knows the key of but refuses is not a leftover: avcodec_open2 fails.
         let encoder = try Self.smallX264()
         do {
-            try encoder.open(VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .h264, encoderPreset: "warp-speed", crf: 30)).encoderOptions)
+            try encoder.open(VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .h264, encoderPreset: "warp-speed", crf: 30)).encoderOptions())
             Issue.record("an unknown x264 preset opened")
         } catch let ExportError.ffmpeg(stage, path, _, message) {
             #expect(stage == .encode)

@@ -62,6 +62,8 @@ public struct BatchOptions: Codable, Sendable {
     public var wait: Bool = false
     /// Which audio streams every export keeps (`--audio-language`, `--audio first`).
     public var tracks: TrackSelection = .all
+    /// The most bytes each output may have (`--max-size`); nil: the preset's `maxFileSize`, if any.
+    public var maxFileSize: Int64?
 
     /// Creates options with the defaults of the `batch` command.
     public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,

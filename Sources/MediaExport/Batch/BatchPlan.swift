@@ -397,6 +397,8 @@ public enum BatchPlanner {
             item.reason = "policy always"
         } else if let edits = selection.edits, !edits.isEmpty {
             item.reason = "edits from \((selection.editsFile as NSString?)?.lastPathComponent ?? "a sidecar") to apply"
+        } else if let limit = options.maxFileSize ?? preset.maxFileSize, info.size > limit {
+            item.reason = "larger than the size limit (\(info.size) > \(limit) bytes)"
         } else if let misfit = ExportPlanner.misfit(info, preset: preset) {
             item.reason = misfit
         } else if let truncation = try? measuredTruncation(source) {
@@ -414,6 +416,17 @@ public enum BatchPlanner {
             }
         }
         item.estimatedBytes = ExportPlanner.estimatedBytes(info, preset: preset, fits: item.action != .transcode)
+        if options.dryRun && item.action == .transcode {
+            // What the export's `started` record would say: the plan's streams at their rates, a CRF video measured on samples.
+            if let plan = try? ExportPlanner.plan(source: info, preset: preset, route: .transcode, container: Container(extension: (item.output as NSString).pathExtension),
+                                          edits: selection.edits, range: nil, tracks: options.tracks), plan.isPossible {
+                let sampled = SampleEncode.videoBitrate(source: source, plan: plan, cancel: CancelToken(), activity: {})
+                if let estimate = OutputSize.estimatedBytes(plan: plan, source: info, videoBitrate: sampled) {
+                    let limit = options.maxFileSize ?? preset.maxFileSize
+                    item.estimatedBytes = limit.map { min($0, estimate) } ?? estimate
+                }
+            }
+        }
         return .planned(item)
     }
 

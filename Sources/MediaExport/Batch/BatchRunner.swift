@@ -240,6 +240,7 @@ public final class BatchRunner: Sendable {
             var request = ExportRequest(input: item.input, output: item.output, preset: options.preset, overwrite: ours,
                                         sandbox: options.outputDirectory, version: options.version, fallback: options.fallback, errors: options.errors)
             request.tracks = options.tracks
+            request.maxFileSize = options.maxFileSize
             switch item.action {
             case .remux: request.startRoute = .remux
             case .copy: request.startRoute = .copy

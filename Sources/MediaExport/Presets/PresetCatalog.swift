@@ -93,6 +93,10 @@ public struct PresetCatalog: Sendable {
         try rejectUnknownKeys(dict, allowed: Preset.CodingKeys.allCases.map(\.rawValue), prefix: "", path: path)
         if let v = dict["video"] as? [String: Any] {
             try rejectUnknownKeys(v, allowed: VideoSettings.CodingKeys.allCases.map(\.rawValue), prefix: "video.", path: path)
+            // Two rate controls at once: one would silently lose.
+            if v["crf"] != nil && v["bitrate"] != nil {
+                throw ExportError.invalidPreset(path: path, field: "video.bitrate", reason: "give either crf or bitrate, not both")
+            }
         }
         if let a = dict["audio"] as? [String: Any] {
             try rejectUnknownKeys(a, allowed: AudioSettings.CodingKeys.allCases.map(\.rawValue), prefix: "audio.", path: path)
@@ -128,9 +132,15 @@ public struct PresetCatalog: Sendable {
                 if v.maxBitrate == nil { throw bad("video.bufferSize", "needs video.maxBitrate") }
                 if !rates.contains(b) { throw bad("video.bufferSize", "must be between 10000 and 2000000000 bits, got \(b)") }
             }
+            if let b = v.bitrate, !rates.contains(b) { throw bad("video.bitrate", "must be between 10000 and 2000000000 bits/s, got \(b)") }
+            if v.twoPass && v.bitrate == nil { throw bad("video.twoPass", "needs video.bitrate (a CRF encode has nothing to aim for)") }
+            if let b = v.bitrate, let m = v.maxBitrate, m < b { throw bad("video.maxBitrate", "must be at least video.bitrate (\(b)), got \(m)") }
             if v.hdr == .keep && v.codec != .hevc {
                 throw bad("video.hdr", "keep needs codec hevc (10-bit H.264 HDR plays almost nowhere); use tonemap")
             }
+        }
+        if let size = p.maxFileSize {
+            if size < 10_000 { throw bad("maxFileSize", "must be at least 10000 bytes, got \(size)") }
         }
         if let a = p.audio {
             if !(8_000...1_000_000).contains(a.bitrate) { throw bad("audio.bitrate", "must be between 8000 and 1000000 bits/s, got \(a.bitrate)") }

@@ -241,7 +241,7 @@ public final class ExportSession: Sendable {
             let have = Set(audio.map { $0.language ?? "und" }).sorted().joined(separator: ", ")
             throw ExportError.noUsableStreams(path: source.info.path, reason: "no audio stream in \(wanted.joined(separator: ", ")) (the file has: \(have))")
         }
-        let plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: route, container: container,
+        var plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: route, container: container,
                                           edits: edits, range: request.timeRange, tracks: request.tracks)
         if !plan.isPossible { throw RouteSkipped(plan: plan, path: source.info.path) }
         let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags())
@@ -249,38 +249,136 @@ public final class ExportSession: Sendable {
         if !output.fromOriginal.isEmpty, let original = selection.metadataSource {
             notes.append("\(output.fromOriginal.joined(separator: ", ")) taken from the original \((original as NSString).lastPathComponent)")
         }
-        let transcoder = try Transcoder(source: source, plan: plan, target: t, cancel: token, errors: request.errors, tags: output.tags)
-        transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? debugStallAtOutputTime : nil
-        transcoder.debugLoseStreamKind = route == .transcode ? debugLoseStreamKind : nil
-        let expected = transcoder.expectedDuration
+        let watchdog = run.watchdog
+        // A CRF encode's video rate, measured on a few samples: the estimate, and the most a size limit's rate needs.
+        let sampled = SampleEncode.videoBitrate(source: source, plan: plan, cancel: token, activity: { watchdog.touch() })
+        if token.isSet { throw ExportError.cancelled }
+        let limit = request.sizeLimit
+        var budget: OutputSize.Budget?
+        var sizeNote: String?
+        /// True once the limit is met by choosing bit rates (a first try over it is then made again, lower).
+        var retryable = false
+        func fit(scale: Double, allowCRF: Bool) throws {
+            let encodes = plan.streams.contains { if case .transcodeVideo = $0.action { return true }; if case .transcodeAudio = $0.action { return true }; return false }
+            guard let limit, route == .transcode, encodes else { return }
+            retryable = true
+            // The preset's own encode, measured on samples, well under the limit: one pass as the preset says, checked
+            // when done (and made again in two passes if it came out over after all).
+            if allowCRF, let sampled, let estimate = OutputSize.estimatedBytes(plan: plan, source: source.info, videoBitrate: sampled),
+               Double(estimate) <= 0.6 * Double(limit) {
+                sizeNote = "size limit \(limit) bytes: the preset's own encode is estimated at \(estimate) bytes; checked when done"
+                return
+            }
+            switch OutputSize.budget(limit: limit, plan: plan, source: source.info, ceiling: sampled ?? request.preset.video?.bitrate.map(Double.init), scale: scale) {
+            case .failure(let refusal): throw ExportError.sizeLimitExceeded(path: t.finalPath, limit: limit, reason: refusal.reason)
+            case .success(let chosen):
+                budget = chosen
+                sizeNote = chosen.note
+                plan = try ExportPlanner.plan(source: source.info, preset: OutputSize.apply(chosen, to: request.preset), route: route,
+                                              container: container, edits: edits, range: request.timeRange, tracks: request.tracks)
+            }
+        }
+        try fit(scale: 1, allowCRF: true)
+        if let sizeNote { notes.append(sizeNote) }
+        let estimate = OutputSize.estimatedBytes(plan: plan, source: source.info, videoBitrate: budget == nil ? sampled : nil)
+        let expected = plan.timeline.expectedDuration
         emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name,
                             container: container?.rawValue ?? "", duration: expected, timeRange: request.timeRange,
-                            streams: plan.streamPlans, notes: notes, version: report)))
+                            streams: plan.streamPlans, notes: notes, version: report, estimatedBytes: estimate, maxFileSize: limit)))
         var lastReport = Date.distantPast
-        let began = run.began, watchdog = run.watchdog, interval = progressInterval
-        let outcome = try transcoder.run(beforeCommit: { try run.snapshot.verify() }) { outputTime, frames, final in
-            watchdog.touch()
-            let now = Date()
-            guard final || now.timeIntervalSince(lastReport) >= interval else { return }
-            lastReport = now
-            let elapsed = now.timeIntervalSince(began)
-            let fraction = final ? 1 : expected.map { $0 > 0 ? min(1, max(0, outputTime / $0)) : 0 } ?? 0
-            let speed = elapsed > 0 ? outputTime / elapsed : 0
-            let eta: Double? = final ? 0 : (expected != nil && speed > 0) ? max(0, (expected! - outputTime) / speed) : nil
-            self.state.withLock { $0.progress = fraction }
-            self.emit(.progress(.init(fraction: fraction, outputTime: outputTime, speed: speed,
-                                      fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta)))
+        let began = run.began, interval = progressInterval
+        /// Progress of one run of the pipeline, as the share `weight` of the whole after `base` (a first pass is a part).
+        func reporter(base: Double, weight: Double) -> (Double, Int, Bool) -> Void {
+            { outputTime, frames, final in
+                watchdog.touch()
+                let now = Date()
+                let last = final && base + weight >= 1
+                guard last || now.timeIntervalSince(lastReport) >= interval else { return }
+                lastReport = now
+                let elapsed = now.timeIntervalSince(began)
+                let part = final ? 1 : expected.map { $0 > 0 ? min(1, max(0, outputTime / $0)) : 0 } ?? 0
+                let fraction = base + weight * part
+                let rate = elapsed > 0 ? fraction / elapsed : 0
+                let eta: Double? = last ? 0 : (expected != nil && rate > 0) ? max(0, (1 - fraction) / rate) : nil
+                self.state.withLock { $0.progress = fraction }
+                self.emit(.progress(.init(fraction: fraction, outputTime: outputTime, speed: elapsed > 0 ? outputTime / elapsed : 0,
+                                          fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta)))
+            }
         }
-        try t.commit()
+        var current = t
+        var outcome: Transcoder.Outcome
+        var retried = false
+        while true {
+            do {
+                outcome = try encode(plan: plan, source: source, target: current, tags: output.tags, route: route, run: run,
+                                     limit: limit, reporter: reporter)
+                break
+            } catch let over as OverSizeLimit {
+                // Once more, aimed lower by what the first try overshot; then the limit is a failure.
+                guard let limit, retryable, !retried else {
+                    throw ExportError.sizeLimitExceeded(path: current.finalPath, limit: limit ?? 0,
+                                                        reason: "the output came to \(over.bytes) bytes" + (retried ? " after a second try at a lower bit rate" : ""))
+                }
+                retried = true
+                current.discard()
+                try fit(scale: budget == nil ? 1 : min(0.95, Double(limit) / Double(over.bytes) * 0.97), allowCRF: false)
+                notes.append("the first try came to \(over.bytes) bytes, over the limit: encoded again (\(sizeNote ?? ""))")
+                current = try makeTarget(request.output, selection: selection)
+                target = current
+            }
+        }
+        try current.commit()
         // What the executor decided while running (frames the decoder flagged interlaced) joins the plan's notes.
         let ranNotes = notes + outcome.notes.filter { !notes.contains($0) }
-        var completed = describe(output: t.finalPath, began: began, skipped: outcome.skippedPackets, notes: ranNotes, report: report)
+        var completed = describe(output: current.finalPath, began: began, skipped: outcome.skippedPackets, notes: ranNotes, report: report)
         completed.timestampRepairs = outcome.timestampRepairs
         completed.droppedFrames = outcome.droppedFrames
         completed.verification = outcome.verification
         completed.warnings = Accounting.warnings(plan: plan, skippedPackets: outcome.skippedPackets, droppedFrames: outcome.droppedFrames,
                                                  timestampRepairs: outcome.timestampRepairs, version: report) + outcome.shortfalls
         return completed
+    }
+
+    /// Runs `plan` into `target`: a two-pass plan first runs its video alone into FFmpeg's `null` muxer (the encoder's
+    /// statistics go to a private folder), then the whole plan. Before the output is committed the input is checked
+    /// unchanged and, under a size limit, the file's size (`OverSizeLimit`).
+    private func encode(plan: ExportPlan, source: ProbedSource, target: OutputTarget, tags: [String: String], route: ExportRoute, run: Run,
+                        limit: Int64?, reporter: (Double, Double) -> (Double, Int, Bool) -> Void) throws -> Transcoder.Outcome {
+        let twoPass = plan.streams.contains { if case .transcodeVideo(let v) = $0.action { return v.settings.twoPass }; return false }
+        var log: PassLog?
+        var base = 0.0
+        if twoPass {
+            let passLog = try PassLog(path: target.finalPath)
+            log = passLog
+            var first = plan
+            for i in first.streams.indices {
+                if case .transcodeVideo = first.streams[i].action { continue }
+                first.streams[i].action = .drop(reason: "first pass: video only")
+            }
+            first.defaultAudio = nil
+            // Its encoder and decoder are freed before the second pass starts (a lookahead is most of an export's memory).
+            func firstPass() throws {
+                let pass1 = try Transcoder(source: source, plan: first, target: nil, cancel: token, errors: request.errors, tags: tags,
+                                           pass: .first(log: passLog.file))
+                // x264's fast first pass takes about a third of the second's time.
+                _ = try pass1.run(progress: reporter(0, 0.3))
+            }
+            try firstPass()
+            base = 0.3
+        }
+        let transcoder = try Transcoder(source: source, plan: plan, target: target, cancel: token, errors: request.errors, tags: tags,
+                                        pass: log.map { .second(log: $0.file) })
+        transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? debugStallAtOutputTime : nil
+        transcoder.debugLoseStreamKind = route == .transcode ? debugLoseStreamKind : nil
+        var outcome = try transcoder.run(beforeCommit: {
+            try run.snapshot.verify()
+            if let limit, let size = FileSystem.size(target.temporaryPath), size > limit { throw OverSizeLimit(bytes: size) }
+        }, progress: reporter(base, 1 - base))
+        if let limit, let size = FileSystem.size(target.temporaryPath) {
+            outcome.verification.checks.append(.init(name: "file size", expected: "at most \(limit) bytes", measured: "\(size) bytes", outcome: .passed))
+        }
+        withExtendedLifetime(log) {}
+        return outcome
     }
 
     /// The last route: the resource's bytes under the requested name with the resource's own extension.
@@ -290,6 +388,9 @@ public final class ExportSession: Sendable {
         let ext = (source as NSString).pathExtension.lowercased()
         let t = try makeTarget(ext.isEmpty ? base : base + "." + ext, selection: run.selection, anyExtension: true)
         target = t
+        if let limit = request.sizeLimit, run.snapshot.size > limit {
+            throw ExportError.sizeLimitExceeded(path: t.finalPath, limit: limit, reason: "a byte copy of the \(run.snapshot.size)-byte source cannot be made smaller")
+        }
         emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name, container: ext,
                             duration: nil, timeRange: nil, streams: [], notes: ["byte copy of \(source)"], version: report)))
         let watchdog = run.watchdog
@@ -347,6 +448,11 @@ public final class ExportSession: Sendable {
     }
 }
 
+
+/// A finished output over the size limit (the session tries once more, lower, or fails with `sizeLimitExceeded`).
+struct OverSizeLimit: Error {
+    var bytes: Int64
+}
 
 /// A route whose plan is impossible (the container cannot hold a main stream, no stream left, no decoder for a
 /// main stream): the chain skips it with the plan's reason and goes on; as the last route it is the failure.

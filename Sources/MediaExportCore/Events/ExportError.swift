@@ -47,6 +47,9 @@ public enum ExportError: Error, Equatable, Sendable {
     /// The finished output did not match its plan (a stream missing, too short, wrong size …); `checks` names
     /// the failed checks. The output was never committed; the fallback chain moves on to the next route.
     case verificationFailed(path: String, checks: String)
+    /// The output cannot be made to fit the size limit (`--max-size`, `maxFileSize`): `reason` says why (too little
+    /// room for the duration, or still over after the retry). Nothing was written.
+    case sizeLimitExceeded(path: String, limit: Int64, reason: String)
     /// The export was cancelled (API call or signal); nothing was left behind.
     case cancelled
 
@@ -63,6 +66,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .inputChanged: return .open
         case .copyMismatch: return .write
         case .verificationFailed: return .write
+        case .sizeLimitExceeded: return .write
         case .cancelled: return .write
         }
     }
@@ -74,7 +78,7 @@ public enum ExportError: Error, Equatable, Sendable {
              .invalidPreset(let p, _, _), .invalidSidecar(let p, _, _), .versionUnavailable(let p, _, _),
              .editNeedsTranscode(let p, _), .outputExists(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
              .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _), .tooManyDecodeErrors(let p, _, _), .stalled(let p, _),
-             .inputChanged(let p, _), .copyMismatch(let p, _, _), .verificationFailed(let p, _):
+             .inputChanged(let p, _), .copyMismatch(let p, _, _), .verificationFailed(let p, _), .sizeLimitExceeded(let p, _, _):
             return p
         case .presetNotFound, .cancelled: return nil
         }
@@ -84,7 +88,7 @@ public enum ExportError: Error, Equatable, Sendable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case inputUnreadable, notMedia, noUsableStreams, invalidTimeRange, presetNotFound, invalidPreset, invalidSidecar
         case versionUnavailable, editNeedsTranscode, outputExists, outputIsInput, outputOutsideSandbox, outputUnwritable
-        case ffmpeg, tooManyDecodeErrors, stalled, inputChanged, copyMismatch, verificationFailed, cancelled
+        case ffmpeg, tooManyDecodeErrors, stalled, inputChanged, copyMismatch, verificationFailed, sizeLimitExceeded, cancelled
     }
 
     /// Which case this is.
@@ -109,6 +113,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .inputChanged: return .inputChanged
         case .copyMismatch: return .copyMismatch
         case .verificationFailed: return .verificationFailed
+        case .sizeLimitExceeded: return .sizeLimitExceeded
         case .cancelled: return .cancelled
         }
     }
@@ -151,6 +156,7 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .inputChanged(let p, let r): return "\(Self.shown(path: p)): input changed while being read: \(Self.shown(r))"
         case .copyMismatch(let p, let e, let a): return "\(Self.shown(path: p)): copy does not match its source (SHA-256 \(a.prefix(12))… ≠ \(e.prefix(12))…)"
         case .verificationFailed(let p, let c): return "\(Self.shown(path: p)): the output does not match its plan: \(Self.shown(c))"
+        case .sizeLimitExceeded(let p, let limit, let r): return "\(Self.shown(path: p)): cannot fit in \(limit) bytes: \(Self.shown(r)); nothing written"
         case .cancelled: return "export cancelled; no output written"
         }
     }

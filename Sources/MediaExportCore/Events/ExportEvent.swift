@@ -73,10 +73,17 @@ public enum ExportEvent: Sendable, Equatable {
         public var notes: [String]
         /// Version asked for and delivered, and the resource read.
         public var version: VersionReport?
+        /// The output's expected size in bytes (see `OutputSize.estimatedBytes`): a CRF encode's video rate measured on
+        /// samples of the source, other streams at their bit rates; the source's size for a byte copy. nil: unknown.
+        public var estimatedBytes: Int64?
+        /// The size limit the export must meet, if any.
+        public var maxFileSize: Int64?
 
         /// Creates the value from each of its fields.
-        public init(input: String, output: String, preset: String, container: String, duration: Double? = nil, timeRange: TimeRange? = nil, streams: [StreamPlan], notes: [String], version: VersionReport? = nil) {
+        public init(input: String, output: String, preset: String, container: String, duration: Double? = nil, timeRange: TimeRange? = nil, streams: [StreamPlan], notes: [String], version: VersionReport? = nil,
+                    estimatedBytes: Int64? = nil, maxFileSize: Int64? = nil) {
             self.input = input; self.output = output; self.preset = preset; self.container = container; self.duration = duration; self.timeRange = timeRange; self.streams = streams; self.notes = notes; self.version = version
+            self.estimatedBytes = estimatedBytes; self.maxFileSize = maxFileSize
         }
     }
 

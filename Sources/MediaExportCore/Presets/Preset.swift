@@ -19,6 +19,10 @@ public struct Preset: Codable, Sendable, Equatable {
     public var video: VideoSettings?
     /// How to encode audio; `nil` drops audio unless `passthrough`.
     public var audio: AudioSettings?
+    /// The most bytes the output may have (AVAssetExportSession's `fileLengthLimit`): the video's average bit rate
+    /// is chosen from the duration and the audio, encoded in two passes, and the result checked; nil: no limit.
+    /// In JSON a number of bytes or a size such as `"16MB"` (see `ByteSize`).
+    public var maxFileSize: Int64?
 
     /// Creates a preset value (used by tests and by code that builds presets on the fly).
     public init(name: String, aliases: [String] = [], summary: String = "", defaultExtension: String = "mp4",
@@ -28,7 +32,7 @@ public struct Preset: Codable, Sendable, Equatable {
     }
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, aliases, summary, defaultExtension, passthrough, video, audio
+        case name, aliases, summary, defaultExtension, passthrough, video, audio, maxFileSize
     }
 
     public init(from decoder: Decoder) throws {
@@ -40,6 +44,7 @@ public struct Preset: Codable, Sendable, Equatable {
         passthrough = try c.decodeIfPresent(Bool.self, forKey: .passthrough) ?? false
         video = try c.decodeIfPresent(VideoSettings.self, forKey: .video)
         audio = try c.decodeIfPresent(AudioSettings.self, forKey: .audio)
+        maxFileSize = try c.decodeIfPresent(ByteSize.self, forKey: .maxFileSize)?.bytes
     }
 }
 
@@ -84,6 +89,11 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     public var maxBitrate: Int?
     /// The VBV buffer in bits for `maxBitrate`; nil: twice `maxBitrate` (ffmpeg's `-bufsize`).
     public var bufferSize: Int?
+    /// An average bit rate in bits/s instead of the CRF (ffmpeg's `-b:v`); nil: `crf` rules.
+    public var bitrate: Int?
+    /// Encode `bitrate` in two passes (a first pass writes the encoder's statistics, the second spends the bits
+    /// where they matter and lands on the average: ffmpeg's `-pass 1`/`-pass 2`). Needs `bitrate`.
+    public var twoPass: Bool
 
     /// Creates video settings.
     public init(codec: VideoCodec, encoderPreset: String = "medium", crf: Int = 23, maxSize: SizeBox? = nil,
@@ -91,11 +101,11 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         self.codec = codec; self.encoderPreset = encoderPreset; self.crf = crf; self.maxSize = maxSize
         self.pixelFormat = pixelFormat; self.hdr = hdr ?? HDRHandling.defaultFor(codec); self.toneMap = toneMap
         self.deinterlace = deinterlace
-        self.maxBitrate = nil; self.bufferSize = nil
+        self.maxBitrate = nil; self.bufferSize = nil; self.bitrate = nil; self.twoPass = false
     }
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case codec, encoderPreset, crf, maxSize, pixelFormat, hdr, toneMap, deinterlace, maxBitrate, bufferSize
+        case codec, encoderPreset, crf, maxSize, pixelFormat, hdr, toneMap, deinterlace, maxBitrate, bufferSize, bitrate, twoPass
     }
 
     public init(from decoder: Decoder) throws {
@@ -110,6 +120,8 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         deinterlace = try c.decodeIfPresent(Bool.self, forKey: .deinterlace) ?? true
         maxBitrate = try c.decodeIfPresent(Int.self, forKey: .maxBitrate)
         bufferSize = try c.decodeIfPresent(Int.self, forKey: .bufferSize)
+        bitrate = try c.decodeIfPresent(Int.self, forKey: .bitrate)
+        twoPass = try c.decodeIfPresent(Bool.self, forKey: .twoPass) ?? false
     }
 }
 

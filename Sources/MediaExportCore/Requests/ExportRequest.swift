@@ -40,6 +40,11 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     public var startRoute: ExportRoute?
     /// Which audio streams to keep (every decodable one by default).
     public var tracks: TrackSelection = .all
+    /// The most bytes the output may have (`--max-size`); replaces the preset's `maxFileSize`. nil: the preset's.
+    public var maxFileSize: Int64?
+
+    /// The size limit that applies: the request's, else the preset's.
+    public var sizeLimit: Int64? { maxFileSize ?? preset.maxFileSize }
 
     /// Creates a request. `timeRange` is on the timeline of the version delivered (after a sidecar's trim).
     public init(input: String, output: String, preset: Preset, timeRange: TimeRange? = nil, overwrite: Bool = false, sandbox: String? = nil,
@@ -53,6 +58,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, startRoute, tracks
+        case maxFileSize
     }
 
     public init(from decoder: Decoder) throws {
@@ -70,6 +76,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         fallback = try c.decodeIfPresent(FallbackPolicy.self, forKey: .fallback) ?? .auto
         errors = try c.decodeIfPresent(ErrorPolicy.self, forKey: .errors) ?? ErrorPolicy()
         tracks = try c.decodeIfPresent(TrackSelection.self, forKey: .tracks) ?? .all
+        maxFileSize = try c.decodeIfPresent(ByteSize.self, forKey: .maxFileSize)?.bytes
     }
 
     /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the

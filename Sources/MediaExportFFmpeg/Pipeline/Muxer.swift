@@ -22,8 +22,11 @@ final class Muxer {
     /// The output's final path, for messages.
     let path: String
     let container: Container
-    /// Keeps the target's descriptors open for as long as FFmpeg may use them.
-    private let target: OutputTarget
+    /// Keeps the target's descriptors open for as long as FFmpeg may use them; nil for a muxer that writes nothing.
+    private let target: OutputTarget?
+    /// Whether encoders must put codec headers in extradata for the real container (a first pass or a sample
+    /// encode into FFmpeg's `null` muxer opens its encoders as the real output's would).
+    private let globalHeader: Bool
     /// Retained while the context lives: FFmpeg's interrupt callback reads it.
     private let cancel: CancelToken?
     private var headerWritten = false
@@ -37,6 +40,7 @@ final class Muxer {
         self.target = target
         self.path = target.finalPath
         self.container = container
+        globalHeader = av_guess_format(container.muxerName, nil, nil).map { ($0.pointee.flags & cff_fmt_globalheader()) != 0 } ?? false
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         // The context's url is the temporary file's name: the only name its io_open callback will reopen.
         let code = target.temporaryName.withUnsafeBufferPointer { avformat_alloc_output_context2(&ctx, nil, container.muxerName, $0.baseAddress) }
@@ -57,6 +61,23 @@ final class Muxer {
         }
     }
 
+    /// A muxer that writes nothing (FFmpeg's `null` format, as `-f null -`): a first pass's packets, or a sample
+    /// encode's, are counted and thrown away. Encoders are opened as for `container`.
+    init(discardingFor container: Container, cancel: CancelToken?) throws {
+        self.cancel = cancel
+        target = nil
+        path = "(first pass)"
+        self.container = container
+        globalHeader = av_guess_format(container.muxerName, nil, nil).map { ($0.pointee.flags & cff_fmt_globalheader()) != 0 } ?? false
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        let code = avformat_alloc_output_context2(&ctx, nil, "null", nil)
+        guard code >= 0, let ctx else {
+            throw ExportError.ffmpeg(stage: .mux, path: path, code: code, message: "cannot create the null muxer: \(ffmpegMessage(code))")
+        }
+        context = ctx
+        if let cancel { cff_set_interrupt(ctx, cancel.pointer) }
+    }
+
     deinit {
         // A failed or cancelled export: free without writing what is still buffered.
         if ioOpen { _ = cff_output_io_detach(context, 0) }
@@ -64,7 +85,7 @@ final class Muxer {
     }
 
     /// Whether encoders must put codec headers in extradata (MP4/MOV/MKV do).
-    var needsGlobalHeader: Bool { (context.pointee.oformat.pointee.flags & cff_fmt_globalheader()) != 0 }
+    var needsGlobalHeader: Bool { globalHeader }
 
     /// Adds an output stream.
     func addStream() throws -> UnsafeMutablePointer<AVStream> {
@@ -90,7 +111,7 @@ final class Muxer {
         for (k, v) in metadata { av_dict_set(&context.pointee.metadata, k, v, 0) }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
-        if container.isQuickTimeFamily {
+        if container.isQuickTimeFamily && target != nil {
             // Apple's keys (the Live Photo pairing `com.apple.quicktime.content.identifier`, make, model, the creation
             // date with its time zone) are only written as QuickTime metadata keys (`mdta`), as iPhones write them.
             let apple = metadata.keys.contains { $0.hasPrefix("com.apple.quicktime.") }

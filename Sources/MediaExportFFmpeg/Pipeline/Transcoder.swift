@@ -24,6 +24,26 @@ package final class Transcoder {
         package var verification: Verification
         /// Kept streams that came out shorter than planned because damaged input was skipped, as warnings.
         package var shortfalls: [String] = []
+        /// What the main video's encoder produced: what a sample encode measures.
+        package var videoOutput = EncodedVideo()
+    }
+
+    /// The main video's encoded packets, counted as they are written.
+    package struct EncodedVideo: Sendable, Equatable {
+        /// Packets (frames) written.
+        package var frames = 0
+        /// Bytes of all of them.
+        package var bytes: Int64 = 0
+        /// Keyframes among them, and their bytes.
+        package var keyframes = 0
+        package var keyframeBytes: Int64 = 0
+    }
+
+    /// Which pass of a two-pass encode a run is, and the encoder's statistics file (written by the first, read by
+    /// the second).
+    package enum EncoderPass: Sendable, Equatable {
+        case first(log: String)
+        case second(log: String)
     }
 
     /// The run's counters. Only the executor's loop changes them, from the packets it writes and the tallies
@@ -79,7 +99,11 @@ package final class Transcoder {
     let timeline: Timeline
     package let expectedDuration: Double?
     private let source: String
-    private let target: OutputTarget
+    /// The output; nil for a run into FFmpeg's `null` muxer (a first pass, a sample encode): nothing is written,
+    /// checked or committed.
+    private let target: OutputTarget?
+    /// The pass of a two-pass video encode this run is.
+    private let pass: EncoderPass?
     private let cancel: CancelToken
     private let errors: ErrorPolicy
     private let container: Container
@@ -92,8 +116,8 @@ package final class Transcoder {
     private let info: SourceInfo
 
     /// Takes the source's demuxer (see `ProbedSource.takeDemuxer`) for a possible plan.
-    package init(source: ProbedSource, plan: ExportPlan, target: OutputTarget, cancel: CancelToken, errors: ErrorPolicy = ErrorPolicy(),
-                 tags: [String: String]? = nil) throws {
+    package init(source: ProbedSource, plan: ExportPlan, target: OutputTarget?, cancel: CancelToken, errors: ErrorPolicy = ErrorPolicy(),
+                 tags: [String: String]? = nil, pass: EncoderPass? = nil) throws {
         guard plan.isPossible, let container = plan.container else {
             throw ExportError.noUsableStreams(path: source.info.path, reason: plan.impossible ?? "no container for this extension")
         }
@@ -103,6 +127,7 @@ package final class Transcoder {
         self.errors = errors
         self.container = container
         self.target = target
+        self.pass = pass
         self.cancel = cancel
         self.plan = plan
         demuxer = try source.takeDemuxer()
@@ -118,7 +143,8 @@ package final class Transcoder {
             let input = demuxer.streams[decision.index]
             switch decision.action {
             case .transcodeVideo(let v):
-                stages.append(try VideoTranscodeStage(input: input, plan: v, muxer: muxer, timeline: timeline, strict: errors.strict, path: source))
+                stages.append(try VideoTranscodeStage(input: input, plan: v, muxer: muxer, timeline: timeline, strict: errors.strict, path: source,
+                                                      pass: pass))
             case .transcodeAudio(let a):
                 // Audio stops at its own end too: decoders emit an encoder's end padding that the source's
                 // edit list hides, which would make the output a frame longer than the input.
@@ -151,7 +177,8 @@ package final class Transcoder {
 
     /// Streams the whole export into the target's temporary file. `progress` is called after every packet.
     package func run(beforeCommit: () throws -> Void = {}, progress: (_ outputTime: Double, _ videoFrames: Int, _ final: Bool) -> Void) throws -> Outcome {
-        let muxer = try Muxer(target: target, container: container, cancel: cancel)
+        let muxer = try target.map { try Muxer(target: $0, container: container, cancel: cancel) }
+            ?? Muxer(discardingFor: container, cancel: cancel)
         var ordered = try makeStages(muxer: muxer)
         // Input stream index → its stage: a plain array, looked up once per packet.
         var byInput = [StreamStage?](repeating: nil, count: demuxer.streams.count)
@@ -177,6 +204,8 @@ package final class Transcoder {
         counts.inputEnd = Array(repeating: nil, count: demuxer.streams.count)
         counts.inputStart = Array(repeating: nil, count: demuxer.streams.count)
         counts.inputBases = demuxer.streams.map { av_q2d($0.pointee.time_base) }
+        var video = EncodedVideo()
+        let mainVideo: Int32? = ordered.first { $0 is VideoTranscodeStage }?.inputIndex
         let lost: Set<Int32> = debugLoseStreamKind.map { kind in
             Set(ordered.filter { plan.streams[Int($0.inputIndex)].kind == kind }.map(\.inputIndex))
         } ?? []
@@ -202,6 +231,11 @@ package final class Transcoder {
                 counts.summed[j] += Double(p.pointee.duration) * tb
             }
             if j < counts.packets.count { counts.packets[j] += 1 }
+            if stage.inputIndex == mainVideo {
+                video.frames += 1
+                video.bytes += Int64(p.pointee.size)
+                if (p.pointee.flags & AV_PKT_FLAG_KEY) != 0 { video.keyframes += 1; video.keyframeBytes += Int64(p.pointee.size) }
+            }
             try muxer.write(packet)
             packet.unref()  // the muxer took the data; this only resets the stage's packet for reuse
         }
@@ -267,6 +301,13 @@ package final class Transcoder {
         }
         try muxer.finish()
         try demuxer.verifyUnchanged()
+        if target == nil {
+            // Nothing was written: a first pass or a sample encode has nothing to check.
+            progress(counts.outputTime, counts.videoFrames, true)
+            return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes, timestampRepairs: counts.timestampRepairs,
+                           droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: Verification(checks: []),
+                           videoOutput: video)
+        }
         // The codecs are done: free them (an encoder's lookahead is most of an export's memory) before the output
         // is read back, so that reading it never adds to the export's peak.
         let streamCount = ordered.count
@@ -296,7 +337,8 @@ package final class Transcoder {
             }
         }
         return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
-                       droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls)
+                       droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
+                       videoOutput: video)
     }
 
     /// Why the output is short, if a kept stream's data ended well before its own expected duration (a stream
@@ -330,6 +372,7 @@ package final class Transcoder {
 
     /// Reads the finished temporary file back and checks it against the plan; throws `verificationFailed`.
     private func verify(delivered: [DeliveredStream], damaged: Bool, inputEnd: [Double?]) throws -> Verification {
+        guard let target else { return Verification(checks: []) }
         let began = DispatchTime.now().uptimeNanoseconds
         let transcodesVideo = plan.streams.contains { if case .transcodeVideo = $0.action { return true }; return false }
         // What the plan can expect of each stream is at most what the input's packets held: a header that declares

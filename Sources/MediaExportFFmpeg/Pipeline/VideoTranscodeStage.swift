@@ -5,9 +5,10 @@ import MediaExportCore
 extension VideoPlan {
     /// The encoder options this plan asks for, each naming the preset field behind it, so that an option the
     /// encoder does not use is reported against that field.
-    var encoderOptions: [EncoderOption] {
-        var options = [EncoderOption(key: "preset", value: settings.encoderPreset, field: "video.encoderPreset"),
-                       EncoderOption(key: "crf", value: String(settings.crf), field: "video.crf")]
+    func encoderOptions(pass: Transcoder.EncoderPass? = nil) -> [EncoderOption] {
+        var options = [EncoderOption(key: "preset", value: settings.encoderPreset, field: "video.encoderPreset")]
+        // An average bit rate replaces the CRF (both wrappers let a given `crf` win over `bit_rate`).
+        if settings.bitrate == nil { options.append(EncoderOption(key: "crf", value: String(settings.crf), field: "video.crf")) }
         if settings.codec == .hevc {
             // Quiet x265's own logging (it writes to stderr itself); asked for by choosing the codec. HDR10 metadata
             // kept goes into x265's SEI (libavcodec 5.1's wrapper does not pass frame side data on).
@@ -16,7 +17,18 @@ extension VideoPlan {
                 if let master = out.mastering?.x265Value { params.append("master-display=\(master)") }
                 if let light = out.contentLight { params.append("max-cll=\(light.maxCLL),\(light.maxFALL)") }
             }
+            // libavcodec 5.1's x265 wrapper ignores the pass flags: x265 is told itself (its own `--pass`/`--stats`).
+            switch pass {
+            case .first(let log): params += ["pass=1", "stats=\(log)"]
+            case .second(let log): params += ["pass=2", "stats=\(log)"]
+            case nil: break
+            }
             options.append(EncoderOption(key: "x265-params", value: params.joined(separator: ":"), field: "video.codec"))
+        } else if let pass {
+            // x264's statistics file (`x264_2pass.log` in the working folder unless told), as ffmpeg's `-passlogfile`.
+            switch pass {
+            case .first(let log), .second(let log): options.append(EncoderOption(key: "stats", value: log, field: "video.twoPass"))
+            }
         }
         return options
     }
@@ -70,7 +82,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     /// the push pipeline also stopped asking until the next packet).
     private var decoderIdle = false
 
-    init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String) throws {
+    init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String,
+         pass: Transcoder.EncoderPass? = nil) throws {
         inputIndex = stream.pointee.index
         crop = plan.crop
         self.plan = plan
@@ -117,8 +130,14 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             enc.pointee.rc_max_rate = Int64(max)
             enc.pointee.rc_buffer_size = Int32(clamping: settings.bufferSize ?? 2 * max)
         }
+        if let bitrate = settings.bitrate { enc.pointee.bit_rate = Int64(bitrate) }
+        switch pass {
+        case .first: enc.pointee.flags |= cff_codec_flag_pass1()
+        case .second: enc.pointee.flags |= cff_codec_flag_pass2()
+        case nil: break
+        }
         if muxer.needsGlobalHeader { enc.pointee.flags |= cff_codec_flag_global_header() }
-        try encoder.open(plan.encoderOptions)
+        try encoder.open(plan.encoderOptions(pass: pass))
         frameDuration = max(1, av_rescale_q(1, av_inv_q(rate), inTimeBase))
 
         outputStream = try muxer.addStream()

@@ -1,0 +1,175 @@
+import Foundation
+
+/// How big an output will be (the `started` record's `estimatedBytes`, `batch --dry-run`), and which bit rates
+/// make it fit a size limit (`--max-size`, a preset's `maxFileSize`). Pure: the FFmpeg layer measures a CRF
+/// encode's rate on samples of the source (`SampleEncode`) and hands it in.
+public enum OutputSize {
+    /// x264's and x265's default keyframe interval: the frames a long encode spends on keyframes.
+    static let keyframeInterval = 250.0
+
+    /// The video bit rate (bits/s) a full encode will have, from a sample encode: `frames` packets of `bytes`, of
+    /// which `keyframes` (each sample starts with one) weigh `keyframeBytes`. A full encode has a keyframe every
+    /// `keyframeInterval` frames, so the samples' keyframes are weighed at that share, not theirs.
+    public static func videoBitrate(sampleFrames frames: Int, bytes: Int64, keyframes: Int, keyframeBytes: Int64,
+                                    frameRate: Double, duration: Double) -> Double? {
+        guard frames > 0, bytes > 0, frameRate > 0, duration > 0 else { return nil }
+        let total = max(1, frameRate * duration)
+        let keyShare = min(1, max(1, (total / keyframeInterval).rounded(.up)) / total)
+        let perFrame: Double
+        if frames > keyframes, keyframes > 0 {
+            let key = Double(keyframeBytes) / Double(keyframes)
+            let other = Double(bytes - keyframeBytes) / Double(frames - keyframes)
+            perFrame = keyShare * key + (1 - keyShare) * other
+        } else {
+            perFrame = Double(bytes) / Double(frames)
+        }
+        return perFrame * 8 * frameRate
+    }
+
+    /// What the muxer adds: headers and the sample tables (about 20 bytes a video frame, 10 an audio frame).
+    static func overheadBytes(duration: Double, frameRate: Double?, audioStreams: Int) -> Double {
+        4096 + duration * ((frameRate ?? 30) * 20 + Double(audioStreams) * 47 * 10)
+    }
+
+    /// The estimated size of `plan`'s output in bytes: transcoded streams at their bit rates (the main video at
+    /// `videoBitrate` when a sample encode measured it, else at its average or cap, else a bits-per-pixel guess
+    /// from the CRF), copied streams at the source's rates. nil without a duration.
+    public static func estimatedBytes(plan: ExportPlan, source: SourceInfo, videoBitrate measured: Double?) -> Int64? {
+        if plan.route == .copy { return source.size }
+        guard let duration = plan.timeline.expectedDuration ?? source.duration, duration > 0 else { return nil }
+        var bits = 0.0
+        var audioStreams = 0
+        var frameRate: Double?
+        for decision in plan.streams {
+            let stream = decision.index < source.streams.count ? source.streams[decision.index] : nil
+            let seconds = decision.expectedDuration ?? duration
+            switch decision.action {
+            case .transcodeVideo(let v):
+                frameRate = stream?.frameRate
+                bits += (measured ?? configuredVideoBitrate(v, frameRate: stream?.frameRate)) * seconds
+            case .transcodeAudio(let a):
+                audioStreams += 1
+                bits += Double(a.settings.bitrate) * seconds
+            case .transcodeSubtitle:
+                bits += 800 * seconds
+            case .copy:
+                if decision.kind == .audio { audioStreams += 1 }
+                if decision.kind == .video, !(stream?.isAttachedPicture ?? false) { frameRate = stream?.frameRate }
+                if let rate = stream?.bitRate, rate > 0 {
+                    bits += Double(rate) * seconds
+                } else if let whole = source.duration, whole > 0 {
+                    // Unknown rate: the file's average, shared among its streams.
+                    bits += Double(source.size) * 8 / whole / Double(max(1, source.streams.count)) * seconds
+                }
+            case .drop:
+                break
+            }
+        }
+        return Int64(bits / 8 + overheadBytes(duration: duration, frameRate: frameRate, audioStreams: audioStreams))
+    }
+
+    /// The video bit rate a preset asks for without measuring: its average, else its cap, else a guess from the CRF
+    /// (bits per pixel, as the batch has guessed so far).
+    static func configuredVideoBitrate(_ v: VideoPlan, frameRate: Double?) -> Double {
+        if let b = v.settings.bitrate { return Double(b) }
+        let bpp = 0.1 * pow(2, Double(23 - v.settings.crf) / 6) * (v.settings.codec == .hevc ? 0.6 : 1)
+        let guess = bpp * Double(v.width * v.height) * (frameRate ?? 30)
+        return v.settings.maxBitrate.map { min(Double($0), guess) } ?? guess
+    }
+
+    /// The bit rates chosen to fit a limit.
+    public struct Budget: Sendable, Equatable {
+        /// The main video's average bit rate (bits/s), encoded in two passes; nil without a video transcode.
+        public var videoBitrate: Int?
+        /// Every transcoded audio stream's bit rate (bits/s).
+        public var audioBitrate: Int?
+        /// What the plan's note says.
+        public var note: String
+    }
+
+    /// The least video bit rate worth delivering (below it a picture is mush: the export fails instead).
+    public static let minimumVideoBitrate = 20_000
+    /// The least AAC bit rate per stream.
+    public static let minimumAudioBitrate = 16_000
+
+    /// Chooses bit rates so that `plan`'s output fits `limit` bytes: audio keeps the preset's rate unless it would
+    /// take more than a third of the room (then a third, at least `minimumAudioBitrate`), copied streams keep theirs,
+    /// the video gets the rest (3 % kept back for the encoder's aim and the muxer), at most `ceiling` (what the
+    /// preset would have spent: no point in inflating a short clip to the limit). `scale` < 1 aims lower (a retry).
+    /// Throws a reason (a String) when the limit cannot be met.
+    public static func budget(limit: Int64, plan: ExportPlan, source: SourceInfo, ceiling: Double?, scale: Double = 1) -> Result<Budget, SizeRefusal> {
+        guard let duration = plan.timeline.expectedDuration ?? source.duration, duration > 0 else {
+            return .failure(SizeRefusal(reason: "the source's duration is unknown: no bit rate can be chosen to fit"))
+        }
+        var fixedBits = 0.0, audioStreams = 0, transcodedAudio = 0, audioRate = 0, frameRate: Double?
+        var hasVideo = false
+        for decision in plan.streams {
+            let stream = decision.index < source.streams.count ? source.streams[decision.index] : nil
+            let seconds = decision.expectedDuration ?? duration
+            switch decision.action {
+            case .transcodeVideo: hasVideo = true; frameRate = stream?.frameRate
+            case .transcodeAudio(let a): audioStreams += 1; transcodedAudio += 1; audioRate = a.settings.bitrate
+            case .transcodeSubtitle: fixedBits += 800 * seconds
+            case .copy:
+                if decision.kind == .audio { audioStreams += 1 }
+                fixedBits += Double(stream?.bitRate ?? 0) * seconds
+            case .drop: break
+            }
+        }
+        let overhead = overheadBytes(duration: duration, frameRate: frameRate, audioStreams: audioStreams)
+        let room = (Double(limit) * 0.97 * scale - overhead) * 8 - fixedBits
+        let limitText = "\(limit) bytes"
+        guard room > 0 else {
+            return .failure(SizeRefusal(reason: fixedBits > 0 ? "the streams copied as they are already take more than \(limitText)"
+                                        : String(format: "%.1f s of output needs about %d bytes for the container alone", duration, Int(overhead))))
+        }
+        var chosenAudio: Int?
+        if transcodedAudio > 0 {
+            let share = hasVideo ? room / 3 : room
+            let perStream = Int(share / duration / Double(transcodedAudio))
+            let rate = min(audioRate, perStream)
+            guard rate >= minimumAudioBitrate else {
+                return .failure(SizeRefusal(reason: String(format: "%.1f s of audio cannot fit in %@ (%d kb/s a track is the least)", duration, limitText, minimumAudioBitrate / 1000)))
+            }
+            chosenAudio = rate
+        }
+        var note: String
+        var chosenVideo: Int?
+        if hasVideo {
+            let videoBits = room - Double(chosenAudio ?? 0) * Double(transcodedAudio) * duration
+            var rate = videoBits / duration
+            if let ceiling, ceiling > 0 { rate = min(rate, ceiling) }
+            guard rate >= Double(minimumVideoBitrate) else {
+                return .failure(SizeRefusal(reason: String(format: "%.1f s of video would get %d kb/s (at least %d kb/s is needed)", duration, Int(max(0, rate)) / 1000, minimumVideoBitrate / 1000)))
+            }
+            chosenVideo = Int(rate)
+            note = "size limit \(limitText): video at \(Int(rate) / 1000) kb/s average, two passes"
+        } else {
+            note = "size limit \(limitText)"
+        }
+        if let a = chosenAudio, a < audioRate { note += ", audio at \(a / 1000) kb/s" }
+        return .success(Budget(videoBitrate: chosenVideo, audioBitrate: chosenAudio, note: note))
+    }
+
+    /// Why a size limit cannot be met.
+    public struct SizeRefusal: Error, Sendable, Equatable {
+        /// One clause, e.g. `10.0 s of video would get 12 kb/s (at least 20 kb/s is needed)`.
+        public var reason: String
+    }
+
+    /// The preset with the budget applied: the video's average rate in two passes instead of its CRF, the audio's rate.
+    public static func apply(_ budget: Budget, to preset: Preset) -> Preset {
+        var p = preset
+        if let v = budget.videoBitrate, var video = p.video {
+            video.bitrate = v
+            video.twoPass = true
+            if let cap = video.maxBitrate, cap < v { video.bitrate = cap }
+            p.video = video
+        }
+        if let a = budget.audioBitrate, var audio = p.audio {
+            audio.bitrate = min(audio.bitrate, a)
+            p.audio = audio
+        }
+        return p
+    }
+}

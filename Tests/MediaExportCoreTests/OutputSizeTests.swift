@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import MediaExportCore
+
+/// The size planner: bit rates chosen to fit a limit, and the estimate from a sample encode.
+@Suite struct OutputSizeTests {
+    static func plan(duration: Double = 10, audio: Bool = true) -> (ExportPlan, SourceInfo) {
+        var streams = [SourceStream(index: 0, kind: .video, codec: "h264", duration: duration, width: 1920, height: 1080, frameRate: 30)]
+        var decisions = [StreamDecision(index: 0, kind: .video, codec: "h264",
+                                        action: .transcodeVideo(VideoPlan(width: 1920, height: 1080, settings: VideoSettings(codec: .h264))))]
+        if audio {
+            streams.append(SourceStream(index: 1, kind: .audio, codec: "aac", duration: duration, channels: 2, sampleRate: 48000))
+            decisions.append(StreamDecision(index: 1, kind: .audio, codec: "aac", action: .transcodeAudio(AudioPlan(channels: 2, settings: AudioSettings()))))
+        }
+        let source = SourceInfo(path: "in.mp4", duration: duration, size: 100_000_000, streams: streams, mainVideo: 0, mainAudio: audio ? 1 : nil)
+        return (ExportPlan(route: .transcode, container: .mp4, streams: decisions, timeline: PlannedTimeline(origin: 0, expectedDuration: duration)), source)
+    }
+
+    @Test func theBudgetLeavesRoomForAudioAndTheContainer() throws {
+        let (plan, source) = Self.plan()
+        let budget = try OutputSize.budget(limit: 16_000_000, plan: plan, source: source, ceiling: nil).get()
+        let video = try #require(budget.videoBitrate), audio = try #require(budget.audioBitrate)
+        #expect(audio == 128_000)
+        let total = Double(video + audio) * 10 / 8
+        #expect(total < 16_000_000 * 0.97 && total > 16_000_000 * 0.9, "\(total)")
+        // A ceiling (what the CRF would have spent) is not exceeded: a short clip is not inflated to the limit.
+        #expect(try OutputSize.budget(limit: 16_000_000, plan: plan, source: source, ceiling: 900_000).get().videoBitrate == 900_000)
+    }
+
+    @Test func audioIsLoweredWhenItWouldTakeMoreThanAThird() throws {
+        let (plan, source) = Self.plan()
+        let budget = try OutputSize.budget(limit: 400_000, plan: plan, source: source, ceiling: nil).get()
+        #expect(try #require(budget.audioBitrate) < 128_000)
+        #expect(budget.note.contains("audio at"))
+        let total = Double(try #require(budget.videoBitrate) + budget.audioBitrate!) * 10 / 8
+        #expect(total < 400_000 * 0.97)
+    }
+
+    @Test func anImpossibleLimitIsRefusedWithTheReason() throws {
+        let (plan, source) = Self.plan()
+        #expect(throws: OutputSize.SizeRefusal.self) { try OutputSize.budget(limit: 20_000, plan: plan, source: source, ceiling: nil).get() }
+        let (audioOnly, info) = Self.plan(audio: true)
+        var onlyAudio = audioOnly
+        onlyAudio.streams[0].action = .drop(reason: "audio preset")
+        let refusal = OutputSize.budget(limit: 25_000, plan: onlyAudio, source: info, ceiling: nil)
+        guard case .failure(let r) = refusal else { Issue.record("expected a refusal"); return }
+        #expect(r.reason.contains("10.0 s of audio cannot fit in 25000 bytes"), "\(r.reason)")
+    }
+
+    @Test func applyingTheBudgetSwitchesToTwoPasses() throws {
+        let preset = Preset(name: "p", video: VideoSettings(codec: .h264), audio: AudioSettings())
+        let applied = OutputSize.apply(.init(videoBitrate: 250_000, audioBitrate: 96_000, note: ""), to: preset)
+        #expect(applied.video?.bitrate == 250_000 && applied.video?.twoPass == true && applied.audio?.bitrate == 96_000)
+    }
+
+    @Test func theSampleEstimateWeighsKeyframesAsAFullEncodeWould() throws {
+        // 3 samples of 10 frames: 3 keyframes of 50 kB and 27 frames of 5 kB. 300 frames in all: 2 keyframes.
+        let rate = try #require(OutputSize.videoBitrate(sampleFrames: 30, bytes: 3 * 50_000 + 27 * 5_000, keyframes: 3, keyframeBytes: 150_000,
+                                                        frameRate: 30, duration: 10))
+        let expected = (2 * 50_000 + 298 * 5_000) * 8 / 10.0
+        #expect(abs(rate / expected - 1) < 0.001, "\(rate) vs \(expected)")
+    }
+
+    @Test func theEstimateAddsEveryKeptStream() throws {
+        let (plan, source) = Self.plan()
+        let estimate = try #require(OutputSize.estimatedBytes(plan: plan, source: source, videoBitrate: 2_000_000))
+        // 2 Mb/s + 128 kb/s for 10 s, plus the container.
+        #expect(estimate > 2_660_000 && estimate < 2_700_000, "\(estimate)")
+        var copy = plan
+        copy.route = .copy
+        #expect(OutputSize.estimatedBytes(plan: copy, source: source, videoBitrate: nil) == 100_000_000)
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import MediaExport
+@testable import MediaExportCore
+
+/// `video.bitrate` with `video.twoPass`, `--max-size` / `maxFileSize` (AVAssetExportSession's `fileLengthLimit`), and the
+/// `started` record's `estimatedBytes`.
+@Suite struct SizeLimitTests {
+    /// 10 s of 1080p30 camera-like noise (a CRF encode of it is megabytes) with a tone: made once per test.
+    static func noisySource(_ dir: URL, seconds: Int = 10, size: String = "1920x1080") throws -> String {
+        let source = dir.appendingPathComponent("noise.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30:duration=\(seconds),noise=alls=14:allf=t",
+                                "-f", "lavfi", "-i", "sine=f=440:d=\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20",
+                                "-c:a", "aac", "-b:a", "160k", "-shortest", source])
+        return source
+    }
+
+    static func probe(_ path: String, _ entries: String) throws -> [String] {
+        let r = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", entries, "-of", "csv=p=0", path])
+        return r.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    static func events(_ session: ExportSession) -> LockedBox<[ExportEvent]> {
+        let box = LockedBox<[ExportEvent]>([])
+        session.onEvent = { e in box.withLock { $0.append(e) } }
+        return box
+    }
+
+    @Test func maxSizeFitsTenSecondsOf1080pIn400000Bytes() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let source = try Self.noisySource(dir)
+        let output = dir.appendingPathComponent("small.mp4").path
+        var request = ExportRequest(input: source, output: output, preset: try TestSupport.preset("highest"))
+        request.maxFileSize = 400_000
+        let session = ExportSession(request: request)
+        let events = Self.events(session)
+        let completed = try session.run()
+        let size = try #require((try FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value)
+        #expect(size <= 400_000, "\(size) bytes")
+        #expect(size >= 300_000, "the budget is used, not wasted: \(size) bytes")
+        // Complete: both streams, 10 s each, every frame.
+        let durations = try Self.probe(output, "stream=codec_type,duration,nb_frames")
+        #expect(durations.count == 2)
+        for line in durations {
+            let fields = line.split(separator: ",")
+            #expect(abs((Double(fields[1]) ?? 0) - 10) < 0.05, "\(line)")
+            if fields[0] == "video" { #expect(fields[2] == "300", "\(line)") }
+        }
+        #expect(completed.notes.contains { $0.hasPrefix("size limit 400000 bytes: video at") && $0.contains("two passes") }, "\(completed.notes)")
+        #expect(completed.verification?.checks.contains { $0.name == "file size" && $0.outcome == .passed } == true)
+        let started = try #require(events.withLock { $0 }.compactMap { if case .started(let s) = $0 { return s }; return nil }.first)
+        #expect(started.maxFileSize == 400_000)
+        // No statistics folder of this process is left behind.
+        let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []).filter { $0.hasPrefix("mediaexport-2pass-\(getpid())-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test func aLimitThatCannotBeMetFailsWithTheReasonAndWritesNothing() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let source = try Self.noisySource(dir, seconds: 4, size: "640x360")
+        let output = dir.appendingPathComponent("tiny.mp4").path
+        let r = try TestSupport.tool(["--preset", "1280x720", "--max-size", "20k", "-q", source, output])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("cannot fit in 20000 bytes: 4.0 s of"), "\(r.stderr)")
+        #expect(TestSupport.contents(dir) == ["noise.mp4"])
+        // Passthrough cannot lower anything: checked, refused, nothing left.
+        let copy = try TestSupport.tool(["--preset", "passthrough", "--max-size", "50000", "--json", source, dir.appendingPathComponent("p.mp4").path])
+        #expect(copy.status == 1)
+        #expect(copy.stdout.contains(#""error":"sizeLimitExceeded""#), "\(copy.stdout)")
+        #expect(TestSupport.contents(dir) == ["noise.mp4"])
+    }
+
+    @Test func maxSizeTakesUnitsAndRefusesNonsense() throws {
+        #expect(ByteSize(parsing: "400000")?.bytes == 400_000)
+        #expect(ByteSize(parsing: "16MB")?.bytes == 16_000_000)
+        #expect(ByteSize(parsing: "500k")?.bytes == 500_000)
+        #expect(ByteSize(parsing: "1.5GiB")?.bytes == 1_610_612_736)
+        #expect(ByteSize(parsing: "2 MiB")?.bytes == 2_097_152)
+        for bad in ["", "MB", "-5", "1.2.3k", "10x", "0", "nan", "1e400"] { #expect(ByteSize(parsing: bad) == nil, "\(bad)") }
+        let r = try TestSupport.tool(["--preset", "highest", "--max-size", "12 furlongs", "in.mp4", "out.mp4"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--max-size takes a size"), "\(r.stderr)")
+    }
+
+    @Test func presetKeysAreValidated() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        for (json, field, reason) in [
+            (#"{"name":"x","video":{"codec":"h264","crf":20,"bitrate":500000}}"#, "video.bitrate", "give either crf or bitrate, not both"),
+            (#"{"name":"x","video":{"codec":"h264","bitrate":5}}"#, "video.bitrate", "must be between 10000 and 2000000000 bits/s, got 5"),
+            (#"{"name":"x","video":{"codec":"h264","twoPass":true}}"#, "video.twoPass", "needs video.bitrate (a CRF encode has nothing to aim for)"),
+            (#"{"name":"x","video":{"codec":"h264","bitrate":900000,"maxBitrate":500000}}"#, "video.maxBitrate", "must be at least video.bitrate (900000), got 500000"),
+            (#"{"name":"x","video":{"codec":"h264"},"maxFileSize":"5k"}"#, "maxFileSize", "must be at least 10000 bytes, got 5000"),
+        ] {
+            let file = dir.appendingPathComponent("p.json")
+            try Data(json.utf8).write(to: file)
+            #expect(throws: ExportError.invalidPreset(path: file.path, field: field, reason: reason)) { try PresetCatalog.load(file: file) }
+        }
+        let file = dir.appendingPathComponent("bad-size.json")
+        try Data(#"{"name":"x","video":{"codec":"h264"},"maxFileSize":"lots"}"#.utf8).write(to: file)
+        #expect(throws: ExportError.invalidPreset(path: file.path, field: "maxFileSize", reason: "not a size (use bytes, or e.g. 500k, 16MB, 1.5GiB)")) {
+            try PresetCatalog.load(file: file)
+        }
+        let ok = dir.appendingPathComponent("ok.json")
+        try Data(#"{"name":"ok","video":{"codec":"hevc","bitrate":800000,"twoPass":true},"maxFileSize":"16MB"}"#.utf8).write(to: ok)
+        let preset = try PresetCatalog.load(file: ok)
+        #expect(preset.video?.bitrate == 800_000 && preset.video?.twoPass == true && preset.maxFileSize == 16_000_000)
+    }
+
+    /// An average bit rate in two passes lands on it (x264 and x265 alike), and a one-pass average is honoured too.
+    @Test(arguments: [(VideoCodec.h264, true), (.hevc, true), (.h264, false)])
+    func averageBitrateIsMet(codec: VideoCodec, twoPass: Bool) throws {
+        let dir = TestSupport.tempDir("avg-\(codec)-\(twoPass)")
+        defer { TestSupport.cleanup(dir) }
+        let source = try Self.noisySource(dir, seconds: 6, size: "640x360")
+        var settings = VideoSettings(codec: codec, encoderPreset: "ultrafast")
+        settings.bitrate = 300_000
+        settings.twoPass = twoPass
+        let preset = Preset(name: "avg", video: settings, audio: AudioSettings())
+        let output = dir.appendingPathComponent("avg.mp4").path
+        try ExportSession(request: ExportRequest(input: source, output: output, preset: preset)).run()
+        let rate = try #require(Int(Self.probe(output, "stream=bit_rate").first ?? ""))
+        #expect(abs(Double(rate) / 300_000 - 1) < (twoPass ? 0.08 : 0.2), "\(rate) b/s")
+        #expect(try Self.probe(output, "stream=nb_frames").first == "180")
+    }
+
+    /// Done-when: `estimatedBytes` within a factor of 2 of the real size for a `1280x720` export, on noise and on a
+    /// test pattern (sizes a bits-per-pixel guess gets wrong in opposite directions).
+    @Test(arguments: [true, false])
+    func estimateIsWithinAFactorOfTwo(noise: Bool) throws {
+        let dir = TestSupport.tempDir("estimate-\(noise)")
+        defer { TestSupport.cleanup(dir) }
+        let source = dir.appendingPathComponent("src.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=8" + (noise ? ",noise=alls=10:allf=t" : ""),
+                                "-f", "lavfi", "-i", "sine=f=440:d=8", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-c:a", "aac", source])
+        let output = dir.appendingPathComponent("out.mp4").path
+        let session = ExportSession(request: ExportRequest(input: source, output: output, preset: try TestSupport.preset("1280x720")))
+        let events = Self.events(session)
+        let completed = try session.run()
+        let started = try #require(events.withLock { $0 }.compactMap { if case .started(let s) = $0 { return s }; return nil }.first)
+        let estimate = try #require(started.estimatedBytes)
+        let ratio = Double(estimate) / Double(completed.bytes)
+        #expect(ratio > 0.5 && ratio < 2, "estimate \(estimate), real \(completed.bytes)")
+    }
+}
