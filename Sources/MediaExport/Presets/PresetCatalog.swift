@@ -135,6 +135,9 @@ public struct PresetCatalog: Sendable {
             if let b = v.bitrate, !rates.contains(b) { throw bad("video.bitrate", "must be between 10000 and 2000000000 bits/s, got \(b)") }
             if v.twoPass && v.bitrate == nil { throw bad("video.twoPass", "needs video.bitrate (a CRF encode has nothing to aim for)") }
             if let b = v.bitrate, let m = v.maxBitrate, m < b { throw bad("video.maxBitrate", "must be at least video.bitrate (\(b)), got \(m)") }
+            if let r = v.maxFrameRate, !(r.isFinite && (1...240).contains(r)) {
+                throw bad("video.maxFrameRate", "must be between 1 and 240 frames/s, got \(String(format: "%g", r))")
+            }
             if v.hdr == .keep && v.codec != .hevc {
                 throw bad("video.hdr", "keep needs codec hevc (10-bit H.264 HDR plays almost nowhere); use tonemap")
             }

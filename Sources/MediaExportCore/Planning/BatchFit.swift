@@ -24,6 +24,9 @@ extension ExportPlanner {
                 return "\(w)x\(h) does not fit the \(box) box"
             }
             if w % 2 != 0 || h % 2 != 0 { return "odd picture size \(w)x\(h)" }
+            if let cap = FrameRateCap.planned(maxFrameRate: settings.maxFrameRate, sourceRate: v.frameRate), let fps = cap.sourceRate {
+                return "\(FrameRateCap.format(fps)) fps is above the preset's \(FrameRateCap.format(cap.maxFrameRate)) fps"
+            }
             // A bit-rate ceiling derived from the CRF: about 0.25 bits per pixel at CRF 18, halving every 6 steps.
             if let bitrate = v.bitRate, let fps = v.frameRate, w > 0, h > 0 {
                 let ceiling = 0.25 * pow(2, Double(18 - settings.crf) / 6) * Double(w * h) * fps * 1.5
@@ -55,7 +58,7 @@ extension ExportPlanner {
             let shown = v.displaySize
             let size = SizeBox.fitting(width: shown.width, height: shown.height, into: settings.maxSize)
             let bpp = 0.1 * pow(2, Double(23 - settings.crf) / 6) * (settings.codec == .hevc ? 0.6 : 1)
-            bits += bpp * Double(size.width * size.height) * (v.frameRate ?? 30) * duration
+            bits += bpp * Double(size.width * size.height) * min(v.frameRate ?? 30, settings.maxFrameRate ?? .infinity) * duration
         }
         if source.streams.contains(where: { $0.kind == .audio }), let a = preset.audio { bits += Double(a.bitrate) * duration }
         return Int64(bits / 8)

@@ -172,6 +172,8 @@ public struct VideoPlan: Sendable, Equatable {
     /// The colour the output is tagged with (primaries, transfer, matrix, range) and the HDR10 metadata it carries;
     /// nil copies the source's tags.
     public var outputColor: VideoColor?
+    /// Frames left out evenly to keep the output at most `video.maxFrameRate` (nil: every frame is kept).
+    public var frameRateCap: FrameRateCap?
 
     /// Creates a video plan.
     public init(width: Int, height: Int, settings: VideoSettings, crop: PixelRect? = nil, displayMatrix: [Int32]? = nil,

@@ -56,7 +56,10 @@ public enum ExportPlanner {
         for stream in source.streams {
             var d = decide(stream, source: source, preset: preset, mode: mode, container: container, edits: edits, tracks: tracks,
                            blockers: &blockers)
-            if d.isKept { expect(&d, stream: stream, source: source, timeline: planned) }
+            if d.isKept {
+                capFrameRate(&d, stream: stream, source: source, timeline: planned)
+                expect(&d, stream: stream, source: source, timeline: planned)
+            }
             decisions.append(d)
         }
         // `--audio first`: the first audio stream kept, alone.
@@ -87,7 +90,10 @@ public enum ExportPlanner {
         // Progress and the `started` event's duration follow the longest stream kept, not the container: an .m4a of
         // a clip whose audio is shorter than its video lasts as long as the audio.
         if let longest = decisions.filter(\.isKept).compactMap(\.expectedDuration).max() { timeline.expectedDuration = longest }
-        for case .transcodeVideo(let v) in decisions.map(\.action) { notes += PictureProcessing.notes(v) }
+        for case .transcodeVideo(let v) in decisions.map(\.action) {
+            notes += PictureProcessing.notes(v)
+            if let cap = v.frameRateCap { notes.append(cap.note) }
+        }
 
         var impossible: String? = nil
         if !decisions.contains(where: \.isKept) {
@@ -297,6 +303,26 @@ public enum ExportPlanner {
         if s.kind == .video, let count = s.frameCount, count > 0, let total = s.duration, total > 0, let expected = inputExpected, trustworthy {
             d.expectedFrames = Int((Double(count) * min(1, expected / total)).rounded())
         }
+        if case .transcodeVideo(let v) = d.action, let cap = v.frameRateCap, let frames = d.expectedFrames {
+            // What the slots hold of frames evenly spaced on the output's clock (the verifier takes it as a ceiling:
+            // a source slower than the cap in places keeps fewer); unknown when slow motion slows only part of it.
+            d.expectedFrames = cap.slowed ? nil : cap.shownRate.map { FrameRateCap.keptFrames(frames, sourceRate: $0, maxFrameRate: cap.maxFrameRate) }
+        }
+    }
+
+    /// `video.maxFrameRate`: whether the transcoded video's frames come faster than it on the output's timeline.
+    /// Slow motion slows the regions it covers: when one covers all that is exported, the frames come that much slower.
+    static func capFrameRate(_ d: inout StreamDecision, stream s: SourceStream, source: SourceInfo, timeline: PlannedTimeline) {
+        guard case .transcodeVideo(var v) = d.action, let cap = v.settings.maxFrameRate else { return }
+        var playback = 1.0, slowed = false
+        if let slow = timeline.slowMotion {
+            // On the original's timeline, as the regions are.
+            let start = timeline.origin - timeline.sourceStart
+            let end = timeline.length.map { start + $0 } ?? source.duration
+            if let end, slow.regions.contains(where: { $0.start <= start + 1e-6 && $0.end >= end - 1e-6 }) { playback = slow.rate } else { slowed = true }
+        }
+        v.frameRateCap = FrameRateCap.planned(maxFrameRate: cap, sourceRate: s.frameRate, playback: playback, slowed: slowed)
+        d.action = .transcodeVideo(v)
     }
 
     /// What the slow motion does, for the notes.

@@ -94,6 +94,9 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     /// Encode `bitrate` in two passes (a first pass writes the encoder's statistics, the second spends the bits
     /// where they matter and lands on the average: ffmpeg's `-pass 1`/`-pass 2`). Needs `bitrate`.
     public var twoPass: Bool
+    /// The most frames per second of the output (1–240); a source faster on the output's timeline has frames left
+    /// out evenly, its variable timing kept (`FrameRateCap`). nil: the source's rate.
+    public var maxFrameRate: Double?
 
     /// Creates video settings.
     public init(codec: VideoCodec, encoderPreset: String = "medium", crf: Int = 23, maxSize: SizeBox? = nil,
@@ -102,10 +105,12 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         self.pixelFormat = pixelFormat; self.hdr = hdr ?? HDRHandling.defaultFor(codec); self.toneMap = toneMap
         self.deinterlace = deinterlace
         self.maxBitrate = nil; self.bufferSize = nil; self.bitrate = nil; self.twoPass = false
+        self.maxFrameRate = nil
     }
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case codec, encoderPreset, crf, maxSize, pixelFormat, hdr, toneMap, deinterlace, maxBitrate, bufferSize, bitrate, twoPass
+        case maxFrameRate
     }
 
     public init(from decoder: Decoder) throws {
@@ -122,6 +127,7 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         bufferSize = try c.decodeIfPresent(Int.self, forKey: .bufferSize)
         bitrate = try c.decodeIfPresent(Int.self, forKey: .bitrate)
         twoPass = try c.decodeIfPresent(Bool.self, forKey: .twoPass) ?? false
+        maxFrameRate = try c.decodeIfPresent(Double.self, forKey: .maxFrameRate)
     }
 }
 

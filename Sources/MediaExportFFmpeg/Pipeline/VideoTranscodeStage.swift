@@ -62,8 +62,12 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     /// holds). Untouched frames pass through it without a copy.
     private var graphInput: VideoScaler?
     private let frameRate: AVRational
-    /// What the stage decided while running that the plan could not (e.g. frames flagged interlaced).
-    private(set) var notes: [String] = []
+    /// What the stage decided while running that the plan could not (e.g. frames flagged interlaced), and how many
+    /// frames the frame-rate cap left out.
+    var notes: [String] { decided + (decimator.map { [$0.note] } ?? []) }
+    private var decided: [String] = []
+    /// `video.maxFrameRate`: which frames are kept, on the output's timeline (nil: every one).
+    private lazy var decimator = plan.frameRateCap.map { FrameRateCap.Decimator(maxFrameRate: $0.maxFrameRate, tick: av_q2d(inTimeBase)) }
     /// The one packet this stage hands to the executor, reused for every encoded packet.
     private let outPacket = Packet()
     private let originTS: Int64
@@ -110,7 +114,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         enc.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         // The input's own time base keeps variable-frame-rate timestamps exact.
         enc.pointee.time_base = inTimeBase
-        enc.pointee.framerate = rate
+        enc.pointee.framerate = Self.shownRate(rate, plan)
         enc.pointee.color_range = par.color_range
         enc.pointee.color_primaries = par.color_primaries
         enc.pointee.color_trc = par.color_trc
@@ -146,7 +150,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             outputStream.pointee.codecpar.pointee.codec_tag = cff_mktag(0x68, 0x76, 0x63, 0x31)  // 'hvc1' for Apple players
         }
         outputStream.pointee.time_base = enc.pointee.time_base
-        outputStream.pointee.avg_frame_rate = rate
+        outputStream.pointee.avg_frame_rate = Self.shownRate(rate, plan)
         copyStreamInfo(from: stream, to: outputStream, displayMatrix: plan.displayMatrix ?? sourceMatrix(stream))
         if let out = plan.outputColor, out.isHDR { ColorProbe.addHDRSideData(out, to: outputStream) }
     }
@@ -176,10 +180,11 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             // Encoder output first: a ready packet goes to the muxer before more work is fed in.
             switch try encoder.receive(into: outPacket) {
             case .packet:
-                if let slow = timeline.slowMotion, outPacket.pointer.pointee.pts != AVCode.noPTS {
-                    // A frame in a slowed region is shown 1/rate times as long (the last one's duration is the file's end).
-                    let rate = slow.rate(atOutput: Double(outPacket.pointer.pointee.pts) * av_q2d(inTimeBase))
-                    outPacket.pointer.pointee.duration = Int64((Double(frameDuration) / rate).rounded())
+                let pts = outPacket.pointer.pointee.pts
+                if pts != AVCode.noPTS && (timeline.slowMotion != nil || decimator != nil) {
+                    // A frame in a slowed region is shown 1/rate times as long, one kept under the frame-rate cap
+                    // until its slot ends (the last one's duration is the file's end).
+                    outPacket.pointer.pointee.duration = shownDuration(at: pts)
                 }
                 prepareEncoded(outPacket, from: encoder, to: outputStream, defaultDuration: frameDuration)
                 return .packet(outPacket)
@@ -281,6 +286,10 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         if !graphDecided { try decideGraph(first: frame) }
         // Where the frame lands in the output: later and further apart in a slow-motion region.
         let shownTS = timeline.outputTimestamp(outTS, in: inTimeBase)
+        // `video.maxFrameRate`: a frame in the slot of the last one kept is left out — planned, so not counted as
+        // dropped (the note counts it). Before the filter graph, whose work it saves (a deinterlacer then takes its
+        // neighbours among the frames kept).
+        if decimator?.keeps(Double(shownTS) * av_q2d(inTimeBase)) == false { return tally }
         if let graph {
             // Counted as encoded when it comes out of the graph (one frame per frame: `bwdif` in send_frame mode).
             f.pointee.pts = shownTS
@@ -296,6 +305,24 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         return tally
     }
 
+    /// The output's nominal frame rate: the source's, at most the frame-rate cap.
+    private static func shownRate(_ rate: AVRational, _ plan: VideoPlan) -> AVRational {
+        guard let cap = plan.frameRateCap?.maxFrameRate else { return rate }
+        let q = av_d2q(cap, 100_000)
+        return av_cmp_q(q, rate) < 0 ? q : rate
+    }
+
+    /// How long the frame shown at `pts` (output timeline, input time base) lasts: a source frame, 1/rate times as
+    /// long in a slowed region; under the frame-rate cap until its slot ends at least, so that the last frame kept
+    /// ends where the source's frames do.
+    private func shownDuration(at pts: Int64) -> Int64 {
+        let tick = av_q2d(inTimeBase), seconds = Double(pts) * tick
+        var own = Double(frameDuration) * tick
+        if let slow = timeline.slowMotion { own /= slow.rate(atOutput: seconds) }
+        if let decimator { own = decimator.shownDuration(at: seconds, own: own) }
+        return max(1, Int64((own / tick).rounded()))
+    }
+
     /// Builds the filter graph the plan needs for pictures like `first` (none when swscale does it all). A stream
     /// that does not say how it is scanned is deinterlaced when its first frame says it is interlaced.
     private func decideGraph(first frame: Frame) throws {
@@ -305,7 +332,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         guard let description = PictureProcessing.filterGraph(plan, sourceWidth: Int(f.width), sourceHeight: Int(f.height),
                                                               flaggedInterlaced: flagged) else { return }
         if plan.deinterlace == .flaggedFrames && flagged {
-            notes.append("interlaced frames (\(f.top_field_first != 0 ? "top" : "bottom") field first, flagged by the decoder): deinterlaced (bwdif)")
+            decided.append("interlaced frames (\(f.top_field_first != 0 ? "top" : "bottom") field first, flagged by the decoder): deinterlaced (bwdif)")
         }
         graph = try VideoFilterGraph(description: description, first: frame.pointer, timeBase: inTimeBase, frameRate: frameRate, path: path)
         graphInput = VideoScaler(width: f.width, height: f.height, format: AVPixelFormat(rawValue: f.format), path: path)
