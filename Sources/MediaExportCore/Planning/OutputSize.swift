@@ -45,8 +45,8 @@ public enum OutputSize {
             let seconds = decision.expectedDuration ?? duration
             switch decision.action {
             case .transcodeVideo(let v):
-                frameRate = stream?.frameRate
-                bits += (measured ?? configuredVideoBitrate(v, frameRate: stream?.frameRate)) * seconds
+                frameRate = Self.outputRate(v, source: stream)
+                bits += (measured ?? configuredVideoBitrate(v, frameRate: frameRate)) * seconds
             case .transcodeAudio(let a):
                 audioStreams += 1
                 bits += Double(a.settings.bitrate) * seconds
@@ -66,6 +66,12 @@ public enum OutputSize {
             }
         }
         return Int64(bits / 8 + overheadBytes(duration: duration, frameRate: frameRate, audioStreams: audioStreams))
+    }
+
+    /// The output's frames a second: the source's, at most a frame-rate cap's.
+    static func outputRate(_ v: VideoPlan, source: SourceStream?) -> Double? {
+        guard let cap = v.frameRateCap?.maxFrameRate else { return source?.frameRate }
+        return min(source?.frameRate ?? cap, cap)
     }
 
     /// The video bit rate a preset asks for without measuring: its average, else its cap, else a guess from the CRF
@@ -107,7 +113,7 @@ public enum OutputSize {
             let stream = decision.index < source.streams.count ? source.streams[decision.index] : nil
             let seconds = decision.expectedDuration ?? duration
             switch decision.action {
-            case .transcodeVideo: hasVideo = true; frameRate = stream?.frameRate
+            case .transcodeVideo(let v): hasVideo = true; frameRate = Self.outputRate(v, source: stream)
             case .transcodeAudio(let a): audioStreams += 1; transcodedAudio += 1; audioRate = a.settings.bitrate
             case .transcodeSubtitle: fixedBits += 800 * seconds
             case .copy:

@@ -19,7 +19,8 @@ package enum SampleEncode {
               case .transcodeVideo(let video) = plan.streams[k].action else { return nil }
         let stream = source.info.streams[plan.streams[k].index]
         guard let length = plan.timeline.length ?? plan.streams[k].expectedDuration ?? plan.timeline.expectedDuration, length > 0 else { return nil }
-        let fps = min(stream.frameRate ?? 30, 240)
+        // Frames a second of the output: the source's, at most a frame-rate cap's.
+        let fps = min(stream.frameRate ?? 30, video.frameRateCap?.maxFrameRate ?? 240, 240)
         let frames = length * fps
         guard frames >= 90 else { return nil }
         let samples = 3
