@@ -91,6 +91,7 @@ struct Regress: ParsableCommand {
                 printLine(RegressRecord(kind: "regressFinished", payload: ["cases": cases.count, "failed": failed.count]).line)
             } else {
                 printLine(RegressTable.render(cases))
+                if let estimates = RegressRunner.estimateSummary(cases) { printLine(estimates) }
                 printLine("\(cases.count - failed.count) passed, \(failed.count) failed")
             }
             if !failed.isEmpty { throw ExitCode(ExitStatus.regression) }

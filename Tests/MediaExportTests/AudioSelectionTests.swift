@@ -46,6 +46,22 @@ import Testing
         #expect(try Self.audioTracks(out) == [AudioTrack(language: "ger", isDefault: true)])
     }
 
+    /// The list's order is the output's: German first (and the default), in a transcode and in a stream copy alike;
+    /// the verifier checks each output stream against the stream planned in its place.
+    @Test(arguments: ["1280x720", "passthrough"])
+    func theLanguageListOrdersTheAudioTracks(preset: String) throws {
+        let dir = TestSupport.tempDir("order-\(preset)")
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("out.mkv").path
+        let r = try TestSupport.tool(["--preset", preset, "--audio-language", "de,en", "--json", try Self.twoLanguages(in: dir), out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.audioTracks(out) == [AudioTrack(language: "ger", isDefault: true), AudioTrack(language: "eng", isDefault: false)])
+        // The 660 Hz tone is the German track's: the streams were moved, not just relabelled.
+        let probe = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=index,codec_type", "-of", "csv=p=0", out])
+        #expect(probe.stdout.split(separator: "\n").map(String.init) == ["0,video", "1,audio", "2,audio"])
+        #expect(r.stdout.contains(#""passed":true"#))
+    }
+
     @Test func passthroughHonoursTheSelectionToo() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }

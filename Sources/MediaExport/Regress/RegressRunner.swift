@@ -115,11 +115,17 @@ public final class RegressRunner {
     func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> MediaExportCore.Measurement {
         let session = ExportSession(request: ExportRequest(input: input, output: output, preset: preset, overwrite: true,
                                                            sandbox: sandbox, version: version))
+        let estimate = LockedBox<Int64?>(nil)
+        session.onEvent = { event in if case .started(let s) = event { estimate.withLock { $0 = s.estimatedBytes } } }
         let done = try session.run()
         defer { try? FileManager.default.removeItem(atPath: done.output) }
         let source = done.version?.resource ?? input
         let route = done.fallbacks.isEmpty ? done.route.rawValue : "fallback:\(done.route.rawValue)"
         var m = try Measurer.measure(output: done.output, source: source, route: route)
+        if let estimated = estimate.withLock({ $0 }), m.size > 0 {
+            m.estimatedBytes = estimated
+            m.estimateError = Double(estimated) / Double(m.size) - 1
+        }
         let edits = try done.version?.sidecar.map { try EditSidecar.load(path: $0) }
         let trimmed = edits?.trim != nil
         if done.route == .transcode && !preset.passthrough && preset.video != nil && m.width != nil && edits?.crop == nil {
@@ -134,6 +140,15 @@ public final class RegressRunner {
             m.packetsMatchSource = outSums.allSatisfy { sourceSums.contains($0) }
         }
         return m
+    }
+
+    /// One line on the size estimates of `cases` (the `started` records' `estimatedBytes` against the real sizes):
+    /// how many, the median and the worst error, and which case that was; nil when none had an estimate.
+    public static func estimateSummary(_ cases: [RegressCase]) -> String? {
+        let errors = cases.compactMap { c in c.measurement?.estimateError.map { (c.key, $0) } }.sorted { abs($0.1) < abs($1.1) }
+        guard let worst = errors.last else { return nil }
+        let median = abs(errors[errors.count / 2].1)
+        return String(format: "size estimates: %d exports, median error %.0f %%, worst %+.0f %% (%@)", errors.count, median * 100, worst.1 * 100, worst.0)
     }
 
     /// Changes between two baselines, one line each (for `--update-baseline`).

@@ -25,6 +25,15 @@ public struct ExportPlan: Sendable, Equatable {
     public var blockers: [String]
     /// The audio stream the output marks as its default, when a track selection chose among them (the first kept).
     public var defaultAudio: Int?
+    /// The kept streams' input indices in the order the output holds them; nil: the input's order. An
+    /// `--audio-language` list puts the audio streams in its own order (the other streams keep their places).
+    public var outputOrder: [Int]?
+
+    /// The kept streams, in the order the output holds them.
+    public var keptInOutputOrder: [StreamDecision] {
+        guard let order = outputOrder else { return streams.filter(\.isKept) }
+        return order.compactMap { index in streams.first { $0.index == index && $0.isKept } }
+    }
 
     /// Creates a plan.
     public init(route: ExportRoute, container: Container?, streams: [StreamDecision], timeline: PlannedTimeline,

@@ -110,7 +110,18 @@ public enum ExportPlanner {
         }
         var plan = ExportPlan(route: route, container: container, streams: decisions, timeline: timeline, notes: notes,
                               impossible: impossible, blockers: blockers)
-        if !tracks.keepsAll { plan.defaultAudio = decisions.first { $0.kind == .audio && $0.isKept }?.index }
+        if let wanted = tracks.audioLanguages, wanted.count > 1 {
+            // The audio streams in the list's order (a language's streams in the source's), in the audio's places.
+            let rank = { (d: StreamDecision) in
+                wanted.firstIndex { TrackSelection.canonical($0) == TrackSelection.canonical(source.streams[d.index].language ?? "und") } ?? wanted.count
+            }
+            let kept = decisions.filter(\.isKept)
+            var audio = kept.filter { $0.kind == .audio }.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
+                .map(\.element.index).makeIterator()
+            let order = kept.map { $0.kind == .audio ? audio.next()! : $0.index }
+            if order != kept.map(\.index) { plan.outputOrder = order }
+        }
+        if !tracks.keepsAll { plan.defaultAudio = plan.keptInOutputOrder.first { $0.kind == .audio }?.index }
         return plan
     }
 

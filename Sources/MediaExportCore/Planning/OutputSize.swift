@@ -28,7 +28,7 @@ public enum OutputSize {
 
     /// What the muxer adds: headers and the sample tables (about 20 bytes a video frame, 10 an audio frame).
     static func overheadBytes(duration: Double, frameRate: Double?, audioStreams: Int) -> Double {
-        4096 + duration * ((frameRate ?? 30) * 20 + Double(audioStreams) * 47 * 10)
+        1500 + duration * ((frameRate ?? 30) * 20 + Double(audioStreams) * 47 * 10)
     }
 
     /// The estimated size of `plan`'s output in bytes: transcoded streams at their bit rates (the main video at

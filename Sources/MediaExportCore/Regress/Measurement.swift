@@ -34,6 +34,10 @@ public struct Measurement: Codable, Sendable, Equatable {
     /// The video's colour (nil without a video, and in a baseline made before colour was measured, where it is
     /// not compared).
     public var color: Color?
+    /// The `started` record's `estimatedBytes` for this export, and its error: estimate / real size − 1 (+0.10: the
+    /// estimate was 10 % high). Reported, never compared with the baseline.
+    public var estimatedBytes: Int64?
+    public var estimateError: Double?
 
     /// Creates the value from each of its fields.
     public init(container: String, codecs: [String], videoProfile: String? = nil, width: Int? = nil, height: Int? = nil, pixelFormat: String? = nil, frameCount: Int? = nil, duration: Double, frameDuration: Double? = nil, audioChannels: Int? = nil, sampleRate: Int? = nil, rotation: Int, creationTimeKept: Bool? = nil, avStartOffset: Double? = nil, timestampsIncreasing: Bool, size: Int64, route: String, psnr: Double? = nil, ssim: Double? = nil, packetChecksums: [String]? = nil, packetsMatchSource: Bool? = nil, color: Color? = nil) {

@@ -22,7 +22,7 @@ public enum OutputVerifier {
                               tags: [String: String], damaged: Bool = false) -> Verification {
         var checks: [Verification.Check] = []
         func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) { checks.append(check(name, expected, measured, ok)) }
-        let kept = plan.streams.filter(\.isKept)
+        let kept = plan.keptInOutputOrder
         let expectedKinds = kept.map { "\($0.kind.rawValue) \(outputCodec($0))" }
         let measuredKinds = facts.streams.map { "\($0.kind.rawValue) \($0.codec)" }
         let sameKinds = expectedKinds.count == measuredKinds.count

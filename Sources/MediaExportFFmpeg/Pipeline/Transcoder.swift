@@ -136,10 +136,11 @@ package final class Transcoder {
         expectedDuration = plan.timeline.expectedDuration
     }
 
-    /// Builds one stage per kept stream, in the plan's (input index) order; dropped streams get none.
+    /// Builds one stage per kept stream, in the output's order (`keptInOutputOrder`); dropped streams get none.
     private func makeStages(muxer: Muxer) throws -> [StreamStage] {
         var stages: [StreamStage] = []
-        for decision in plan.streams {
+        // In the output's order: each stage adds its output stream when it is made.
+        for decision in plan.keptInOutputOrder {
             let input = demuxer.streams[decision.index]
             switch decision.action {
             case .transcodeVideo(let v):
@@ -172,7 +173,7 @@ package final class Transcoder {
                 stage.outputStream.pointee.disposition = Int(stage.inputIndex) == main ? d | cff_disposition_default() : d & ~cff_disposition_default()
             }
         }
-        return stages.sorted { $0.inputIndex < $1.inputIndex }
+        return stages
     }
 
     /// Streams the whole export into the target's temporary file. `progress` is called after every packet.
@@ -293,7 +294,7 @@ package final class Transcoder {
             try pump(stage)
         }
         try checkDamage()
-        let kept = plan.streams.filter(\.isKept)
+        let kept = plan.keptInOutputOrder
         if let truncation = truncation(kept: kept, counts: counts) {
             // A kept stream's data ran out well before its own duration: a truncated file. Delivering the short
             // result as if it were complete would hide the damage.
