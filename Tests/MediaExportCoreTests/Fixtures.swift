@@ -22,6 +22,10 @@ extension SourceStream {
     static func aac(_ index: Int, channels: Int = 2, rate: Int = 48_000, bitRate: Int64? = 128_000) -> SourceStream {
         SourceStream(index: index, kind: .audio, codec: "aac", fitsIn: Fits.aac, bitRate: bitRate, channels: channels, sampleRate: rate)
     }
+    /// Cover art: one 500x500 picture (`AV_DISPOSITION_ATTACHED_PIC`), as an MP3's APIC or an MP4's `covr` probes.
+    static func cover(_ index: Int, codec: String = "mjpeg") -> SourceStream {
+        SourceStream(index: index, kind: .video, codec: codec, isAttachedPicture: true, fitsIn: Fits.h264, width: 500, height: 500)
+    }
     static func pcm(_ index: Int, channels: Int = 2, rate: Int = 48_000) -> SourceStream {
         SourceStream(index: index, kind: .audio, codec: "pcm_s16le", fitsIn: Fits.pcm, bitRate: Int64(rate * channels * 16),
                      channels: channels, sampleRate: rate)
@@ -65,6 +69,9 @@ extension SourceInfo {
         SourceStream(index: 3, kind: .data, codec: "none", codecKnown: false),
         SourceStream(index: 4, kind: .video, codec: "mjpeg", isAttachedPicture: true, fitsIn: Fits.h264, width: 600, height: 600),
     ])
+
+    /// An audio book or song: AAC with its cover.
+    static let withCover = make([.aac(0), .cover(1)])
 
     static let named: [String: SourceInfo] = [
         "landscape1080": .landscape1080, "portraitRotated": .portraitRotated, "anamorphic": .anamorphic, "oddSize": .oddSize,
@@ -116,6 +123,10 @@ func summary(_ d: StreamDecision) -> String {
         var s = "#\(d.index) \(d.kind.rawValue) copy"
         if let w = d.width, let h = d.height { s += " \(w)x\(h)" }
         if let m { s += " matrix \(m)" }
+        return s
+    case .coverArt:
+        var s = "#\(d.index) \(d.kind.rawValue) cover art"
+        if let w = d.width, let h = d.height { s += " \(w)x\(h)" }
         return s
     case .drop(let reason):
         return "#\(d.index) \(d.kind.rawValue) drop: \(reason)"

@@ -36,6 +36,10 @@ let editCases: [(String, SourceInfo, String, EditSidecar, [String])] = [
     ("mute with nothing else left", .audioOnly, "m4a", EditSidecar(mute: true),
      ["#0 audio drop: muted by the edit sidecar",
       "impossible: no stream can be exported with preset m4a to .m4a (#0 audio aac: muted by the edit sidecar)"]),
+    ("mute a song with its cover: nothing is left to export", .withCover, "m4a", EditSidecar(mute: true),
+     ["#0 audio drop: muted by the edit sidecar", "#1 video drop: cover art alone is not exported",
+      "impossible: no stream can be exported with preset m4a to .m4a (#0 audio aac: muted by the edit sidecar; #1 video mjpeg: cover art alone is not exported)"]),
+    ("a trim does not cut the cover", .withCover, "m4a", EditSidecar(trim: .init(start: 2, end: 4)), ["#0 audio → aac 2ch", "#1 video cover art 500x500"]),
     ("volume", .landscape1080, "highest", EditSidecar(volume: 0.5), ["#0 video → h264 1920x1080", "#1 audio → aac 2ch gain 0.5"]),
     ("a full turn is no rotation", .landscape1080, "highest", EditSidecar(rotate: 360), ["#0 video → h264 1920x1080", "#1 audio → aac 2ch"]),
 ]
@@ -62,12 +66,17 @@ let copyCases: [(String, SourceInfo, String, ExportRoute, Container, EditSidecar
     ("remux ignores crop and volume, keeps rotate and mute", .landscape1080, "highest", .remux, .mp4,
      EditSidecar(crop: .init(x: 0, y: 0, width: 640, height: 360), rotate: 90, mute: true, volume: 2),
      ["#0 video copy 1920x1080 matrix \(cw90)", "#1 audio drop: muted by the edit sidecar"]),
-    ("passthrough (its own route) with extras", .withExtras, "passthrough", .remux, .mov, nil,
+    ("passthrough (its own route) with extras: MOV holds no cover art", .withExtras, "passthrough", .remux, .mov, nil,
      ["#0 video copy 1920x1080", "#1 audio copy", "#2 subtitle copy", "#3 data drop: data streams are not copied",
-      "#4 video drop: cover art (attached picture) is not carried over"]),
-    ("passthrough into MKV drops the mov_text it cannot hold", .withExtras, "passthrough", .transcode, .mkv, nil,
+      "#4 video drop: cover art: FFmpeg's MOV muxer does not write it (.mp4, .m4v, .m4a and .mkv keep it)"]),
+    ("passthrough into MKV drops the mov_text it cannot hold, keeps the cover", .withExtras, "passthrough", .transcode, .mkv, nil,
      ["#0 video copy 1920x1080", "#1 audio copy", "#2 subtitle drop: .mkv cannot hold mov_text", "#3 data drop: data streams are not copied",
-      "#4 video drop: cover art (attached picture) is not carried over"]),
+      "#4 video cover art 600x600"]),
+    ("passthrough into MP4 keeps the cover", .withExtras, "passthrough", .remux, .mp4, nil,
+     ["#0 video copy 1920x1080", "#1 audio copy", "#2 subtitle copy", "#3 data drop: data streams are not copied",
+      "#4 video cover art 600x600"]),
+    ("remux of an audio-only preset keeps the cover: it is no video track of an .m4a", .withCover, "m4a", .remux, .m4a, nil,
+     ["#0 audio copy", "#1 video cover art 500x500"]),
     ("passthrough cannot drop a main stream: the route is impossible, naming containers that can hold it", .pcmAudio, "passthrough", .remux, .mp4, nil,
      ["#0 video copy 1920x1080", "#1 audio drop: .mp4 cannot hold pcm_s16le",
       "impossible: remux skipped: .mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can"]),
@@ -83,10 +92,24 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
     ("video preset into .m4a", .landscape1080, "highest", .m4a, ["#0 video drop: .m4a holds audio only", "#1 audio → aac 2ch"]),
     ("extras into MP4", .withExtras, "highest", .mp4,
      ["#0 video → h264 1920x1080", "#1 audio → aac 2ch", "#2 subtitle copy", "#3 data drop: data streams are not exported",
-      "#4 video drop: cover art (attached picture) is not carried over"]),
+      "#4 video cover art 600x600"]),
     ("mov_text into MKV", .withExtras, "highest", .mkv,
      ["#0 video → h264 1920x1080", "#1 audio → aac 2ch", "#2 subtitle drop: .mkv cannot hold mov_text subtitles",
-      "#3 data drop: data streams are not exported", "#4 video drop: cover art (attached picture) is not carried over"]),
+      "#3 data drop: data streams are not exported", "#4 video cover art 600x600"]),
+    ("extras into MOV", .withExtras, "highest", .mov,
+     ["#0 video → h264 1920x1080", "#1 audio → aac 2ch", "#2 subtitle copy", "#3 data drop: data streams are not exported", "#4 video drop: cover art: FFmpeg's MOV muxer does not write it (.mp4, .m4v, .m4a and .mkv keep it)"]),
+    ("an audio-only preset keeps the cover", .withCover, "m4a", .m4a, ["#0 audio → aac 2ch", "#1 video cover art 500x500"]),
+    ("a cover in front of the audio is still no main video", .make([.cover(0), .aac(1)]), "highest", .mp4,
+     ["#0 video cover art 500x500", "#1 audio → aac 2ch"]),
+    ("GIF cover art cannot go into MP4", .make([.aac(0), .cover(1, codec: "gif")]), "m4a", .m4a,
+     ["#0 audio → aac 2ch", "#1 video drop: cover art in gif: .m4a keeps BMP, JPEG, PNG cover art only"]),
+    ("GIF cover art goes into MKV, BMP does not", .make([.aac(0), .cover(1, codec: "gif"), .cover(2, codec: "bmp")]), "highest", .mkv,
+     ["#0 audio → aac 2ch", "#1 video cover art 500x500", "#2 video drop: cover art in bmp: .mkv keeps GIF, JPEG, PNG cover art only"]),
+    ("several pictures are all kept", .make([.aac(0), .cover(1), .cover(2, codec: "png")]), "m4a", .m4a,
+     ["#0 audio → aac 2ch", "#1 video cover art 500x500", "#2 video cover art 500x500"]),
+    ("cover art alone is no export", .make([.pcm(0, channels: 0), .cover(1)]), "m4a", .m4a,
+     ["#0 audio drop: channel count unknown", "#1 video drop: cover art alone is not exported",
+      "impossible: no stream can be exported with preset m4a to .m4a (#0 audio pcm_s16le: channel count unknown; #1 video mjpeg: cover art alone is not exported)"]),
     ("an attachment", .make([.h264(0, 640, 360), SourceStream(index: 1, kind: .attachment, codec: "ttf")]), "low", .mkv,
      ["#0 video → h264 640x360", "#1 attachment drop: attachment streams are not exported"]),
     ("a second video", .make([.h264(0, 1280, 720), .h264(1, 640, 360), .aac(2)]), "highest", .mp4,
@@ -133,6 +156,26 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
         #expect(try summary(planned(source, Presets.named(preset), container: container)) == expected, "\(name)")
     }
 
+    @Test func coverArtBesideAppleKeysDurationsAndRecord() throws {
+        // Apple's keys make the MP4 muxer write QuickTime `mdta` metadata, which has no `covr`: dropped, saying so.
+        var tagged = SourceInfo.withCover
+        tagged.tags = ["com.apple.quicktime.make": "Apple"]
+        #expect(summary(try planned(tagged, Presets.m4a)) == ["#0 audio → aac 2ch",
+            "#1 video drop: cover art: FFmpeg's MP4 muxer writes no cover beside Apple's QuickTime metadata keys (com.apple.quicktime.*), which this output carries"])
+        #expect(summary(try planned(tagged, Presets.highest, container: .mkv)) == ["#0 audio → aac 2ch", "#1 video cover art 500x500"])
+        // A picture has no duration or frames to expect, and does not lengthen the export (libavformat gives cover art
+        // the file's duration).
+        var long = SourceInfo.make([.aac(0), .cover(1)], duration: 10)
+        long.streams[0].duration = 8
+        long.streams[1].duration = 10
+        let plan = try planned(long, Presets.m4a)
+        #expect(plan.streams[1].isCoverArt && plan.streams[1].expectedDuration == nil && plan.streams[1].expectedFrames == nil)
+        #expect(plan.timeline.expectedDuration == 8)
+        #expect(plan.streamPlans[1] == StreamPlan(index: 1, type: "video", codec: "mjpeg", action: .copy, outputCodec: "mjpeg",
+                                                  width: 500, height: 500, reason: "as cover art: the MP4 covr atom"))
+        #expect(try planned(long, Presets.highest, container: .mkv).streamPlans[1].reason == "as cover art: a Matroska attachment")
+    }
+
     @Test func remuxBlockersAreListedAndJoined() throws {
         let source = SourceInfo.make([SourceStream(index: 0, kind: .video, codec: "prores", fitsIn: [.mov, .mkv], width: 1920, height: 1080), .pcm(1)])
         let plan = try planned(source, Presets.highest, route: .remux)
@@ -163,7 +206,8 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
             StreamPlan(index: 1, type: "audio", codec: "aac", action: .copy, outputCodec: "aac"),
             StreamPlan(index: 2, type: "subtitle", codec: "mov_text", action: .copy, outputCodec: "mov_text"),
             StreamPlan(index: 3, type: "data", codec: "none", action: .drop, reason: "data streams are not copied"),
-            StreamPlan(index: 4, type: "video", codec: "mjpeg", action: .drop, reason: "cover art (attached picture) is not carried over"),
+            StreamPlan(index: 4, type: "video", codec: "mjpeg", action: .drop,
+                       reason: "cover art: FFmpeg's MOV muxer does not write it (.mp4, .m4v, .m4a and .mkv keep it)"),
         ])
         let transcode = try planned(.anamorphic, Presets.low, edits: EditSidecar(volume: 2))
         #expect(transcode.streamPlans == [

@@ -221,4 +221,40 @@ struct VerificationTests {
         #expect(OutputVerifier.verify(plan: plan, source: source, facts: slow, delivered: delivered, tags: ["creation_time": "2024-01-01T00:00:00Z"])
                 .failures.map(\.name) == ["stream #0 video timestamps", "creation_time", "faststart"])
     }
+
+    @Test("The verifier finds planned cover art after the tracks, as an attached picture, and checks no timeline of it (pure)")
+    func verifierChecksCoverArt() throws {
+        // The cover is the source's first stream; MP4 reads it back after its tracks (the `covr` atom is no track).
+        let source = SourceInfo(path: "/in.mp3", duration: 10, streams: [
+            SourceStream(index: 0, kind: .video, codec: "mjpeg", isAttachedPicture: true, fitsIn: [.mp4], width: 500, height: 500),
+            SourceStream(index: 1, kind: .audio, codec: "aac", fitsIn: Set(Container.allCases), duration: 10, language: "eng",
+                         channels: 2, sampleRate: 48000),
+        ], mainVideo: 0, mainAudio: 1)
+        let plan = try ExportPlanner.plan(source: source, preset: try TestSupport.preset("passthrough"), route: .remux, container: .m4a,
+                                          edits: nil, range: nil)
+        #expect(plan.streams.map(\.isCoverArt) == [true, false])
+        var audio = OutputFacts.Stream(kind: .audio, codec: "aac")
+        audio.channels = 2; audio.sampleRate = 48000; audio.duration = 10; audio.timestampsIncreasing = true; audio.frameCount = 469
+        audio.language = "eng"
+        var cover = OutputFacts.Stream(kind: .video, codec: "mjpeg")
+        cover.isAttachedPicture = true
+        // Written in the plan's order: the picture (one packet at 0), then the audio.
+        let delivered = [DeliveredStream(packets: 1, duration: 0), DeliveredStream(packets: 469, duration: 10)]
+        let good = OutputFacts(formatName: "mov,mp4", streams: [audio, cover], faststart: true)
+        let verified = OutputVerifier.verify(plan: plan, source: source, facts: good, delivered: delivered, tags: [:])
+        #expect(verified.passed, "\(verified.failureSummary)")
+        #expect(verified.checks.first { $0.name == "streams" }?.expected == "audio aac, video mjpeg (cover art)")
+        // Its size is compared once known (a header read of MP4 does not say).
+        #expect(verified.checks.first { $0.name == "stream #1 video cover art size" }?.outcome == .skipped)
+        var sized = good
+        sized.streams[1].width = 500; sized.streams[1].height = 500
+        #expect(OutputVerifier.verify(plan: plan, source: source, facts: sized, delivered: delivered, tags: [:])
+                .checks.first { $0.name == "stream #1 video cover art size" }?.outcome == .passed)
+        // Missing, or written as a one-frame video track instead of cover art: the streams are not as planned.
+        let missing = OutputFacts(formatName: "mov,mp4", streams: [audio], faststart: true)
+        #expect(OutputVerifier.verify(plan: plan, source: source, facts: missing, delivered: delivered, tags: [:]).failures.map(\.name) == ["streams"])
+        var track = good
+        track.streams[1].isAttachedPicture = false
+        #expect(OutputVerifier.verify(plan: plan, source: source, facts: track, delivered: delivered, tags: [:]).failures.map(\.name) == ["streams"])
+    }
 }

@@ -430,7 +430,7 @@ public final class ExportSession: Sendable {
     private func describe(output: String, began: Date, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
         let info = try? MediaProbe.probe(path: output, frameMetadata: false)
         let size = FileSystem.size(output) ?? 0
-        let video = info?.streams.first { $0.type == "video" }
+        let video = info?.streams.first { $0.type == "video" && !$0.isAttachedPicture }
         return .init(output: output, bytes: size, duration: info?.duration ?? 0,
                      codecs: info?.streams.filter { $0.isChapterTrack != true }.map(\.codec) ?? [], width: video?.width, height: video?.height,
                      wallTime: Date().timeIntervalSince(began), skippedPackets: skipped, notes: notes, version: report)

@@ -127,6 +127,9 @@ public struct StreamDecision: Sendable, Equatable {
         case transcodeSubtitle(codec: String)
         /// Copy the packets; `displayMatrix` replaces the source's (nil copies the source's).
         case copy(displayMatrix: [Int32]?)
+        /// Copy cover art's one picture as the output's cover art (see `CoverArt`): MP4/M4V/M4A's `covr`, a Matroska
+        /// attachment — never a video track. It has no timeline: no range or trim cuts it.
+        case coverArt
         /// Leave the stream out, and why.
         case drop(reason: String)
     }
@@ -135,6 +138,12 @@ public struct StreamDecision: Sendable, Equatable {
     public var isKept: Bool {
         if case .drop = action { return false }
         return true
+    }
+
+    /// True when the stream is kept as cover art.
+    public var isCoverArt: Bool {
+        if case .coverArt = action { return true }
+        return false
     }
 
     /// The `started` event's record for this stream.
@@ -147,7 +156,7 @@ public struct StreamDecision: Sendable, Equatable {
             plan.action = .transcode; plan.outputCodec = a.settings.codec.rawValue
         case .transcodeSubtitle(let codec):
             plan.action = .transcode; plan.outputCodec = codec
-        case .copy:
+        case .copy, .coverArt:
             plan.action = .copy; plan.outputCodec = codec
         case .drop(let reason):
             plan.reason = reason

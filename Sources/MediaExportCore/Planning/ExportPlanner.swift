@@ -56,7 +56,8 @@ public enum ExportPlanner {
         for stream in source.streams {
             var d = decide(stream, source: source, preset: preset, mode: mode, container: container, edits: edits, tracks: tracks,
                            blockers: &blockers)
-            if d.isKept {
+            // Cover art has no timeline: nothing to expect of its duration or frames.
+            if d.isKept && !d.isCoverArt {
                 capFrameRate(&d, stream: stream, source: source, timeline: planned)
                 expect(&d, stream: stream, source: source, timeline: planned)
             }
@@ -66,6 +67,13 @@ public enum ExportPlanner {
         if tracks.firstAudioOnly, let first = decisions.first(where: { $0.kind == .audio && $0.isKept }) {
             for k in decisions.indices where decisions[k].kind == .audio && decisions[k].isKept && decisions[k].index != first.index {
                 decisions[k].action = .drop(reason: "--audio first keeps only audio stream #\(first.index)")
+            }
+        }
+        // A cover belongs to what is exported with it: alone, it is no export (the file's picture in an empty .mp4).
+        if !decisions.contains(where: { $0.isKept && !$0.isCoverArt }) {
+            for k in decisions.indices where decisions[k].isCoverArt {
+                decisions[k] = StreamDecision(index: decisions[k].index, kind: decisions[k].kind, codec: decisions[k].codec,
+                                              action: .drop(reason: CoverArt.aloneReason))
             }
         }
         // A kind of stream the source has and the preset keeps is never lost whole: if every video (or every audio)
@@ -206,7 +214,16 @@ public enum ExportPlanner {
         }
 
         if s.isChapterTrack { return drop(chapterTrackReason) }
-        if s.isAttachedPicture { return drop("cover art (attached picture) is not carried over") }
+        if s.isAttachedPicture {
+            // Kept as cover art wherever FFmpeg writes it as such, by every route and preset (an audio-only one too:
+            // MP4's cover is no track); the picture is copied, never decoded.
+            let keys = OutputTags.needsQuickTimeKeys(OutputTags.forOutput(resource: source.tags, original: nil).tags)
+            if let reason = CoverArt.dropReason(codec: s.codec, container: container, quickTimeKeys: keys) { return drop(reason) }
+            d.action = .coverArt
+            d.width = s.width > 0 ? s.width : nil; d.height = s.height > 0 ? s.height : nil
+            d.note = CoverArt.note(container: container)
+            return d
+        }
         if edits?.mute == true && s.kind == .audio { return drop("muted by the edit sidecar") }
         if s.kind == .audio && !tracks.wants(language: s.language) {
             return drop("language \(s.language ?? "und") is not in --audio-language \((tracks.audioLanguages ?? []).joined(separator: ","))")

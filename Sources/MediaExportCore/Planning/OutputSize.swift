@@ -61,7 +61,8 @@ public enum OutputSize {
                     // Unknown rate: the file's average, shared among its streams.
                     bits += Double(source.size) * 8 / whole / Double(max(1, source.streams.count)) * seconds
                 }
-            case .drop:
+            case .drop, .coverArt:
+                // A cover's bytes are not in the probe (one picture: tens of kB, counted by the size check when done).
                 break
             }
         }
@@ -119,7 +120,7 @@ public enum OutputSize {
             case .copy:
                 if decision.kind == .audio { audioStreams += 1 }
                 fixedBits += Double(stream?.bitRate ?? 0) * seconds
-            case .drop: break
+            case .drop, .coverArt: break  // a cover: see `estimatedBytes`
             }
         }
         let overhead = overheadBytes(duration: duration, frameRate: frameRate, audioStreams: audioStreams)

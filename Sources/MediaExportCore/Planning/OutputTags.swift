@@ -24,4 +24,10 @@ public enum OutputTags {
         if out["location"] == nil, let iso = out["com.apple.quicktime.location.ISO6709"] { out["location"] = iso }
         return (out, taken)
     }
+
+    /// True when an output with these tags is written with QuickTime metadata keys (`mdta`, the MP4 muxer's
+    /// `use_metadata_tags`): Apple's keys are only written so, as iPhones write them.
+    public static func needsQuickTimeKeys(_ tags: [String: String]) -> Bool {
+        tags.keys.contains { $0.hasPrefix("com.apple.quicktime.") }
+    }
 }

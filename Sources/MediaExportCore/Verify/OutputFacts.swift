@@ -41,6 +41,8 @@ public struct OutputFacts: Sendable, Equatable {
         public var displayMatrix: [Int32]?
         /// Seconds per frame (video) from the stream's frame rate, if known.
         public var frameDuration: Double?
+        /// Cover art: a picture with the `attached_pic` disposition (MP4's `covr`, a Matroska picture attachment).
+        public var isAttachedPicture = false
 
         /// Creates a stream's facts.
         public init(kind: SourceStream.Kind, codec: String) { self.kind = kind; self.codec = codec }

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Tolerances: a stream's duration within one frame (video) or 1024 samples (audio) of the plan when the plan's
 /// duration can be trusted (`StreamDecision.durationExact`), else of what the executor wrote; a video frame count
-/// within 1 % (at least one frame); tags compared as values (a creation time to the second).
+/// within 1 % (at least one frame); tags compared as values (a creation time to the second). Cover art must be
+/// there as cover art (an attached picture, not a video track), of its size; it has no duration or frames to check.
 public enum OutputVerifier {
     /// The identity display matrix: the same as none.
     static let identity: [Int32] = [65536, 0, 0, 0, 65536, 0, 0, 0, 1 << 30]
@@ -22,21 +23,36 @@ public enum OutputVerifier {
                               tags: [String: String], damaged: Bool = false) -> Verification {
         var checks: [Verification.Check] = []
         func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) { checks.append(check(name, expected, measured, ok)) }
-        let kept = plan.keptInOutputOrder
-        let expectedKinds = kept.map { "\($0.kind.rawValue) \(outputCodec($0))" }
-        let measuredKinds = facts.streams.map { "\($0.kind.rawValue) \($0.codec)" }
+        // Cover art is no track (MP4's `covr` atom, a Matroska attachment): it reads back after the tracks, wherever
+        // it was among the output's streams. Both sides are compared in that order; `delivered` follows the plan's
+        // output order (`keptInOutputOrder`).
+        let keptAll = plan.keptInOutputOrder
+        let order = keptAll.indices.filter { !keptAll[$0].isCoverArt } + keptAll.indices.filter { keptAll[$0].isCoverArt }
+        let kept = order.map { keptAll[$0] }
+        let outStreams = facts.streams.filter { !$0.isAttachedPicture } + facts.streams.filter(\.isAttachedPicture)
+        let expectedKinds = kept.map { "\($0.kind.rawValue) \(outputCodec($0))\($0.isCoverArt ? " (cover art)" : "")" }
+        let measuredKinds = outStreams.map { "\($0.kind.rawValue) \($0.codec)\($0.isAttachedPicture ? " (cover art)" : "")" }
         let sameKinds = expectedKinds.count == measuredKinds.count
             && zip(expectedKinds, measuredKinds).allSatisfy { sameCodec($0, $1, container: plan.container) }
         add("streams", expectedKinds.joined(separator: ", "), measuredKinds.joined(separator: ", "), sameKinds)
 
         for (j, planned) in kept.enumerated() {
-            guard j < facts.streams.count else { break }
+            guard j < outStreams.count else { break }
             var decision = planned
             if damaged { decision.durationExact = false; decision.expectedFrames = nil }
-            let tally = j < delivered.count ? delivered[j] : nil
-            let out = facts.streams[j]
+            let tally = order[j] < delivered.count ? delivered[order[j]] : nil
+            let out = outStreams[j]
             let src = decision.index < source.streams.count ? source.streams[decision.index] : nil
             let label = "stream #\(j) \(decision.kind.rawValue)"
+            if decision.isCoverArt {
+                // One picture, no timeline: no duration, frame rate, language or display matrix to check. Its size is
+                // known once read back with decoding (the header of MP4's `covr` does not say).
+                if let src {
+                    add("\(label) cover art size", "\(src.width)x\(src.height)", out.width > 0 ? "\(out.width)x\(out.height)" : "unknown",
+                        out.width > 0 ? out.width == src.width && out.height == src.height : nil)
+                }
+                continue
+            }
             switch decision.action {
             case .transcodeVideo(let v):
                 add("\(label) size", "\(v.width)x\(v.height)", "\(out.width)x\(out.height)", out.width == v.width && out.height == v.height)
@@ -57,7 +73,7 @@ public enum OutputVerifier {
                 }
                 // A copied audio stream's channel count is in its bitstream, which a copy cannot change (HE-AAC v2
                 // signals its stereo only in the data, so headers disagree): not checked.
-            case .transcodeSubtitle, .drop:
+            case .transcodeSubtitle, .coverArt, .drop:
                 break
             }
             if let language = src?.language {
@@ -142,7 +158,7 @@ public enum OutputVerifier {
         case .transcodeVideo(let v): return v.settings.codec.rawValue
         case .transcodeAudio(let a): return a.settings.codec.rawValue
         case .transcodeSubtitle(let codec): return codec
-        case .copy, .drop: return d.codec
+        case .copy, .coverArt, .drop: return d.codec
         }
     }
 

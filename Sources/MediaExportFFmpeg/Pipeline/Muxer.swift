@@ -114,7 +114,7 @@ final class Muxer {
         if container.isQuickTimeFamily && target != nil {
             // Apple's keys (the Live Photo pairing `com.apple.quicktime.content.identifier`, make, model, the creation
             // date with its time zone) are only written as QuickTime metadata keys (`mdta`), as iPhones write them.
-            let apple = metadata.keys.contains { $0.hasPrefix("com.apple.quicktime.") }
+            let apple = OutputTags.needsQuickTimeKeys(metadata)
             av_dict_set(&options, "movflags", apple ? "+faststart+use_metadata_tags" : "+faststart", 0)
         }
         try check(avformat_write_header(context, &options), .mux, path, "writing the \(container.rawValue) header")

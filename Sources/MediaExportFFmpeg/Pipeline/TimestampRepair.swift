@@ -87,7 +87,9 @@ final class TimestampRepair {
             var t = Track()
             t.timeBase = tb
             t.isAudio = par.codec_type == AVMEDIA_TYPE_AUDIO
-            t.watched = t.isAudio || par.codec_type == AVMEDIA_TYPE_VIDEO
+            // Cover art's one picture has no place on the timeline (none, or 0 after a seek): it predicts nothing.
+            let picture = (stream.pointee.disposition & cff_disposition_attached_pic()) != 0
+            t.watched = t.isAudio || (par.codec_type == AVMEDIA_TYPE_VIDEO && !picture)
             t.jumpTicks = TimestampRepair.ticks(discontinuous ? TimestampRepair.jumpThreshold : limit, tb)
             if discontinuous { t.backTicks = TimestampRepair.ticks(TimestampRepair.backThreshold, tb) }
             if stream.pointee.pts_wrap_bits > 0 && stream.pointee.pts_wrap_bits < 63 { t.wrapTicks = Int64(1) << stream.pointee.pts_wrap_bits }

@@ -162,6 +162,8 @@ package final class Transcoder {
             case .copy(let displayMatrix):
                 stages.append(try StreamCopyStage(input: input, displayMatrix: displayMatrix, muxer: muxer, timeline: timeline,
                                                   trimmed: timeline.origin > demuxer.startTime))
+            case .coverArt:
+                stages.append(try CoverArtStage(input: input, muxer: muxer))
             case .drop:
                 break
             }

@@ -85,8 +85,10 @@ enum SourceProbe {
                              decodable: par.codec_id != AV_CODEC_ID_NONE && avcodec_find_decoder(par.codec_id) != nil,
                              isAttachedPicture: (stream.pointee.disposition & cff_disposition_attached_pic()) != 0)
         s.fitsIn = par.codec_id == AV_CODEC_ID_NONE ? [] : Set(Container.allCases.filter { $0.canHold(par.codec_id) })
-        s.duration = streamDuration(stream)
-        s.durationIsOwn = s.duration != nil
+        // Cover art is one picture without a timeline (libavformat gives it the file's duration): none, and so nothing
+        // the executor would have to measure by reading every stream's packets.
+        s.duration = s.isAttachedPicture ? nil : streamDuration(stream)
+        s.durationIsOwn = s.duration != nil || s.isAttachedPicture
         if stream.pointee.nb_frames > 0 { s.frameCount = Int(stream.pointee.nb_frames) }
         s.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
         s.isChapterTrack = stream.pointee.discard == AVDISCARD_ALL && Demuxer.isQuickTimeChapterTrack(stream)

@@ -54,6 +54,7 @@ package enum OutputInspector {
         s.language = Demuxer.dictionary(stream.pointee.metadata)["language"].flatMap { $0 == "und" ? nil : $0 }
         s.duration = SourceProbe.streamDuration(stream)
         if stream.pointee.nb_frames > 0 { s.frameCount = Int(stream.pointee.nb_frames) }
+        s.isAttachedPicture = (stream.pointee.disposition & cff_disposition_attached_pic()) != 0
         if par.codec_type == AVMEDIA_TYPE_VIDEO {
             s.width = Int(par.width); s.height = Int(par.height)
             s.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil

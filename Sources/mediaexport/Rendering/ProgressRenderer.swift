@@ -94,7 +94,7 @@ public enum HumanSummary {
         s.streams.map { st in
             switch st.action {
             case .drop: return "  #\(st.index) \(st.type) \(st.codec): dropped (\(st.reason ?? ""))"
-            case .copy: return "  #\(st.index) \(st.type) \(st.codec): copied"
+            case .copy: return "  #\(st.index) \(st.type) \(st.codec): copied" + (st.reason.map { " (\($0))" } ?? "")
             case .transcode:
                 let size = st.width.map { " \($0)x\(st.height ?? 0)" } ?? ""
                 return "  #\(st.index) \(st.type) \(st.codec) → \(st.outputCodec ?? "?")\(size)"
