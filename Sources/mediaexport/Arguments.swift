@@ -13,7 +13,7 @@ extension MediaExportCommand {
     }
 }
 
-/// `--audio-language` and `--audio`, shared by `export` and `batch`.
+/// `--audio-language`, `--audio` and `--subtitles`, shared by `export` and `batch`.
 struct AudioTrackOptions: ParsableArguments {
     /// `--audio`.
     enum AudioChoice: String, ExpressibleByArgument, CaseIterable { case all, first }
@@ -24,6 +24,12 @@ struct AudioTrackOptions: ParsableArguments {
     @Option(help: "Which audio streams to keep: all (default) or first.")
     var audio: AudioChoice = .all
 
+    /// `--subtitles`.
+    enum SubtitleChoice: String, ExpressibleByArgument, CaseIterable { case keep, drop }
+
+    @Option(help: "Subtitle streams: keep (default: text converted to mov_text for .mp4/.mov/.m4v, copied for .mkv) or drop.")
+    var subtitles: SubtitleChoice = .keep
+
     func validate() throws {
         if let l = audioLanguage, l.split(separator: ",").contains(where: { !(2...3).contains($0.trimmingCharacters(in: .whitespaces).count) || !$0.allSatisfy(\.isLetter) }) {
             throw ValidationError("--audio-language takes ISO 639 codes separated by commas (e.g. deu,eng), got '\(l)'")
@@ -33,7 +39,7 @@ struct AudioTrackOptions: ParsableArguments {
     /// The selection asked for.
     var selection: TrackSelection {
         let languages = audioLanguage.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-        return TrackSelection(audioLanguages: languages, firstAudioOnly: audio == .first)
+        return TrackSelection(audioLanguages: languages, firstAudioOnly: audio == .first, keepSubtitles: subtitles == .keep)
     }
 }
 

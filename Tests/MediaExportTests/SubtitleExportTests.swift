@@ -169,6 +169,21 @@ struct SubtitleExportTests {
         #expect(abs(try FFprobe(out).duration - (end - start)) < 0.1)
     }
 
+    @Test("--subtitles drop leaves every subtitle stream out, each named with the reason, in a transcode and a passthrough",
+          arguments: [("1280x720", "out.mp4"), ("passthrough", "out.mkv")])
+    func subtitlesDrop(preset: String, name: String) throws {
+        let dir = TestSupport.tempDir("subdrop-\(preset)")
+        defer { TestSupport.cleanup(dir) }
+        let input = try Self.source(in: dir, tracks: [(Self.srt, "srt", "srt", "eng", true), (Self.srt, "srt", "srt", "deu", false)])
+        let output = dir.appendingPathComponent(name).path
+        let r = try TestSupport.tool(["--preset", preset, "--subtitles", "drop", "--json", input, output])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.subtitleStreams(output).isEmpty)
+        #expect(r.stdout.components(separatedBy: #""reason":"--subtitles drop""#).count == 3, "\(r.stdout)")
+        let bad = try TestSupport.tool(["--preset", preset, "--subtitles", "burn", input, dir.appendingPathComponent("x.mp4").path])
+        #expect(bad.status == 64)
+    }
+
     @Test("Passthrough to .mkv keeps SubRip as it is; passthrough to .mp4 drops it with the reason (a stream copy converts nothing)")
     func passthroughCopiesOrDrops() throws {
         let dir = TestSupport.tempDir()

@@ -228,6 +228,7 @@ public enum ExportPlanner {
         if s.kind == .audio && !tracks.wants(language: s.language) {
             return drop("language \(s.language ?? "und") is not in --audio-language \((tracks.audioLanguages ?? []).joined(separator: ","))")
         }
+        if s.kind == .subtitle && !tracks.keepSubtitles { return drop("--subtitles drop") }
 
         if mode.streamCopy {
             let isMain = s.index == source.mainVideo || s.index == source.mainAudio

@@ -9,15 +9,28 @@ public struct TrackSelection: Codable, Sendable, Equatable {
     /// Keep only the first audio stream kept by the rest of the selection (`--audio first`).
     public var firstAudioOnly: Bool
 
-    /// Creates a selection; the default keeps every audio stream.
-    public init(audioLanguages: [String]? = nil, firstAudioOnly: Bool = false) {
-        self.audioLanguages = audioLanguages; self.firstAudioOnly = firstAudioOnly
+    /// Keep subtitle streams (converted to `mov_text` for MP4/MOV/M4V, copied for MKV); false drops them all, each
+    /// named with the reason (`--subtitles drop`).
+    public var keepSubtitles: Bool = true
+
+    /// Creates a selection; the default keeps every audio and subtitle stream.
+    public init(audioLanguages: [String]? = nil, firstAudioOnly: Bool = false, keepSubtitles: Bool = true) {
+        self.audioLanguages = audioLanguages; self.firstAudioOnly = firstAudioOnly; self.keepSubtitles = keepSubtitles
+    }
+
+    enum CodingKeys: String, CodingKey { case audioLanguages, firstAudioOnly, keepSubtitles }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        audioLanguages = try c.decodeIfPresent([String].self, forKey: .audioLanguages)
+        firstAudioOnly = try c.decodeIfPresent(Bool.self, forKey: .firstAudioOnly) ?? false
+        keepSubtitles = try c.decodeIfPresent(Bool.self, forKey: .keepSubtitles) ?? true
     }
 
     /// Every audio stream.
     public static let all = TrackSelection()
 
-    /// True when the selection keeps everything.
+    /// True when the selection keeps every audio stream.
     public var keepsAll: Bool { (audioLanguages ?? []).isEmpty && !firstAudioOnly }
 
     /// True when `language` (a stream's tag; nil or `und` for none) is one of `audioLanguages`.
