@@ -30,6 +30,24 @@ import Testing
         #expect(rate <= 300_000 + 540_000 / 6 + 15_000, "capped \(rate)")
     }
 
+    /// A short clip: x264's VBV would start 90 % full and spend that above the cap (the CLI's `-maxrate 400k
+    /// -bufsize 800k` gives ~560 kb/s on 2 s); the planner starts it emptier, so the whole output keeps to the cap.
+    @Test(arguments: [VideoCodec.h264, .hevc])
+    func maxBitrateHoldsOnAShortClip(codec: VideoCodec) throws {
+        let dir = TestSupport.tempDir("short-\(codec)")
+        defer { TestSupport.cleanup(dir) }
+        let source = dir.appendingPathComponent("noise.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=2,noise=alls=12:allf=t", "-c:v", "libx264",
+                                "-preset", "ultrafast", "-crf", "20", source])
+        var settings = VideoSettings(codec: codec, encoderPreset: "veryfast", crf: 23)
+        settings.maxBitrate = 400_000
+        let output = dir.appendingPathComponent("capped.mp4").path
+        let completed = try ExportSession(request: ExportRequest(input: source, output: output, preset: Preset(name: "cap", video: settings))).run()
+        let rate = try Self.videoBitRate(output)
+        #expect(rate <= 460_000 && rate >= 150_000, "\(rate) b/s")
+        #expect(completed.duration > 1.9)
+    }
+
     @Test func maxBitrateIsValidated() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }

@@ -187,6 +187,8 @@ public struct VideoPlan: Sendable, Equatable {
     public var toneMap: ToneMapping?
     /// What the source's pictures are, as the probe read them (the filter graph's input colour).
     public var sourceColor: VideoColor?
+    /// How full a `maxBitrate` cap's VBV buffer starts (0…1; nil: the encoder's 90 %). See `ExportPlanner.fillVBV`.
+    public var vbvInitialFill: Double?
     /// The colour the output is tagged with (primaries, transfer, matrix, range) and the HDR10 metadata it carries;
     /// nil copies the source's tags.
     public var outputColor: VideoColor?

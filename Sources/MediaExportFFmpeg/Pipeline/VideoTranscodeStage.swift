@@ -13,6 +13,8 @@ extension VideoPlan {
             // Quiet x265's own logging (it writes to stderr itself); asked for by choosing the codec. HDR10 metadata
             // kept goes into x265's SEI (libavcodec 5.1's wrapper does not pass frame side data on).
             var params = ["log-level=error"]
+            // libavcodec 5.1's x265 wrapper does not pass the initial occupancy on (x264's reads the context's).
+            if let fill = vbvInitialFill, settings.maxBitrate != nil { params.append(String(format: "vbv-init=%.3f", fill)) }
             if let out = outputColor, out.isHDR {
                 if let master = out.mastering?.x265Value { params.append("master-display=\(master)") }
                 if let light = out.contentLight { params.append("max-cll=\(light.maxCLL),\(light.maxFALL)") }
@@ -133,6 +135,9 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             // CRF capped by the VBV, as `-maxrate`/`-bufsize` (both encoders read them from the context).
             enc.pointee.rc_max_rate = Int64(max)
             enc.pointee.rc_buffer_size = Int32(clamping: settings.bufferSize ?? 2 * max)
+            if let fill = plan.vbvInitialFill {
+                enc.pointee.rc_initial_buffer_occupancy = Int32(clamping: Int((Double(enc.pointee.rc_buffer_size) * fill).rounded()))
+            }
         }
         if let bitrate = settings.bitrate { enc.pointee.bit_rate = Int64(bitrate) }
         switch pass {
