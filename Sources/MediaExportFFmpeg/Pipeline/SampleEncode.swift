@@ -23,6 +23,8 @@ package enum SampleEncode {
         let fps = min(stream.frameRate ?? 30, video.frameRateCap?.maxFrameRate ?? 240, 240)
         let frames = length * fps
         guard frames >= 90 else { return nil }
+        // About 3 % of the frames, at least 24, in three samples spread over the stretch (one alone can land on a still
+        // scene: a third of the real size, measured).
         let samples = 3
         let perSample = min(60, max(8, (max(24, frames * 0.03) / Double(samples)).rounded()))
         let sampleLength = perSample / fps
@@ -42,13 +44,22 @@ package enum SampleEncode {
                   let outcome = try? transcoder.run(progress: { _, _, _ in activity() }) else { return nil }
             total.frames += outcome.videoOutput.frames
             total.bytes += outcome.videoOutput.bytes
-            total.keyframes += outcome.videoOutput.keyframes
-            total.keyframeBytes += outcome.videoOutput.keyframeBytes
+            // Only each sample's first keyframe is forced by the cut; scene-cut keyframes are the content's own, and a
+            // full encode has them too: they count as ordinary frames.
+            total.keyframes += outcome.videoOutput.frames > 0 ? 1 : 0
+            total.keyframeBytes += outcome.videoOutput.firstBytes
         }
+        // Frames a second as the samples had them: a source that repeats frames by leaving them out (an AVI's empty
+        // packets, a screen recording) gives fewer than its nominal rate.
+        let shown = min(fps, Double(total.frames) / (Double(samples) * sampleLength))
         let measured = OutputSize.videoBitrate(sampleFrames: total.frames, bytes: total.bytes, keyframes: total.keyframes,
-                                               keyframeBytes: total.keyframeBytes, frameRate: fps, duration: length)
+                                               keyframeBytes: total.keyframeBytes, frameRate: shown, duration: length)
+        // A short sample measures low: its frames lean on the keyframe it starts with, which a full encode's frames
+        // are far from (on the corpus: 8-frame samples 12-51 % under the real encode, 30-frame ones 7-13 %). The
+        // correction, 1 + 2.6 / frames a sample, is fitted to those (×1.33 at 8 frames, ×1.09 at 30).
+        let corrected = measured.map { $0 * (1 + 2.6 / perSample) }
         // A VBV cap holds the full encode under it (the samples' start may overshoot while the buffer fills).
-        return measured.map { rate in video.settings.maxBitrate.map { min(rate, Double($0)) } ?? rate }
+        return corrected.map { rate in video.settings.maxBitrate.map { min(rate, Double($0)) } ?? rate }
     }
 }
 

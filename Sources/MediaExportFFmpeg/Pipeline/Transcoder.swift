@@ -37,6 +37,9 @@ package final class Transcoder {
         /// Keyframes among them, and their bytes.
         package var keyframes = 0
         package var keyframeBytes: Int64 = 0
+        /// The first packet's bytes (an encode's first frame is a keyframe the encoder had to make, not one the
+        /// content asked for: what a sample encode weighs apart).
+        package var firstBytes: Int64 = 0
     }
 
     /// Which pass of a two-pass encode a run is, and the encoder's statistics file (written by the first, read by
@@ -235,6 +238,7 @@ package final class Transcoder {
             }
             if j < counts.packets.count { counts.packets[j] += 1 }
             if stage.inputIndex == mainVideo {
+                if video.frames == 0 { video.firstBytes = Int64(p.pointee.size) }
                 video.frames += 1
                 video.bytes += Int64(p.pointee.size)
                 if (p.pointee.flags & AV_PKT_FLAG_KEY) != 0 { video.keyframes += 1; video.keyframeBytes += Int64(p.pointee.size) }
