@@ -72,6 +72,34 @@ import Testing
         #expect(TestSupport.contents(dir) == ["noise.mp4"])
     }
 
+    /// A batch holds every file to the limit; a run with another limit redoes them (the limit is part of what the
+    /// resume compares), and a file already under the limit that "fits" still does.
+    @Test func batchHoldsEveryFileToTheLimit() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        for name in ["a", "b"] {
+            try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=960x540:rate=30:duration=4,noise=alls=14:allf=t", "-f", "lavfi",
+                                    "-i", "sine=d=4", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-c:a", "aac",
+                                    input.appendingPathComponent("\(name).mp4").path])
+        }
+        let out = dir.appendingPathComponent("out").path
+        let first = try TestSupport.tool(["batch", input.path, "--out", out, "--preset", "medium", "--max-size", "150k", "-q"])
+        #expect(first.status == 0, "\(first.stderr)")
+        for name in ["a", "b"] {
+            let size = try #require((try FileManager.default.attributesOfItem(atPath: out + "/\(name).mp4")[.size] as? NSNumber)?.int64Value)
+            #expect(size <= 150_000 && size > 100_000, "\(name): \(size)")
+        }
+        let again = try TestSupport.tool(["batch", input.path, "--out", out, "--preset", "medium", "--max-size", "120k", "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!again.stdout.contains(#""action":"skip""#), "\(again.stdout)")
+        for name in ["a", "b"] {
+            let size = try #require((try FileManager.default.attributesOfItem(atPath: out + "/\(name).mp4")[.size] as? NSNumber)?.int64Value)
+            #expect(size <= 120_000, "\(name): \(size)")
+        }
+    }
+
     @Test func maxSizeTakesUnitsAndRefusesNonsense() throws {
         #expect(ByteSize(parsing: "400000")?.bytes == 400_000)
         #expect(ByteSize(parsing: "16MB")?.bytes == 16_000_000)

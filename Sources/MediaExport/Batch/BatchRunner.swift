@@ -223,7 +223,7 @@ public final class BatchRunner: Sendable {
                                  bytesIn: item.sourceBytes, bytesOut: nil, estimatedBytes: item.estimatedBytes, outputSHA256: nil,
                                  error: nil, wallTime: nil)
         var dbRow = ExportDatabase.Row(assetKey: item.key, sources: [], sourceFingerprint: "", presetName: options.preset.name,
-                                       presetHash: BatchPlanner.presetHash(options.preset), versionRequested: options.version.rawValue,
+                                       presetHash: BatchPlanner.presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize), versionRequested: options.version.rawValue,
                                        versionDelivered: nil, action: item.action.rawValue, route: nil, fallbacks: 0, outputPath: item.output,
                                        outputSize: nil, outputSHA256: nil, status: "running", error: nil,
                                        startedAt: began.timeIntervalSince1970, finishedAt: nil, wallTime: nil,
