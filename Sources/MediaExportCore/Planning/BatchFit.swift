@@ -27,8 +27,13 @@ extension ExportPlanner {
             if let cap = FrameRateCap.planned(maxFrameRate: settings.maxFrameRate, sourceRate: v.frameRate), let fps = cap.sourceRate {
                 return "\(FrameRateCap.format(fps)) fps is above the preset's \(FrameRateCap.format(cap.maxFrameRate)) fps"
             }
-            // A bit-rate ceiling derived from the CRF: about 0.25 bits per pixel at CRF 18, halving every 6 steps.
-            if let bitrate = v.bitRate, let fps = v.frameRate, w > 0, h > 0 {
+            if let bitrate = v.bitRate, let cap = settings.maxBitrate, bitrate > cap {
+                return "video bit rate \(bitrate / 1000) kb/s is above the preset's cap of \(cap / 1000) kb/s"
+            }
+            if let bitrate = v.bitRate, let average = settings.bitrate {
+                if Double(bitrate) > Double(average) * 1.25 { return "video bit rate \(bitrate / 1000) kb/s is above the preset's \(average / 1000)" }
+            } else if let bitrate = v.bitRate, let fps = v.frameRate, w > 0, h > 0 {
+                // A bit-rate ceiling derived from the CRF: about 0.25 bits per pixel at CRF 18, halving every 6 steps.
                 let ceiling = 0.25 * pow(2, Double(18 - settings.crf) / 6) * Double(w * h) * fps * 1.5
                 if Double(bitrate) > ceiling { return "video bit rate \(bitrate / 1000) kb/s is above what CRF \(settings.crf) gives (about \(Int(ceiling / 1500)) kb/s)" }
             }
@@ -41,8 +46,20 @@ extension ExportPlanner {
             if let b = a.bitRate, Double(b) > Double(settings.bitrate) * 1.25 { return "audio bit rate \(b / 1000) kb/s is above the preset's \(settings.bitrate / 1000)" }
         }
         if video == nil && audio.isEmpty { return "no audio or video stream" }
-        if source.streams.contains(where: { $0.kind == .data || $0.kind == .subtitle || $0.isAttachedPicture }) {
-            return "has streams the preset drops (data, subtitles or cover art)"
+        // What a remux or copy into the preset's container would do otherwise than the preset: data streams a copy keeps
+        // (the preset drops them), text subtitles only a transcode converts to mov_text, cover art the container cannot hold.
+        let container = Container(extension: preset.defaultExtension) ?? .mp4
+        var extras: [String] = []
+        let data = source.streams.filter { $0.kind == .data && !$0.isChapterTrack }.count
+        if data > 0 { extras.append("\(data) data stream\(data == 1 ? "" : "s")") }
+        for s in source.streams where s.kind == .subtitle && !s.fitsIn.contains(container) {
+            extras.append("\(s.codec) subtitles (.\(container.rawValue) needs mov_text)")
+        }
+        for s in source.streams where s.isAttachedPicture {
+            if CoverArt.dropReason(codec: s.codec, container: container, quickTimeKeys: false) != nil { extras.append("cover art (.\(container.rawValue) cannot hold it)") }
+        }
+        if !extras.isEmpty {
+            return "has streams only a transcode treats as the preset does: \(extras.joined(separator: ", "))"
         }
         return nil
     }
