@@ -133,6 +133,10 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
         SourceStream(index: 1, kind: .audio, codec: "ac4", decodable: false, channels: 2, sampleRate: 48_000)]),
      "highest", .mp4,
      ["#0 video → h264 640x360", "#1 audio drop: no decoder for ac4", "impossible: transcode skipped: no decoder for audio stream #1 (ac4)"]),
+    ("an iPhone's spatial audio beside AAC: passthrough drops it with the reason, keeps the rest", .make([.h264(0, 640, 360), .aac(1),
+        SourceStream(index: 2, kind: .audio, codec: "unknown 'apac'", codecKnown: false, decodable: false, channels: 4, sampleRate: 48_000)]),
+     "passthrough", .mp4,
+     ["#0 video copy 640x360", "#1 audio copy", "#2 audio drop: unknown 'apac' is a codec FFmpeg does not know: no container can carry it (the other audio is kept)"]),
     ("6 channels are downmixed to the preset's 2", .make([.aac(0, channels: 6)]), "m4a", .m4a, ["#0 audio → aac 2ch"]),
     ("the file has no streams", .make([]), "highest", .mp4, ["impossible: the file has no streams"]),
 ]

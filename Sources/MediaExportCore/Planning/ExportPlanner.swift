@@ -249,6 +249,12 @@ public enum ExportPlanner {
             if (s.kind == .video && !mode.keepVideo) || (s.kind == .audio && !mode.keepAudio) {
                 return drop("preset \(mode.presetName) has no \(s.kind.rawValue)")
             }
+            // An audio codec FFmpeg does not know (an iPhone's spatial audio, APAC) beside one the container holds: a
+            // stream copy cannot carry it anywhere, and it is no reason to lose the rest; dropped with its reason.
+            if s.kind == .audio && !s.codecKnown && !holds,
+               source.streams.contains(where: { $0.kind == .audio && $0.codecKnown && $0.fitsIn.contains(container) && tracks.wants(language: $0.language) }) {
+                return drop("\(s.codec) is a codec FFmpeg does not know: no container can carry it (the other audio is kept)")
+            }
             // The main video and every audio stream are never dropped by a stream copy: a container that cannot
             // hold one makes the route impossible (the chain goes on), and the reason names containers that can.
             if (isMain && (s.kind == .video || s.kind == .audio) || s.kind == .audio) && !holds {

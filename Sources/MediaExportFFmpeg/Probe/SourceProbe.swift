@@ -63,7 +63,12 @@ package final class ProbedSource {
 enum SourceProbe {
     static func info(_ demuxer: Demuxer) -> SourceInfo {
         let ctx = demuxer.context
+        // The best stream FFmpeg can decode, else the best at all: an iPhone's spatial audio track (APAC, which FFmpeg 5.1
+        // has no decoder for) is never the main audio while its AAC track is there (it would block the transcode).
         func best(_ type: AVMediaType) -> Int? {
+            var decoder: UnsafePointer<AVCodec>? = nil
+            let decodable = av_find_best_stream(ctx, type, -1, -1, &decoder, 0)
+            if decodable >= 0 { return Int(decodable) }
             let i = av_find_best_stream(ctx, type, -1, -1, nil, 0)
             return i >= 0 ? Int(i) : nil
         }
