@@ -41,24 +41,7 @@ import Testing
     /// 4 s of 320x240 30 fps H.264 (a keyframe every half second) + AAC in `name` (its extension picks the container),
     /// with the chapters "Opening" 0–1.5 s and "Second part" 1.5–4 s from an FFMETADATA file.
     static func source(in dir: URL, name: String = "chaptered.mkv", chapters: Bool = true) throws -> String {
-        let meta = dir.appendingPathComponent("chapters.txt")
-        try """
-        ;FFMETADATA1
-        title=Chaptered
-
-        [CHAPTER]
-        TIMEBASE=1/1000
-        START=0
-        END=1500
-        title=Opening
-
-        [CHAPTER]
-        TIMEBASE=1/1000
-        START=1500
-        END=4000
-        title=Second part
-
-        """.write(to: meta, atomically: true, encoding: .utf8)
+        let meta = try TestSupport.twoChapters(in: dir, title: "Chaptered")
         let path = dir.appendingPathComponent(name).path
         try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=4", "-f", "lavfi", "-i", "sine=frequency=440:duration=4",
                                 "-i", meta.path, "-map", "0:v", "-map", "1:a", "-map_metadata", chapters ? "2" : "-1",

@@ -39,24 +39,7 @@ import Testing
     /// An audio book: 4 s of AAC, the chapters "Opening" 0–1.5 s and "Second part" 1.5–4 s, and a JPEG cover (the
     /// ffmpeg CLI writes `.m4b` with its iPod muxer: the cover goes into `covr`).
     static func book(in dir: URL) throws -> String {
-        let meta = dir.appendingPathComponent("chapters.txt")
-        try """
-        ;FFMETADATA1
-        title=Book
-
-        [CHAPTER]
-        TIMEBASE=1/1000
-        START=0
-        END=1500
-        title=Opening
-
-        [CHAPTER]
-        TIMEBASE=1/1000
-        START=1500
-        END=4000
-        title=Second part
-
-        """.write(to: meta, atomically: true, encoding: .utf8)
+        let meta = try TestSupport.twoChapters(in: dir, title: "Book")
         let path = dir.appendingPathComponent("book.m4b").path
         try TestSupport.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=4", "-i", try picture(in: dir), "-i", meta.path,
                                 "-map", "0", "-map", "1", "-map_metadata", "2", "-map_chapters", "2", "-c:a", "aac", "-c:v", "copy",

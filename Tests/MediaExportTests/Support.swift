@@ -107,6 +107,30 @@ enum TestSupport {
     static func tool(_ arguments: [String]) throws -> RunResult { try run(binary, arguments) }
 
     /// Makes a fixture with the ffmpeg CLI (quiet, overwriting); a failure is a recorded issue naming ffmpeg's message.
+    /// An FFMETADATA file titled `title` with the chapters "Opening" 0–1.5 s and "Second part" 1.5–4 s (`-i FILE
+    /// -map_metadata N -map_chapters N`).
+    static func twoChapters(in dir: URL, title: String) throws -> URL {
+        let meta = dir.appendingPathComponent("chapters.txt")
+        try """
+        ;FFMETADATA1
+        title=\(title)
+
+        [CHAPTER]
+        TIMEBASE=1/1000
+        START=0
+        END=1500
+        title=Opening
+
+        [CHAPTER]
+        TIMEBASE=1/1000
+        START=1500
+        END=4000
+        title=Second part
+
+        """.write(to: meta, atomically: true, encoding: .utf8)
+        return meta
+    }
+
     static func ffmpeg(_ args: [String]) throws {
         let r = try run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args)
         #expect(r.status == 0, "ffmpeg: \(r.stderr)")
