@@ -49,10 +49,11 @@ public enum FileSystem {
         guard let dir = opendir(FileName.cString(path)) else { return nil }
         defer { closedir(dir) }
         var names: [String] = []
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { ptr in
-                ptr.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { FileName.decode(cString: $0) }
-            }
+            // Read in place: a record is only as long as its name (`d_reclen`), so copying the 256-byte `d_name` field out
+            // of the last record of readdir's buffer read past its end (AddressSanitizer: heap-buffer-overflow).
+            let name = FileName.decode(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names
