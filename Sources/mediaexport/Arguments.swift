@@ -60,3 +60,35 @@ struct SizeLimitOptions: ParsableArguments {
     /// The limit asked for, in bytes.
     var bytes: Int64? { maxSize.flatMap { ByteSize(parsing: $0)?.bytes } }
 }
+
+/// A time on the command line: seconds (`90`, `2.5`) or `[HH:]MM:SS[.mmm]` (`1:30`, `0:00:02.5`), as ffmpeg and
+/// HandBrake take them. A negative time is parsed (so that it gets a real message, not "Missing value") and refused
+/// by the command's validation.
+struct TimeArgument: ExpressibleByArgument, Equatable {
+    var seconds: Double
+
+    init?(argument: String) {
+        guard let s = TimeArgument.parse(argument) else { return nil }
+        seconds = s
+    }
+
+    /// Seconds for `text`, or nil when it is not a time.
+    static func parse(_ text: String) -> Double? {
+        var t = text.trimmingCharacters(in: .whitespaces)
+        var sign = 1.0
+        if t.hasPrefix("-") { sign = -1; t.removeFirst() }
+        let parts = t.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") } }) else { return nil }
+        // Only the last part may have a fraction; minutes and seconds after the first part are below 60.
+        guard parts.dropLast().allSatisfy({ !$0.contains(".") }) else { return nil }
+        var total = 0.0
+        for (k, part) in parts.enumerated() {
+            guard let v = Double(part), v.isFinite else { return nil }
+            if k > 0 && v >= 60 { return nil }
+            total = total * 60 + v
+        }
+        return sign * total
+    }
+
+    static var defaultCompletionKind: CompletionKind { .default }
+}

@@ -34,14 +34,17 @@ struct Export: ParsableCommand {
     @Argument(help: "The output file.", completion: .file())
     var output: String
 
-    @Option(help: "Start of the exported range, in seconds.")
-    var start: Double?
+    @Option(parsing: .unconditional, help: "Start of the exported range: seconds (2.5) or [HH:]MM:SS[.mmm] (1:02.5).")
+    var start: TimeArgument?
 
-    @Option(help: "End of the exported range, in seconds.")
-    var end: Double?
+    @Option(parsing: .unconditional, help: "End of the exported range: seconds or [HH:]MM:SS[.mmm].")
+    var end: TimeArgument?
 
     @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.")
     var overwrite = false
+
+    @Flag(name: [.customShort("n"), .customLong("no-overwrite")], help: "Never replace an existing output file (the default; as ffmpeg's -n).")
+    var noOverwrite = false
 
     @Option(help: "The output must resolve inside this folder (default: the output's own folder).", completion: .directory)
     var sandbox: String?
@@ -84,8 +87,10 @@ struct Export: ParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if let s = start, s < 0 { throw ValidationError("--start must be 0 or more") }
-        if let s = start, let e = end, e <= s { throw ValidationError("--end must be after --start") }
+        if let s = start?.seconds, s < 0 { throw ValidationError("--start must be 0 or more, got \(s.formatted())") }
+        if let e = end?.seconds, e < 0 { throw ValidationError("--end must be 0 or more, got \(e.formatted())") }
+        if let s = start?.seconds, let e = end?.seconds, e <= s { throw ValidationError("--end must be after --start") }
+        if overwrite && noOverwrite { throw ValidationError("--overwrite and --no-overwrite contradict each other") }
         if maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
         if stallTimeout < 0 { throw ValidationError("--stall-timeout must be 0 or more") }
     }
@@ -96,14 +101,16 @@ struct Export: ParsableCommand {
 
         let resolvedPreset: Preset
         do {
-            resolvedPreset = try PresetCatalog.builtIn().resolve(preset)
+            let catalog = try PresetCatalog.builtIn()
+            if !json && !quiet { for note in catalog.notes { printError("note: " + note) } }
+            resolvedPreset = try catalog.resolve(preset)
         } catch let error as ExportError {
             emit(.failed(.init(error)))
             printError(error.description)
             throw ExitCode(error.exitCode)
         }
 
-        let timeRange = (start != nil || end != nil) ? TimeRange(start: start, end: end) : nil
+        let timeRange = (start != nil || end != nil) ? TimeRange(start: start?.seconds, end: end?.seconds) : nil
         var request = ExportRequest(input: input, output: output, preset: resolvedPreset, timeRange: timeRange,
                                     overwrite: overwrite, sandbox: sandbox, version: original ? .original : assetVersion,
                                     editsPath: edits, requireCurrent: requireCurrent, fallback: fallback,

@@ -27,7 +27,35 @@ struct MediaExportCommand: AsyncParsableCommand {
     /// process mid-export and leaves a temporary file behind.
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
-        await main(losslessArguments())
+        let arguments = losslessArguments()
+        var command: ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            // `--json` promises a final record for every export: a command line that does not parse gets one too.
+            if exitCode(for: error).rawValue == ExitStatus.usage && isJSONExport(arguments) {
+                var message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
+                if message.hasPrefix("Error: ") { message.removeFirst(7) }
+                printLine(ExportEvent.failed(.init(ExportError.usage(reason: message))).jsonLine())
+            }
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// True when the arguments are an export's (the default subcommand or `export`) with `--json`.
+    static func isJSONExport(_ arguments: [String]) -> Bool {
+        guard arguments.contains("--json") else { return false }
+        let others = configuration.subcommands.map { $0._commandName }.filter { $0 != "export" }
+        return !(arguments.first.map { others.contains($0) } ?? false)
     }
 }
 

@@ -4,7 +4,7 @@ import MediaExport
 
 struct Presets: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the built-in presets.",
+        abstract: "List the presets: the built-ins, then your own (MEDIAEXPORT_PRESETS_DIR, ~/.config/mediaexport/presets).",
         discussion: """
         Examples:
           mediaexport presets
@@ -21,10 +21,15 @@ struct Presets: ParsableCommand {
             printError(error.description)
             throw ExitCode(error.exitCode)
         }
+        for note in catalog.notes { printError("note: " + note) }
         if json {
             try printJSON(catalog.presets)
             return
         }
         printLine(PresetTable.render(catalog.presets))
+        if !catalog.userPresetNames.isEmpty {
+            printLine("user presets (\(catalog.userDirectories.map(\.path).joined(separator: ", "))): "
+                      + catalog.userPresetNames.sorted().joined(separator: ", "))
+        }
     }
 }

@@ -106,7 +106,6 @@ enum TestSupport {
     /// Runs the tool.
     static func tool(_ arguments: [String]) throws -> RunResult { try run(binary, arguments) }
 
-    /// Makes a fixture with the ffmpeg CLI (quiet, overwriting); a failure is a recorded issue naming ffmpeg's message.
     /// An FFMETADATA file titled `title` with the chapters "Opening" 0–1.5 s and "Second part" 1.5–4 s (`-i FILE
     /// -map_metadata N -map_chapters N`).
     static func twoChapters(in dir: URL, title: String) throws -> URL {
@@ -131,6 +130,7 @@ enum TestSupport {
         return meta
     }
 
+    /// Makes a fixture with the ffmpeg CLI (quiet, overwriting); a failure is a recorded issue naming ffmpeg's message.
     static func ffmpeg(_ args: [String]) throws {
         let r = try run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args)
         #expect(r.status == 0, "ffmpeg: \(r.stderr)")

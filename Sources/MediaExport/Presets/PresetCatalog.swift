@@ -4,45 +4,99 @@ import MediaExportFFmpeg
 
 /// Finds presets by name, Apple alias or file path, and validates preset files.
 ///
-/// Built-in presets are the JSON files of the repository's `Presets/` folder. The folder is looked up, in order:
-/// `$MEDIAEXPORT_PRESETS_DIR`; `Presets` or `../share/mediaexport/Presets` beside the executable; and the
-/// `Presets/` folder of the source tree the tool was built from.
+/// Built-in presets are the JSON files of the `Presets/` folder found from the executable's real location
+/// (`/proc/self/exe`): `../share/mediaexport/Presets` beside its `bin/` folder (an install, `scripts/install.sh`), else the
+/// `Presets/` folder of the source tree it was built from (a development build). Never the current directory.
+/// User presets add to them, from `$MEDIAEXPORT_PRESETS_DIR` and `$XDG_CONFIG_HOME/mediaexport/presets` (default
+/// `~/.config/mediaexport/presets`), in that order; one that would take a built-in's name or alias (or an earlier
+/// user preset's) is left out, and `notes` says so.
 public struct PresetCatalog: Sendable {
-    /// The presets, sorted for display.
+    /// The presets, sorted for display: the built-ins, then the user's.
     public let presets: [Preset]
-    /// The folder they came from.
+    /// The built-in presets' folder.
     public let directory: URL
+    /// The user preset folders read (those that exist).
+    public let userDirectories: [URL]
+    /// User presets left out, and why (a name a built-in or an earlier user preset has): for the tool to print.
+    public let notes: [String]
+    /// The names of the user's presets (shown apart by `mediaexport presets`).
+    public let userPresetNames: Set<String>
 
-    /// Loads every `*.json` preset of `directory`.
+    /// Loads every `*.json` preset of `directory` (only).
     public init(directory: URL) throws {
+        try self.init(directory: directory, userDirectories: [])
+    }
+
+    /// Loads the built-in presets of `directory`, then the user presets of `userDirectories`.
+    public init(directory: URL, userDirectories: [URL]) throws {
         self.directory = directory
+        let builtIn = try PresetCatalog.presets(in: directory)
+        var taken = Set(builtIn.flatMap { [$0.name.lowercased()] + $0.aliases.map { $0.lowercased() } })
+        var user: [Preset] = [], notes: [String] = [], read: [URL] = []
+        let builtInReal = FileSystem.realPath(directory.path)
+        for dir in userDirectories where FileSystem.isDirectory(dir.path) {
+            // The built-in folder named again (`MEDIAEXPORT_PRESETS_DIR` pointing at the source tree's) adds nothing.
+            if let real = FileSystem.realPath(dir.path), real == builtInReal { continue }
+            read.append(dir)
+            for preset in try PresetCatalog.presets(in: dir) {
+                let names = [preset.name.lowercased()] + preset.aliases.map { $0.lowercased() }
+                if let clash = names.first(where: { taken.contains($0) }) {
+                    notes.append("user preset \(dir.appendingPathComponent(preset.name).path).json left out: '\(clash)' is already "
+                                 + "a preset's name (rename it, or give its path with --preset)")
+                    continue
+                }
+                taken.formUnion(names)
+                user.append(preset)
+            }
+        }
+        presets = builtIn + user.sorted { $0.name < $1.name }
+        self.userDirectories = read
+        self.notes = notes
+        userPresetNames = Set(user.map(\.name))
+    }
+
+    /// Every `*.json` preset of a folder, in display order.
+    private static func presets(in directory: URL) throws -> [Preset] {
         guard let names = FileSystem.contents(ofDirectory: directory.path) else {
             throw ExportError.invalidPreset(path: directory.path, field: "-", reason: "cannot list preset folder: \(String(cString: strerror(errno)))")
         }
         let files = names.filter { ($0 as NSString).pathExtension.lowercased() == "json" }.sorted()
             .map { directory.appendingPathComponent($0) }
-        presets = try files.map { try PresetCatalog.load(file: $0) }
+        return try files.map { try PresetCatalog.load(file: $0) }
             .sorted { PresetCatalog.displayOrder($0) < PresetCatalog.displayOrder($1) }
     }
 
-    /// The built-in catalog (see the type's documentation for where it is looked up).
+    /// The built-in catalog with the user's presets (see the type's documentation for where they are looked up).
     public static func builtIn() throws -> PresetCatalog {
         guard let dir = builtInDirectory() else {
             throw ExportError.invalidPreset(path: "Presets/", field: "-",
-                                            reason: "built-in preset folder not found; set MEDIAEXPORT_PRESETS_DIR to the repository's Presets folder")
+                                            reason: "built-in preset folder not found beside the executable (../share/mediaexport/Presets); install with scripts/install.sh")
         }
-        return try PresetCatalog(directory: dir)
+        return try PresetCatalog(directory: dir, userDirectories: userDirectories())
     }
 
-    /// The folder holding the built-in presets, if one is found.
+    /// The user preset folders, in the order they are read: `$MEDIAEXPORT_PRESETS_DIR`, then
+    /// `$XDG_CONFIG_HOME/mediaexport/presets` (default `~/.config/mediaexport/presets`).
+    public static func userDirectories(environment: [String: String] = ProcessInfo.processInfo.environment) -> [URL] {
+        var dirs: [URL] = []
+        if let env = environment["MEDIAEXPORT_PRESETS_DIR"], !env.isEmpty { dirs.append(URL(fileURLWithPath: env)) }
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            dirs.append(URL(fileURLWithPath: xdg).appendingPathComponent("mediaexport/presets"))
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            dirs.append(URL(fileURLWithPath: home).appendingPathComponent(".config/mediaexport/presets"))
+        }
+        return dirs
+    }
+
+    /// The folder holding the built-in presets, if one is found: from the executable's real path (`/proc/self/exe`,
+    /// never `argv[0]`, which a shell leaves relative to the current directory), `../share/mediaexport/Presets`; else
+    /// the source tree's `Presets/`.
     public static func builtInDirectory() -> URL? {
         var candidates: [URL] = []
-        if let env = ProcessInfo.processInfo.environment["MEDIAEXPORT_PRESETS_DIR"], !env.isEmpty {
-            candidates.append(URL(fileURLWithPath: env))
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), exe.hasPrefix("/") {
+            let bin = URL(fileURLWithPath: exe).deletingLastPathComponent()
+            candidates.append(bin.appendingPathComponent("../share/mediaexport/Presets").standardizedFileURL)
         }
-        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
-        candidates.append(exe.appendingPathComponent("Presets"))
-        candidates.append(exe.appendingPathComponent("../share/mediaexport/Presets").standardizedFileURL)
         // Source tree: Sources/MediaExport/Presets/PresetCatalog.swift → ../../../Presets
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../Presets").standardizedFileURL

@@ -2,7 +2,7 @@ import Foundation
 
 /// The stage of an export where something went wrong, named in every failure.
 public enum ExportStage: String, Codable, Sendable, CaseIterable {
-    case preset, edit, open, probe, decode, filter, encode, mux, write
+    case usage, preset, edit, open, probe, decode, filter, encode, mux, write
 }
 
 /// Every failure the library reports: each case says which file and why, so a caller can act on it.
@@ -52,6 +52,8 @@ public enum ExportError: Error, Equatable, Sendable {
     case sizeLimitExceeded(path: String, limit: Int64, reason: String)
     /// The export was cancelled (API call or signal); nothing was left behind.
     case cancelled
+    /// The request itself is malformed (the tool's command line: an unknown option, a negative time); `reason` says how.
+    case usage(reason: String)
 
     /// The stage this error belongs to.
     public var stage: ExportStage {
@@ -68,6 +70,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .verificationFailed: return .write
         case .sizeLimitExceeded: return .write
         case .cancelled: return .write
+        case .usage: return .usage
         }
     }
 
@@ -80,7 +83,7 @@ public enum ExportError: Error, Equatable, Sendable {
              .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _), .tooManyDecodeErrors(let p, _, _), .stalled(let p, _),
              .inputChanged(let p, _), .copyMismatch(let p, _, _), .verificationFailed(let p, _), .sizeLimitExceeded(let p, _, _):
             return p
-        case .presetNotFound, .cancelled: return nil
+        case .presetNotFound, .cancelled, .usage: return nil
         }
     }
 
@@ -88,7 +91,7 @@ public enum ExportError: Error, Equatable, Sendable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case inputUnreadable, notMedia, noUsableStreams, invalidTimeRange, presetNotFound, invalidPreset, invalidSidecar
         case versionUnavailable, editNeedsTranscode, outputExists, outputIsInput, outputOutsideSandbox, outputUnwritable
-        case ffmpeg, tooManyDecodeErrors, stalled, inputChanged, copyMismatch, verificationFailed, sizeLimitExceeded, cancelled
+        case ffmpeg, tooManyDecodeErrors, stalled, inputChanged, copyMismatch, verificationFailed, sizeLimitExceeded, cancelled, usage
     }
 
     /// Which case this is.
@@ -115,6 +118,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .verificationFailed: return .verificationFailed
         case .sizeLimitExceeded: return .sizeLimitExceeded
         case .cancelled: return .cancelled
+        case .usage: return .usage
         }
     }
 
@@ -138,7 +142,8 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .noUsableStreams(let p, let r): return "\(Self.shown(path: p)): nothing to export: \(Self.shown(r))"
         case .invalidTimeRange(let p, let r): return "\(Self.shown(path: p)): invalid time range: \(Self.shown(r))"
         case .presetNotFound(let n, let known):
-            return "unknown preset '\(Self.shown(n, limit: 200))' (built in: \(known.joined(separator: ", ")); or give a path to a .json preset file)"
+            let guess = Suggestion.closest(to: n, in: known).map { "did you mean '\($0)'? " } ?? ""
+            return "unknown preset '\(Self.shown(n, limit: 200))' (\(guess)built in: \(known.joined(separator: ", ")); or give a path to a .json preset file)"
         case .invalidPreset(let p, let f, let r): return "\(Self.shown(path: p)): invalid preset: field '\(Self.shown(f, limit: 250))': \(Self.shown(r))"
         case .invalidSidecar(let p, let f, let r): return "\(Self.shown(path: p)): invalid edit sidecar: field '\(Self.shown(f, limit: 250))': \(Self.shown(r))"
         case .versionUnavailable(let p, let v, let r): return "\(Self.shown(path: p)): the \(v.rawValue) version cannot be delivered: \(Self.shown(r))"
@@ -158,6 +163,7 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .verificationFailed(let p, let c): return "\(Self.shown(path: p)): the output does not match its plan: \(Self.shown(c))"
         case .sizeLimitExceeded(let p, let limit, let r): return "\(Self.shown(path: p)): cannot fit in \(limit) bytes: \(Self.shown(r)); nothing written"
         case .cancelled: return "export cancelled; no output written"
+        case .usage(let r): return Self.shown(r)
         }
     }
     public var errorDescription: String? { description }

@@ -123,3 +123,41 @@ public enum FileName {
         return (scalar, length)
     }
 }
+
+/// "Did you mean …?": the known name closest to a mistyped one.
+public enum Suggestion {
+    /// The name of `known` nearest to `typed` (case-insensitive edit distance, at most 2, or a third of its length for
+    /// long names), or one `typed` is a prefix of; nil when none is close.
+    public static func closest(to typed: String, in known: [String]) -> String? {
+        let t = Array(typed.lowercased())
+        guard !t.isEmpty, t.count <= 200 else { return nil }
+        var best: (String, Int)?
+        for name in known {
+            let n = Array(name.lowercased())
+            let d = distance(t, n)
+            let allowed = max(2, n.count / 3)
+            if d <= allowed, best == nil || d < best!.1 { best = (name, d) }
+        }
+        if let best { return best.0 }
+        return known.first { $0.lowercased().hasPrefix(typed.lowercased()) }
+    }
+
+    /// Levenshtein distance (insertions, deletions, substitutions; an adjacent swap counts as one).
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous2 = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                var v = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { v = min(v, previous2[j - 2] + 1) }
+                current[j] = v
+            }
+            (previous2, previous, current) = (previous, current, previous2)
+        }
+        return previous[b.count]
+    }
+}

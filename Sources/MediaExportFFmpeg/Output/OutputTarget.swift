@@ -41,6 +41,16 @@ public final class OutputTarget: Sendable {
     public init(output: String, inputs: [String], overwrite: Bool, sandbox: String?, defaultExtension: String,
                 anyExtension: Bool = false) throws {
         if output.hasSuffix("/") { throw ExportError.outputUnwritable(path: output, reason: "not a file name") }
+        // Standard output and devices are no place for a file that appears only complete (and MP4 seeks back to finish).
+        if output == "-" { throw ExportError.outputUnwritable(path: output, reason: "standard output is not supported: give a file name") }
+        if let st = FileSystem.stat(output), (st.st_mode & S_IFMT) != S_IFREG && (st.st_mode & S_IFMT) != S_IFDIR {
+            throw ExportError.outputUnwritable(path: output, reason: "is a device, pipe or socket, not a file: give a file name")
+        }
+        // `/dev/stdout` (a file when stdout is redirected to one), `/proc/self/fd/N`: the kernel's folders hold no outputs.
+        let folder = FileSystem.realPath(OutputTarget.split(output).folder) ?? ""
+        if let kernel = ["/dev", "/proc", "/sys"].first(where: { output.hasPrefix($0 + "/") || folder == $0 || folder.hasPrefix($0 + "/") }) {
+            throw ExportError.outputUnwritable(path: output, reason: "is in \(kernel), not a folder for files: give a file name")
+        }
         var outputPath = output
         if OutputTarget.pathExtension(OutputTarget.split(outputPath).name).isEmpty && !anyExtension { outputPath += "." + defaultExtension }
         let (parent, name) = OutputTarget.split(outputPath)

@@ -36,7 +36,7 @@ enum ExitStatus {
         switch kind {
         case .inputUnreadable: return inputUnreadable
         case .notMedia, .noUsableStreams: return notMedia
-        case .invalidTimeRange: return usage
+        case .invalidTimeRange, .usage: return usage
         case .presetNotFound, .invalidPreset: return badPreset
         case .invalidSidecar: return badSidecar
         case .versionUnavailable, .editNeedsTranscode: return versionUnavailable

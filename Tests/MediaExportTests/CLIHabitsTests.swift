@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import MediaExport
+@testable import MediaExportCore
+@testable import mediaexport
+
+/// What users of ffmpeg and HandBrake expect of a command line, and where presets come from.
+@Suite struct CLIHabitsTests {
+    @Test func aMistypedPresetGetsASuggestion() throws {
+        let r = try TestSupport.tool(["--preset", "higest", TestSupport.fixture("landscape.mov"), "/tmp/never.mp4"])
+        #expect(r.status == 78)
+        #expect(r.stderr.contains("did you mean 'highest'?"), "\(r.stderr)")
+        #expect(Suggestion.closest(to: "1280x72", in: ["highest", "1280x720", "640x480"]) == "1280x720")
+        #expect(Suggestion.closest(to: "hgihest", in: ["highest", "low"]) == "highest")
+        #expect(Suggestion.closest(to: "zzz", in: ["highest", "low"]) == nil)
+    }
+
+    @Test func timesAsClockReadings() throws {
+        for (text, seconds) in [("90", 90.0), ("2.5", 2.5), ("1:30", 90), ("0:00:02.5", 2.5), ("1:02:03.25", 3723.25), ("-1", -1)] {
+            #expect(TimeArgument.parse(text) == seconds, "\(text)")
+        }
+        for bad in ["", "1:", ":5", "1:75", "1.5:00", "1:2:3:4", "abc", "1e3", "１"] { #expect(TimeArgument.parse(bad) == nil, "\(bad)") }
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("cut.mp4").path
+        let r = try TestSupport.tool(["--preset", "low", "--start", "0:00:00.5", "--end", "0:00:01.5", "-q", TestSupport.fixture("landscape.mov"), out])
+        #expect(r.status == 0, "\(r.stderr)")
+        let probe = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out])
+        #expect(abs((Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 1.0) < 0.05, "\(probe.stdout)")
+    }
+
+    @Test func argumentErrorsGetAFailedRecordWithJSON() throws {
+        let negative = try TestSupport.tool(["--json", "--start", "-1", TestSupport.fixture("landscape.mov"), "/tmp/never.mp4"])
+        #expect(negative.status == 64)
+        #expect(negative.stderr.contains("--start must be 0 or more, got -1"), "\(negative.stderr)")
+        let record = try #require(negative.stdout.split(separator: "\n").last)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: Any])
+        #expect(json["kind"] as? String == "failed")
+        let payload = try #require(json["payload"] as? [String: Any])
+        #expect(payload["exitCode"] as? Int == 64 && payload["error"] as? String == "usage" && payload["stage"] as? String == "usage")
+        #expect(payload["message"] as? String == "--start must be 0 or more, got -1")
+        let unknown = try TestSupport.tool(["--json", "--frobnicate", "a.mov", "b.mp4"])
+        #expect(unknown.status == 64 && unknown.stdout.contains(#""kind":"failed""#), "\(unknown.stdout)")
+        // Without --json, nothing on stdout; another subcommand's --json is its own.
+        #expect(try TestSupport.tool(["--start", "-1", "a.mov", "b.mp4"]).stdout.isEmpty)
+        #expect(try TestSupport.tool(["presets", "--json", "--bogus"]).stdout.isEmpty)
+    }
+
+    @Test func standardOutputAndDevicesAreRefusedAsOutputs() throws {
+        for output in ["-", "/dev/stdout", "/dev/null", "/proc/self/fd/1"] {
+            let r = try TestSupport.tool(["--preset", "low", "-q", TestSupport.fixture("landscape.mov"), output])
+            #expect(r.status == 73, "\(output): \(r.stderr)")
+            #expect(r.stderr.contains("cannot write output"), "\(output): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/dev/stdout.mp4") && !FileManager.default.fileExists(atPath: "-.mp4"))
+    }
+
+    @Test func noOverwriteIsTheDefaultSpelledOut() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("o.mp4").path
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: out))
+        let r = try TestSupport.tool(["-n", "--preset", "low", TestSupport.fixture("landscape.mov"), out])
+        #expect(r.status == 73 && r.stderr.contains("output exists"), "\(r.stderr)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "keep")
+        #expect(try TestSupport.tool(["-n", "-y", TestSupport.fixture("landscape.mov"), out]).status == 64)
+    }
+
+    /// The installed layout is found from the executable's real path; a `Presets/` folder in the working directory is
+    /// never read; user presets add to the built-ins, and one that takes a built-in's name is left out with a note.
+    @Test func presetsNeverComeFromTheWorkingDirectory() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let hostile = dir.appendingPathComponent("Presets")
+        try FileManager.default.createDirectory(at: hostile, withIntermediateDirectories: true)
+        try Data(#"{"name":"evil","passthrough":true}"#.utf8).write(to: hostile.appendingPathComponent("evil.json"))
+        let r = try TestSupport.run("/bin/sh", ["-c", "cd '\(dir.path)' && exec '\(TestSupport.binary)' presets --json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#""name" : "highest""#) && !r.stdout.contains("evil"), "\(r.stdout)")
+
+        let mine = dir.appendingPathComponent("mine")
+        try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true)
+        try Data(#"{"name":"tiny","video":{"codec":"h264","crf":30,"maxSize":[320,180]}}"#.utf8).write(to: mine.appendingPathComponent("tiny.json"))
+        try Data(#"{"name":"Highest","passthrough":true}"#.utf8).write(to: mine.appendingPathComponent("highest.json"))
+        let user = try TestSupport.run(TestSupport.binary, ["presets"], environment: ["MEDIAEXPORT_PRESETS_DIR": mine.path, "XDG_CONFIG_HOME": dir.path])
+        #expect(user.status == 0, "\(user.stderr)")
+        #expect(user.stdout.contains("user presets (\(mine.path)): tiny"), "\(user.stdout)")
+        #expect(user.stderr.contains("left out: 'highest' is already a preset's name"), "\(user.stderr)")
+        let catalog = try PresetCatalog(directory: try #require(PresetCatalog.builtInDirectory()), userDirectories: [mine])
+        #expect(try catalog.resolve("tiny").video?.crf == 30)
+        #expect(try catalog.resolve("highest").passthrough == false)
+    }
+}
