@@ -21,10 +21,18 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     public var streams: [StreamInfo]
     /// All container tags.
     public var tags: [String: String]
+    /// The container as ffprobe's `-show_format` names it (`format_name`, `duration`, ...).
+    public var format: FormatInfo?
+    /// The chapters as ffprobe's `-show_chapters` names them; empty when the file has none.
+    public var chapters: [ChapterInfo]?
+
+    enum CodingKeys: String, CodingKey {
+        case path, container, duration, size, bitRate, creationTime, location, streams, tags, format, chapters
+    }
 
     /// Creates the value from each of its fields.
-    public init(path: String, container: String, duration: Double? = nil, size: Int64, bitRate: Int64? = nil, creationTime: String? = nil, location: String? = nil, streams: [StreamInfo], tags: [String: String]) {
-        self.path = path; self.container = container; self.duration = duration; self.size = size; self.bitRate = bitRate; self.creationTime = creationTime; self.location = location; self.streams = streams; self.tags = tags
+    public init(path: String, container: String, duration: Double? = nil, size: Int64, bitRate: Int64? = nil, creationTime: String? = nil, location: String? = nil, streams: [StreamInfo], tags: [String: String], format: FormatInfo? = nil, chapters: [ChapterInfo]? = nil) {
+        self.path = path; self.container = container; self.duration = duration; self.size = size; self.bitRate = bitRate; self.creationTime = creationTime; self.location = location; self.streams = streams; self.tags = tags; self.format = format; self.chapters = chapters
     }
 }
 
@@ -60,8 +68,119 @@ public struct StreamInfo: Codable, Sendable, Equatable {
     /// A QuickTime chapter track (the file's chapters as text; FFmpeg reads it into the chapters).
     public var isChapterTrack: Bool?
 
+    // ffprobe's names (`-show_streams`), computed as fftools/ffprobe.c does. ffprobe prints rationals as strings
+    // ("30000/1001", "16:9") and times, sizes, rates and frame counts as decimal strings ("10.010000", "48000");
+    // so do these. `duration` stays the number of seconds it always was (ffprobe's is the same value as a string).
+    // A value ffprobe leaves out of its JSON (unknown, N/A) is left out here too.
+    public var codecName: String?
+    public var codecLongName: String?
+    public var codecType: String?
+    public var codecTagString: String?
+    public var level: Int?
+    public var sampleAspectRatio: String?
+    public var displayAspectRatio: String?
+    public var pixFmt: String?
+    public var colorRange: String?
+    public var colorSpace: String?
+    public var colorTransfer: String?
+    public var colorPrimaries: String?
+    public var fieldOrder: String?
+    public var rFrameRate: String?
+    public var avgFrameRate: String?
+    public var timeBase: String?
+    public var startTime: String?
+    public var durationTS: Int64?
+    public var nbFrames: String?
+    public var bitRateText: String?
+    public var sampleFmt: String?
+    public var sampleRateText: String?
+    public var channelLayoutName: String?
+    /// ffprobe's dispositions: each name (`default`, `forced`, `attached_pic`, ...) with 0 or 1.
+    public var disposition: [String: Int]?
+    /// The stream's tags (`language`, `handler_name`, ...).
+    public var streamTags: [String: String]?
+    /// `displayWidth` × `displayHeight` as one value.
+    public var displaySize: DisplaySize?
+
+    enum CodingKeys: String, CodingKey {
+        case index, type, codec, profile, width, height, displayWidth, displayHeight, pixelFormat, frameRate, rotation
+        case channels, channelLayout, sampleRate, language, bitRate, duration, isAttachedPicture, color, hdr, isChapterTrack
+        case codecName = "codec_name", codecLongName = "codec_long_name", codecType = "codec_type"
+        case codecTagString = "codec_tag_string", level
+        case sampleAspectRatio = "sample_aspect_ratio", displayAspectRatio = "display_aspect_ratio", pixFmt = "pix_fmt"
+        case colorRange = "color_range", colorSpace = "color_space", colorTransfer = "color_transfer"
+        case colorPrimaries = "color_primaries", fieldOrder = "field_order"
+        case rFrameRate = "r_frame_rate", avgFrameRate = "avg_frame_rate", timeBase = "time_base"
+        case startTime = "start_time", durationTS = "duration_ts", nbFrames = "nb_frames", bitRateText = "bit_rate"
+        case sampleFmt = "sample_fmt", sampleRateText = "sample_rate", channelLayoutName = "channel_layout"
+        case disposition, streamTags = "tags", displaySize
+    }
+
     /// Creates the value from each of its fields.
     public init(index: Int, type: String, codec: String, profile: String? = nil, width: Int? = nil, height: Int? = nil, displayWidth: Int? = nil, displayHeight: Int? = nil, pixelFormat: String? = nil, frameRate: Double? = nil, rotation: Int? = nil, channels: Int? = nil, channelLayout: String? = nil, sampleRate: Int? = nil, language: String? = nil, bitRate: Int64? = nil, duration: Double? = nil, isAttachedPicture: Bool) {
         self.index = index; self.type = type; self.codec = codec; self.profile = profile; self.width = width; self.height = height; self.displayWidth = displayWidth; self.displayHeight = displayHeight; self.pixelFormat = pixelFormat; self.frameRate = frameRate; self.rotation = rotation; self.channels = channels; self.channelLayout = channelLayout; self.sampleRate = sampleRate; self.language = language; self.bitRate = bitRate; self.duration = duration; self.isAttachedPicture = isAttachedPicture
+    }
+}
+
+
+/// A width and a height.
+public struct DisplaySize: Codable, Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) { self.width = width; self.height = height }
+}
+
+/// The container, in ffprobe's `-show_format` names and types (times, sizes and rates as decimal strings).
+public struct FormatInfo: Codable, Sendable, Equatable {
+    public var filename: String
+    public var nbStreams: Int
+    public var nbPrograms: Int
+    public var formatName: String
+    public var formatLongName: String?
+    /// Seconds, `%f` ("1.429978"), when known.
+    public var startTime: String?
+    /// Seconds, `%f`, when known.
+    public var duration: String?
+    /// Bytes.
+    public var size: String?
+    /// Bits per second, when known.
+    public var bitRate: String?
+    public var probeScore: Int?
+    public var tags: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case filename, nbStreams = "nb_streams", nbPrograms = "nb_programs", formatName = "format_name"
+        case formatLongName = "format_long_name", startTime = "start_time", duration, size, bitRate = "bit_rate"
+        case probeScore = "probe_score", tags
+    }
+
+    public init(filename: String, nbStreams: Int, nbPrograms: Int, formatName: String, formatLongName: String? = nil,
+                startTime: String? = nil, duration: String? = nil, size: String? = nil, bitRate: String? = nil,
+                probeScore: Int? = nil, tags: [String: String]? = nil) {
+        self.filename = filename; self.nbStreams = nbStreams; self.nbPrograms = nbPrograms; self.formatName = formatName
+        self.formatLongName = formatLongName; self.startTime = startTime; self.duration = duration; self.size = size
+        self.bitRate = bitRate; self.probeScore = probeScore; self.tags = tags
+    }
+}
+
+/// One chapter, in ffprobe's `-show_chapters` names: `start`/`end` in `time_base` units, `start_time`/`end_time`
+/// in seconds (`%f` strings).
+public struct ChapterInfo: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var timeBase: String
+    public var start: Int64
+    public var startTime: String
+    public var end: Int64
+    public var endTime: String
+    /// `title`, when the chapter has one, and any other chapter tags.
+    public var tags: [String: String]?
+
+    enum CodingKeys: String, CodingKey {
+        case id, timeBase = "time_base", start, startTime = "start_time", end, endTime = "end_time", tags
+    }
+
+    public init(id: Int64, timeBase: String, start: Int64, startTime: String, end: Int64, endTime: String, tags: [String: String]? = nil) {
+        self.id = id; self.timeBase = timeBase; self.start = start; self.startTime = startTime; self.end = end
+        self.endTime = endTime; self.tags = tags
     }
 }

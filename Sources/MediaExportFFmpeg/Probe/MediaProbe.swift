@@ -15,7 +15,7 @@ public enum MediaProbe {
         let tags = demuxer.metadata
         // The size of the file that was opened (fstat on its descriptor), not of whatever the name points at now.
         let size = demuxer.fileSize
-        var streams = demuxer.streams.map { describe($0) }
+        var streams = demuxer.streams.map { describe($0, in: demuxer.context) }
         // HDR10 metadata carried only in the first frames' SEI (as ffprobe shows it with -show_frames).
         for i in streams.indices where frameMetadata && streams[i].type == "video" && !streams[i].isAttachedPicture {
             guard var color = streams[i].color, color.isHDR else { continue }
@@ -26,10 +26,90 @@ public enum MediaProbe {
                          size: size, bitRate: ctx.bit_rate > 0 ? ctx.bit_rate : nil,
                          creationTime: tags["creation_time"] ?? tags["com.apple.quicktime.creationdate"],
                          location: tags["location"] ?? tags["com.apple.quicktime.location.ISO6709"],
-                         streams: streams, tags: tags)
+                         streams: streams, tags: tags,
+                         format: format(demuxer.context, filename: path, size: size, tags: tags),
+                         chapters: chapters(demuxer.context))
     }
 
-    static func describe(_ stream: UnsafeMutablePointer<AVStream>) -> StreamInfo {
+    /// ffprobe's `format` section (fftools/ffprobe.c `show_format`).
+    static func format(_ fmt: UnsafeMutablePointer<AVFormatContext>, filename: String, size: Int64, tags: [String: String]) -> FormatInfo {
+        let ctx = fmt.pointee
+        return FormatInfo(filename: filename, nbStreams: Int(ctx.nb_streams), nbPrograms: Int(ctx.nb_programs),
+                          formatName: String(cString: ctx.iformat.pointee.name),
+                          formatLongName: ctx.iformat.pointee.long_name.map { String(cString: $0) },
+                          startTime: FFprobeText.time(ctx.start_time, AVRational(num: 1, den: AV_TIME_BASE)),
+                          duration: FFprobeText.time(ctx.duration, AVRational(num: 1, den: AV_TIME_BASE)),
+                          size: size >= 0 ? String(size) : nil,
+                          bitRate: ctx.bit_rate > 0 ? String(ctx.bit_rate) : nil,
+                          probeScore: Int(ctx.probe_score), tags: tags.isEmpty ? nil : tags)
+    }
+
+    /// ffprobe's `chapters` section (`show_chapters`).
+    static func chapters(_ fmt: UnsafeMutablePointer<AVFormatContext>) -> [ChapterInfo] {
+        (0..<Int(fmt.pointee.nb_chapters)).compactMap { i in
+            guard let c = fmt.pointee.chapters[i]?.pointee else { return nil }
+            let tags = Demuxer.dictionary(c.metadata)
+            return ChapterInfo(id: c.id, timeBase: FFprobeText.q(c.time_base, "/"),
+                               start: c.start, startTime: FFprobeText.time(c.start, c.time_base) ?? "",
+                               end: c.end, endTime: FFprobeText.time(c.end, c.time_base) ?? "",
+                               tags: tags.isEmpty ? nil : tags)
+        }
+    }
+
+    /// ffprobe's dispositions, in its order (FFmpeg 5.1 `print_dispositions`), with their flag bits.
+    static let dispositions: [(String, Int32)] = [
+        ("default", 1 << 0), ("dub", 1 << 1), ("original", 1 << 2), ("comment", 1 << 3), ("lyrics", 1 << 4),
+        ("karaoke", 1 << 5), ("forced", 1 << 6), ("hearing_impaired", 1 << 7), ("visual_impaired", 1 << 8),
+        ("clean_effects", 1 << 9), ("attached_pic", 1 << 10), ("timed_thumbnails", 1 << 11), ("captions", 1 << 16),
+        ("descriptions", 1 << 17), ("metadata", 1 << 18), ("dependent", 1 << 19), ("still_image", 1 << 20),
+    ]
+
+    /// The stream's values under ffprobe's names, computed as `show_stream` does.
+    static func addFFprobeFields(_ info: inout StreamInfo, _ stream: UnsafeMutablePointer<AVStream>, in fmt: UnsafeMutablePointer<AVFormatContext>) {
+        let st = stream.pointee
+        let par = st.codecpar.pointee
+        if let d = avcodec_descriptor_get(par.codec_id) {
+            info.codecName = String(cString: d.pointee.name)
+            info.codecLongName = d.pointee.long_name.map { String(cString: $0) }
+        }
+        info.codecType = av_get_media_type_string(par.codec_type).map { String(cString: $0) }
+        var tag = [CChar](repeating: 0, count: Int(AV_FOURCC_MAX_STRING_SIZE))
+        av_fourcc_make_string(&tag, par.codec_tag)
+        info.codecTagString = cText(tag)
+        if par.codec_type == AVMEDIA_TYPE_VIDEO {
+            info.level = Int(par.level)
+            let sar = av_guess_sample_aspect_ratio(fmt, stream, nil)
+            if sar.num != 0 {
+                info.sampleAspectRatio = FFprobeText.q(sar, ":")
+                var num: Int32 = 0, den: Int32 = 0
+                av_reduce(&num, &den, Int64(par.width) * Int64(sar.num), Int64(par.height) * Int64(sar.den), 1024 * 1024)
+                info.displayAspectRatio = FFprobeText.q(AVRational(num: num, den: den), ":")
+            }
+            if par.format >= 0 { info.pixFmt = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.format)).map { String(cString: $0) } }
+            func named(_ p: UnsafePointer<CChar>?, unspecified: Bool) -> String? { unspecified ? nil : p.map { String(cString: $0) } }
+            info.colorRange = named(av_color_range_name(par.color_range), unspecified: par.color_range == AVCOL_RANGE_UNSPECIFIED)
+            info.colorSpace = named(av_color_space_name(par.color_space), unspecified: par.color_space == AVCOL_SPC_UNSPECIFIED)
+            info.colorTransfer = named(av_color_transfer_name(par.color_trc), unspecified: par.color_trc == AVCOL_TRC_UNSPECIFIED)
+            info.colorPrimaries = named(av_color_primaries_name(par.color_primaries), unspecified: par.color_primaries == AVCOL_PRI_UNSPECIFIED)
+            info.fieldOrder = ColorProbe.fieldOrder(par.field_order)?.rawValue
+        } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
+            info.sampleFmt = av_get_sample_fmt_name(AVSampleFormat(rawValue: par.format)).map { String(cString: $0) }
+            info.sampleRateText = String(par.sample_rate)
+            if par.ch_layout.order != AV_CHANNEL_ORDER_UNSPEC { info.channelLayoutName = info.channelLayout }
+        }
+        info.rFrameRate = FFprobeText.q(st.r_frame_rate, "/")
+        info.avgFrameRate = FFprobeText.q(st.avg_frame_rate, "/")
+        info.timeBase = FFprobeText.q(st.time_base, "/")
+        info.startTime = FFprobeText.time(st.start_time, st.time_base)
+        if st.duration != AVCode.noPTS { info.durationTS = st.duration }
+        if st.nb_frames != 0 { info.nbFrames = String(st.nb_frames) }
+        if par.bit_rate > 0 { info.bitRateText = String(par.bit_rate) }
+        info.disposition = Dictionary(uniqueKeysWithValues: dispositions.map { ($0.0, st.disposition & $0.1 != 0 ? 1 : 0) })
+        let tags = Demuxer.dictionary(st.metadata)
+        if !tags.isEmpty { info.streamTags = tags }
+    }
+
+    static func describe(_ stream: UnsafeMutablePointer<AVStream>, in fmt: UnsafeMutablePointer<AVFormatContext>) -> StreamInfo {
         let par = stream.pointee.codecpar.pointee
         let type = StreamGeometry.typeName(par.codec_type)
         let meta = Demuxer.dictionary(stream.pointee.metadata)
@@ -64,6 +144,8 @@ public enum MediaProbe {
             var layout = par.ch_layout
             if av_channel_layout_describe(&layout, &buf, buf.count) > 0 { info.channelLayout = cText(buf) }
         }
+        if let w = info.displayWidth, let h = info.displayHeight { info.displaySize = DisplaySize(width: w, height: h) }
+        addFFprobeFields(&info, stream, in: fmt)
         return info
     }
 
@@ -74,5 +156,18 @@ public enum MediaProbe {
         let degrees = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
         guard degrees.isFinite else { return 0 }
         return Int(degrees.rounded())
+    }
+}
+
+
+/// Values written as fftools/ffprobe.c writes them.
+enum FFprobeText {
+    /// `print_q`: "num/den" or "num:den".
+    static func q(_ r: AVRational, _ separator: Character) -> String { "\(r.num)\(separator)\(r.den)" }
+
+    /// `print_time`: seconds as `%f`, nil for AV_NOPTS_VALUE (ffprobe's JSON leaves the key out).
+    static func time(_ ts: Int64, _ timeBase: AVRational) -> String? {
+        guard ts != AVCode.noPTS else { return nil }
+        return String(format: "%f", Double(ts) * av_q2d(timeBase))
     }
 }
