@@ -90,4 +90,29 @@ import Testing
         #expect(try catalog.resolve("tiny").video?.crf == 30)
         #expect(try catalog.resolve("highest").passthrough == false)
     }
+
+    /// `scripts/install.sh PREFIX` lays out bin/, share/mediaexport/Presets and the completions; the installed tool
+    /// finds its presets from there, from any folder, and never a hostile `Presets/` where it runs. (The man page
+    /// needs SwiftPM's plugin, which cannot run inside `swift test`: INSTALL_MAN=0 here; CI's demo covers it.)
+    @Test func installLayoutFindsItsPresets() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let prefix = dir.appendingPathComponent("prefix").path
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let r = try TestSupport.run("/bin/bash", ["\(root)/scripts/install.sh", prefix],
+                                    environment: ["MEDIAEXPORT_BIN": TestSupport.binary, "INSTALL_MAN": "0"])
+        #expect(r.status == 0, "\(r.stderr)")
+        for file in ["bin/mediaexport", "share/mediaexport/Presets/highest.json", "share/bash-completion/completions/mediaexport",
+                     "share/zsh/site-functions/_mediaexport", "share/fish/vendor_completions.d/mediaexport.fish"] {
+            #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file)")
+        }
+        // A preset only the install has shows that the install's folder is the one read.
+        try Data(#"{"name":"installed-only","passthrough":true}"#.utf8).write(to: URL(fileURLWithPath: prefix + "/share/mediaexport/Presets/installed-only.json"))
+        let hostile = dir.appendingPathComponent("work/Presets")
+        try FileManager.default.createDirectory(at: hostile, withIntermediateDirectories: true)
+        try Data(#"{"name":"evil","passthrough":true}"#.utf8).write(to: hostile.appendingPathComponent("evil.json"))
+        let listed = try TestSupport.run("/bin/sh", ["-c", "cd '\(dir.path)/work' && PATH='\(prefix)/bin':\"$PATH\" exec mediaexport presets"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("installed-only") && listed.stdout.contains("highest") && !listed.stdout.contains("evil"), "\(listed.stdout)")
+    }
 }
