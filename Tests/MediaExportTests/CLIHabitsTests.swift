@@ -115,4 +115,28 @@ import Testing
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("installed-only") && listed.stdout.contains("highest") && !listed.stdout.contains("evil"), "\(listed.stdout)")
     }
+
+    /// The bar fits the terminal (a line wider than it wraps, and every update starts a new line), and its ETA is the
+    /// rate over the last seconds, not since the start.
+    @Test func progressBarFitsTheTerminalAndItsETAIsSmoothed() {
+        let p = ExportEvent.Progress(fraction: 0.5, outputTime: 5, speed: 1.25, fps: 87, elapsed: 4, eta: 4)
+        for columns in [30, 50, 80, 200] {
+            let line = ProgressRenderer.bar(p, columns: columns)
+            #expect(line.count <= columns - 1, "\(columns): \(line)")
+            #expect(line.contains("50%"), "\(columns): \(line)")
+        }
+        #expect(ProgressRenderer.bar(p, columns: 80).hasPrefix("["))
+        #expect(!ProgressRenderer.bar(p, columns: 30).hasPrefix("["))
+        // Slow at first (probing, a first pass), then 10 % a second: the ETA follows the recent rate.
+        let recent = [(elapsed: 10.0, fraction: 0.1), (elapsed: 12.0, fraction: 0.3), (elapsed: 14.0, fraction: 0.5)]
+        #expect(abs((ProgressRenderer.smoothedETA(recent) ?? 0) - 5) < 0.001)
+        #expect(ProgressRenderer.smoothedETA([(elapsed: 0.5, fraction: 0.01), (elapsed: 1.0, fraction: 0.02)]) == nil)
+    }
+
+    @Test func tablesLineUpWithWideCharacters() {
+        let table = PresetTable.align([["名前", "x"], ["highest", "y"], ["e\u{301}te\u{301}", "z"]])
+        let lines = table.split(separator: "\n").map(String.init)
+        #expect(lines.map { PresetTable.displayWidth(String($0.dropLast())) } == [9, 9, 9], "\(lines)")
+        #expect(PresetTable.displayWidth("日本語") == 6 && PresetTable.displayWidth("e\u{301}") == 1)
+    }
 }

@@ -16,4 +16,8 @@ void cff_take_last_error(char *out, int size);
    returns the pipe's read end (the same on every call), or -1. Reset a signal with signal(2) to stop it. */
 int cff_signal_pipe_install(const int *signals, int count);
 
+/// The width in columns of the terminal on `fd` (TIOCGWINSZ; ioctl is variadic, which Swift cannot call), or 0 when
+/// `fd` is no terminal or does not say.
+int cff_terminal_columns(int fd);
+
 #endif

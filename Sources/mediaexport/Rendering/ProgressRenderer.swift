@@ -1,4 +1,5 @@
 import Foundation
+internal import CFFmpegLog
 import MediaExport
 import MediaExportFFmpeg
 import MediaExportCore
@@ -18,14 +19,38 @@ public final class ProgressRenderer: Sendable {
 
     private let mode: Mode
     private let fd: Int32
-    private let width: Int
-    /// What has been drawn, behind one lock (events may come from any thread).
-    private struct Drawn { var lastDecile = -1; var drawn = false }
+    /// The terminal's width when it does not say (nil: asked at every update, as the window may be resized).
+    private let fixedColumns: Int?
+    /// What has been drawn, behind one lock (events may come from any thread), and the recent progress the ETA is
+    /// smoothed over.
+    private struct Drawn { var lastDecile = -1; var drawn = false; var recent: [(elapsed: Double, fraction: Double)] = [] }
     private let drawn = LockedBox(Drawn())
 
-    /// Creates a renderer writing to `fd` (stderr by default).
-    public init(mode: Mode, fd: Int32 = 2, width: Int = 28) {
-        self.mode = mode; self.fd = fd; self.width = width
+    /// Creates a renderer writing to `fd` (stderr by default); `columns` fixes the line width (tests), else the
+    /// terminal's is used (`TIOCGWINSZ`, else `$COLUMNS`, else 80).
+    public init(mode: Mode, fd: Int32 = 2, columns: Int? = nil) {
+        self.mode = mode; self.fd = fd; self.fixedColumns = columns
+    }
+
+    /// The terminal's width now.
+    private var columns: Int {
+        if let fixedColumns { return fixedColumns }
+        let asked = Int(cff_terminal_columns(fd))
+        if asked > 0 { return asked }
+        if let env = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), env > 0 { return env }
+        return 80
+    }
+
+    /// Seconds of recent progress the ETA is computed from: the rate over the last stretch, not since the start
+    /// (an export's first seconds — probing, sampling, a first pass' start — say little about the rest).
+    static let etaWindow = 10.0
+
+    /// The ETA from the progress in `recent` (oldest first): nil until 2 s and 2 % of progress are in the window.
+    static func smoothedETA(_ recent: [(elapsed: Double, fraction: Double)]) -> Double? {
+        guard let first = recent.first, let last = recent.last, last.elapsed - first.elapsed >= 2,
+              last.fraction - first.fraction >= 0.02 else { return nil }
+        let rate = (last.fraction - first.fraction) / (last.elapsed - first.elapsed)
+        return max(0, (1 - last.fraction) / rate)
     }
 
     /// Renders one event.
@@ -36,8 +61,11 @@ public final class ProgressRenderer: Sendable {
     private func handle(_ event: ExportEvent, _ state: inout Drawn) {
         switch (mode, event) {
         case (.none, _): return
-        case (.bar, .progress(let p)):
-            write("\r" + ProgressRenderer.bar(p, width: width) + "\u{1B}[K")
+        case (.bar, .progress(var p)):
+            state.recent.append((p.elapsed, p.fraction))
+            state.recent.removeAll { p.elapsed - $0.elapsed > ProgressRenderer.etaWindow }
+            p.eta = ProgressRenderer.smoothedETA(state.recent)
+            write("\r" + ProgressRenderer.bar(p, columns: columns) + "\u{1B}[K")
             state.drawn = true
         case (.lines, .progress(let p)):
             let decile = Int(p.fraction * 10)
@@ -52,20 +80,27 @@ public final class ProgressRenderer: Sendable {
         }
     }
 
-    /// `[##########----------]  50%  87 fps  1.20x  ETA 0:03`
-    public static func bar(_ p: ExportEvent.Progress, width: Int) -> String {
-        let filled = Int((p.fraction * Double(width)).rounded(.down))
+    /// `[##########----------]  50%  87 fps  1.20x  0:05  ETA 0:03`, fitted to `columns` (one less: the cursor):
+    /// the bar takes what the figures leave (at most 40), and goes when fewer than 10 would be left; the figures are
+    /// cut last. A line wider than the terminal would wrap, and every update would start a new line.
+    public static func bar(_ p: ExportEvent.Progress, columns: Int) -> String {
+        let figures = stats(p, elapsed: true)
+        let room = columns - 1 - figures.count - 3
+        guard room >= 10 else { return String(figures.prefix(max(0, columns - 1))) }
+        let width = min(40, room)
+        let filled = min(width, Int((p.fraction * Double(width)).rounded(.down)))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: max(0, width - filled))
-        return "[\(bar)] " + stats(p)
+        return "[\(bar)] " + figures
     }
 
     /// `progress  50%  87 fps  1.20x  ETA 0:03`
     public static func line(_ p: ExportEvent.Progress) -> String { "progress " + stats(p) }
 
-    private static func stats(_ p: ExportEvent.Progress) -> String {
+    private static func stats(_ p: ExportEvent.Progress, elapsed: Bool = false) -> String {
         var parts = [String(format: "%3d%%", Int((p.fraction * 100).rounded(.down)))]
         if p.fps > 0 { parts.append(String(format: "%.0f fps", p.fps)) }
         parts.append(String(format: "%.2fx", p.speed))
+        if elapsed { parts.append(clock(p.elapsed)) }
         if let eta = p.eta { parts.append("ETA " + clock(eta)) }
         return parts.joined(separator: "  ")
     }

@@ -28,13 +28,31 @@ public enum PresetTable {
         return align(rows)
     }
 
+    /// Columns padded to the widest cell as a terminal shows them (`displayWidth`: a CJK character takes two
+    /// columns, a combining accent none), so that names in any script line up.
     static func align(_ rows: [[String]]) -> String {
-        let widths = (0..<(rows.first?.count ?? 0)).map { col in rows.map { $0[col].count }.max() ?? 0 }
+        let widths = (0..<(rows.first?.count ?? 0)).map { col in rows.map { displayWidth($0[col]) }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                i == row.count - 1 ? cell : cell + String(repeating: " ", count: max(0, widths[i] - displayWidth(cell)))
             }.joined(separator: "  ")
         }.joined(separator: "\n")
+    }
+
+    /// The columns a terminal gives `text`: two for East Asian wide and full-width characters and emoji, none for
+    /// combining marks and zero-width characters, one for the rest (per grapheme cluster: its first scalar decides).
+    static func displayWidth(_ text: String) -> Int {
+        text.reduce(0) { total, character in
+            guard let scalar = character.unicodeScalars.first else { return total }
+            let v = scalar.value
+            if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .enclosingMark
+                || v == 0x200B || v == 0x200D || v == 0xFEFF { return total }
+            let wide: [ClosedRange<UInt32>] = [0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+                                               0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+                                               0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD]
+            if wide.contains(where: { $0.contains(v) }) || scalar.properties.isEmojiPresentation { return total + 2 }
+            return total + 1
+        }
     }
 }
 
