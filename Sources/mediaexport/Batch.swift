@@ -13,13 +13,13 @@ struct Batch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export many files: scan, plan, export in parallel, resume, report.",
         discussion: """
-        Folders are walked recursively (hidden files, our temporary files and the output folder are skipped);
-        a file is media when FFmpeg opens it, whatever its extension. Files that form one asset by Apple's naming
-        (original, IMG_E rendered edit, .AAE, .edit.json, Live Photo still) are exported once, and so is a file
-        reached twice (given twice, or through a symlink); files that merely share a base name are separate
-        assets. Every file left out is counted with its reason (a note, and the report's "ignored" list).
-        Symlinks to files are followed, symlinks to folders are skipped with a note. Outputs mirror each asset's
-        path under --out with the preset's extension (demo.mkv beside demo.mp4 becomes demo.mkv.mp4). A database in --out (.mediaexport.sqlite) makes a rerun export only what is new or changed.
+        Folders are walked recursively (hidden files, our temporary files and the output folder are skipped); \
+        a file is media when FFmpeg opens it, whatever its extension. Files that form one asset by Apple's naming \
+        (original, IMG_E rendered edit, .AAE, .edit.json, Live Photo still) are exported once, and so is a file \
+        reached twice (given twice, or through a symlink); files that merely share a base name are separate \
+        assets. Every file left out is counted with its reason (a note, and the report's "ignored" list). \
+        Symlinks to files are followed, symlinks to folders are skipped with a note. Outputs mirror each asset's \
+        path under --out with the preset's extension (demo.mkv beside demo.mp4 becomes demo.mkv.mp4). A database in --out (.mediaexport.sqlite) makes a rerun export only what is new or changed. \
         One batch at a time per --out (a lock, .mediaexport.lock): another exits 73, or waits with --wait.
 
         Examples:

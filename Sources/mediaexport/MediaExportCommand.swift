@@ -33,6 +33,12 @@ struct MediaExportCommand: AsyncParsableCommand {
             command = try parseAsRoot(arguments)
         } catch {
             // `--json` promises a final record for every export: a command line that does not parse gets one too.
+            // A mistyped subcommand reads as the default export's input: say what it probably was.
+            let names = configuration.subcommands.map { $0._commandName }
+            if let first = arguments.first, !first.hasPrefix("-"), !names.contains(first), !FileManager.default.fileExists(atPath: first),
+               let guess = Suggestion.closest(to: first, in: names) {
+                printError("'\(first)' is neither a file nor a subcommand: did you mean '\(guess)'?")
+            }
             if exitCode(for: error).rawValue == ExitStatus.usage && isJSONExport(arguments) {
                 var message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
                 if message.hasPrefix("Error: ") { message.removeFirst(7) }

@@ -8,11 +8,11 @@ struct Regress: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export sample videos and fail when the results drift from a committed baseline.",
         discussion: """
-        Each sample (file or folder) is exported with each preset into a temporary sandbox, then measured:
-        container, codecs, profile, size, pixel format, colour (HDR kind, transfer, primaries, matrix, range, bit
-        depth, field order, HDR10 metadata), frames, duration, audio, rotation, creation time, A/V start offset,
-        timestamp order, file size, the route taken, luma PSNR/SSIM against the source (transcodes) or
-        packet checksums against the source (stream copies). Tolerances: duration ± 1 frame, size ± 10 %, PSNR
+        Each sample (file or folder) is exported with each preset into a temporary sandbox, then measured: \
+        container, codecs, profile, size, pixel format, colour (HDR kind, transfer, primaries, matrix, range, bit \
+        depth, field order, HDR10 metadata), frames, duration, audio, rotation, creation time, A/V start offset, \
+        timestamp order, file size, the route taken, luma PSNR/SSIM against the source (transcodes) or \
+        packet checksums against the source (stream copies). Tolerances: duration ± 1 frame, size ± 10 %, PSNR \
         −0.5 dB, SSIM −0.005, everything else exact; overridable here and per sample in the baseline.
 
         Examples:

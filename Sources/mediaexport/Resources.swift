@@ -9,9 +9,9 @@ struct Resources: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the resources of the asset a file belongs to (original, rendered edit, sidecars, Live Photo pair).",
         discussion: """
-        Files in the same folder that share a base name form one asset: IMG_1234.MOV (original),
-        IMG_E1234.MOV or IMG_1234_edited.mov (rendered edit), IMG_1234.edit.json (JSON edit sidecar),
-        IMG_1234.AAE (Apple adjustment data), IMG_1234.HEIC/.JPG (Live Photo still, whose .MOV is the paired video).
+        Files in the same folder that share a base name form one asset: IMG_1234.MOV (original), \
+        IMG_E1234.MOV or IMG_1234_edited.mov (rendered edit), IMG_1234.edit.json (JSON edit sidecar), \
+        IMG_1234.AAE (Apple adjustment data), IMG_1234.HEIC/.JPG (Live Photo still, whose .MOV is the paired video). \
         Any of them may be given. Case does not matter.
 
         Examples:

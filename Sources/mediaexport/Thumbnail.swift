@@ -10,7 +10,7 @@ struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a poster frame or thumbnail (JPEG or PNG), upright and as the asset version shows it.",
         discussion: """
-        Without --at, the poster time is the first frame from 10 % of the duration on that is not nearly uniform
+        Without --at, the poster time is the first frame from 10 % of the duration on that is not nearly uniform \
         (skipping black lead-ins and fades). Without --exact, the keyframe at or before the time is used (fast).
 
         Examples:

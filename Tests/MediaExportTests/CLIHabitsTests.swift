@@ -139,4 +139,10 @@ import Testing
         #expect(lines.map { PresetTable.displayWidth(String($0.dropLast())) } == [9, 9, 9], "\(lines)")
         #expect(PresetTable.displayWidth("日本語") == 6 && PresetTable.displayWidth("e\u{301}") == 1)
     }
+
+    @Test func aMistypedSubcommandGetsASuggestion() throws {
+        let r = try TestSupport.tool(["presest"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("'presest' is neither a file nor a subcommand: did you mean 'presets'?"), "\(r.stderr)")
+    }
 }
