@@ -6,6 +6,7 @@
 #   BENCH_REPEAT=3 bench/run.sh                      # median of 3 alternating runs per case
 #   BENCH_QUICK=1 bench/run.sh                       # 5 s input: a smoke run
 #   BENCH_CASES=tonemap bench/run.sh                 # only the HDR (HLG) tone-mapping case
+#   BENCH_CASES=maxsize bench/run.sh                 # only the --max-size two-pass case (not in the default list)
 #   MEDIAEXPORT_BIN=/path/to/mediaexport bench/run.sh  # skip the build
 set -euo pipefail
 
@@ -18,12 +19,24 @@ CASES=${BENCH_CASES:-"highest 1280x720 passthrough tonemap"}
 MEM_PRESET=1280x720
 # `tonemap` is not a preset: the TONEMAP_PRESET preset on an HLG input, which mediaexport tone-maps to SDR BT.709.
 TONEMAP_PRESET=1280x720
+# `maxsize` is not a preset either: MAXSIZE_PRESET with --max-size on the SDR input, whose limit makes ours encode
+# in two passes at a rate it chooses; the ffmpeg CLI then runs both passes at that rate. Not in the default CASES:
+# one repeat costs about a minute (ours' samples and two passes, then ffmpeg's two passes).
+MAXSIZE_PRESET=1280x720
+# The limit: BENCH_MAXSIZE bytes, else MAXSIZE_BYTES_PER_S per second of the input (400 kb/s in all), which is about
+# a third of what the plain 1280x720 CRF export of the bench input comes to (4.81 MB for the 30 s input).
+MAXSIZE_BYTES_PER_S=50000
 SDR_CASES=""
 HAS_TONEMAP=0
+HAS_MAXSIZE=0
 for c in $CASES; do
-    if [[ $c == tonemap ]]; then HAS_TONEMAP=1; else SDR_CASES+="${SDR_CASES:+ }$c"; fi
+    case $c in
+        tonemap) HAS_TONEMAP=1 ;;
+        maxsize) HAS_MAXSIZE=1 ;;
+        *) SDR_CASES+="${SDR_CASES:+ }$c" ;;
+    esac
 done
-# The memory-vs-length check (ours on two SDR inputs): by default only when an SDR case runs.
+# The memory-vs-length check (ours on two SDR inputs): by default only when an SDR preset case runs (not maxsize).
 MEM=${BENCH_MEM:-$([[ -n $SDR_CASES ]] && echo 1 || echo 0)}
 GNU_TIME=/usr/bin/time
 export MEDIAEXPORT_PRESETS_DIR=${MEDIAEXPORT_PRESETS_DIR:-$ROOT/Presets}   # the same JSON we read below
@@ -33,6 +46,7 @@ export MEDIAEXPORT_PRESETS_DIR=${MEDIAEXPORT_PRESETS_DIR:-$ROOT/Presets}   # the
 TARGET_TRANSCODE=1.05
 TARGET_PASSTHROUGH=1.2
 TARGET_TONEMAP_CPU=1.05
+TARGET_MAXSIZE_CPU=1.05   # maxsize: CPU time, as ours' extra work (the CRF samples) is part of what is measured
 MEM_GROWTH_MAX=0.10                         # longer input may use at most 10 % more peak RSS
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -52,6 +66,8 @@ command -v python3 >/dev/null 2>&1 || die "python3 not found (Debian/Ubuntu: sud
 needed_presets=$SDR_CASES
 ((MEM)) && needed_presets+=" $MEM_PRESET"
 ((HAS_TONEMAP)) && needed_presets+=" $TONEMAP_PRESET"
+((HAS_MAXSIZE)) && needed_presets+=" $MAXSIZE_PRESET"
+[[ -z ${BENCH_MAXSIZE:-} || ${BENCH_MAXSIZE} =~ ^[1-9][0-9]*$ ]] || die "BENCH_MAXSIZE must be a size in bytes (got '$BENCH_MAXSIZE')"
 for p in $needed_presets; do
     [[ -f $MEDIAEXPORT_PRESETS_DIR/$p.json ]] || die "no preset $MEDIAEXPORT_PRESETS_DIR/$p.json"
 done
@@ -112,7 +128,7 @@ input_for() {   # LEN -> prints the path of a cached LEN-second input
 }
 
 MAIN_IN="" MEM_SHORT_IN="" MEM_LONG_IN="" HDR_IN=""
-[[ -n $SDR_CASES ]] && MAIN_IN=$(input_for "$MAIN_LEN")
+if [[ -n $SDR_CASES ]] || ((HAS_MAXSIZE)); then MAIN_IN=$(input_for "$MAIN_LEN"); fi
 if ((MEM)); then
     MEM_SHORT_IN=$(input_for "$MEM_SHORT")
     MEM_LONG_IN=$(input_for "$MEM_LONG")
@@ -323,6 +339,132 @@ if ((HAS_TONEMAP)); then
     done
 fi
 
+# maxsize: ours runs MAXSIZE_PRESET under --max-size MAXSIZE with --json. Its `started` record says which rates it
+# chose ("size limit N bytes: video at V kb/s average, two passes[, audio at A kb/s]"); it first encodes ~3 % of the
+# frames in 3 samples at the preset's CRF (what the preset would spend, the most the rate may be), then pass 1 into
+# FFmpeg's null muxer, then pass 2. The ffmpeg CLI runs the same two passes at the same rates (ffmpeg's wall, CPU
+# and peak RSS: both passes summed, the larger peak). Two options keep its passes the same as ours:
+#   -fps_mode passthrough   ours encodes the input's 902 frames in both passes. The CLI's default for MP4 (cfr)
+#                           adds a duplicate frame in pass 2 that pass 1 into the null muxer did not have, and
+#                           ffmpeg 5.1's libx264 then falls back to constant QP and crashes (SIGSEGV).
+#   -flags:v +global_header (pass 1) ours' pass 1 is set up for the MP4 output (headers out of band), as the
+#                           CLI's pass 2 is; without it the CLI's pass 1 counts the in-band SPS/PPS/SEI in frame 0's
+#                           statistics and its pass 2 differs from ours.
+MAXSIZE_RATES=$(cat <<'PY'
+import json, re, subprocess, sys
+log, preset_path, in_path = sys.argv[1:4]
+recs = [json.loads(l) for l in open(log) if l.startswith("{")]
+started = next((r["payload"] for r in recs if r["kind"] == "started"), None)
+if not started: sys.exit(f"no started record in {log}")
+note = next((n for n in started.get("notes", []) if n.startswith("size limit")), "")
+m = re.match(r"size limit (\d+) bytes: video at (\d+) kb/s average, two passes(?:, audio at (\d+) kb/s)?", note)
+if not m:
+    sys.exit(f"the size limit did not bind: ours' note is {note!r} (no two-pass rate chosen); set a lower BENCH_MAXSIZE")
+limit, vk, ak = int(m[1]), int(m[2]), int(m[3]) if m[3] else None
+preset_audio = json.load(open(preset_path))["audio"]["bitrate"]
+# The note gives kb/s, rounded down. x264 takes kb/s anyway, but the AAC encoder takes bits/s: re-derive the exact
+# rates as OutputSize.budget does (3 % kept back, the muxer's overhead, audio at most a third of the room) and use
+# them when they round to the note's figures; else the note's figures x 1000.
+d, streams = started["duration"], started["streams"]
+n_tx = sum(1 for s in streams if s["type"] == "audio" and s["action"] == "transcode")
+n_audio = sum(1 for s in streams if s["type"] == "audio" and s["action"] in ("transcode", "copy"))
+num, den = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=avg_frame_rate",
+                           "-of", "csv=p=0", in_path], check=True, capture_output=True, text=True).stdout.strip().split("/")
+fr = int(num) / int(den)
+room = (limit * 0.97 - (1500 + d * (fr * 20 + n_audio * 47 * 10))) * 8
+a = min(preset_audio, int(room / 3 / d / n_tx)) if n_tx else 0
+v = int((room - a * n_tx * d) / d)
+if n_audio == n_tx and v // 1000 == vk and (a // 1000 == ak if ak is not None else a == preset_audio):
+    how = "exact, re-derived from the limit"
+else:
+    v, a, how = vk * 1000, (ak * 1000 if ak is not None else preset_audio), "the note's kb/s (the re-derivation disagreed)"
+print(v, a, how, sep="\t")
+print(note)
+PY
+)
+# 1280x720 case's ffmpeg arguments -> one pass's: -crf N becomes -b:v RATE, -b:a the chosen rate, and the pass's own
+# options; pass 1 keeps the video alone (-an, null muxer, written to /dev/null by the caller).
+MAXSIZE_PASS_ARGS=$(cat <<'PY'
+import sys
+npass, vrate, arate, passlog, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+out, i = [], 0
+while i < len(args):
+    k, v = args[i], args[i + 1]
+    i += 2
+    if k == "-crf": k, v = "-b:v", vrate
+    if k == "-b:a": v = arate
+    if npass == "1" and (k in ("-c:a", "-b:a", "-ar", "-ac", "-movflags") or (k, v) == ("-map", "0:a")): continue
+    out += [k, v]
+    if k == "-pix_fmt":
+        out += ["-fps_mode", "passthrough"] + (["-flags:v", "+global_header"] if npass == "1" else [])
+        out += ["-pass", npass, "-passlogfile", passlog]
+if npass == "1": out += ["-an", "-f", "null"]
+print("\n".join(out))
+PY
+)
+MAXSIZE=""
+MAXSIZE_RATES_TEXT=""
+if ((HAS_MAXSIZE)); then
+    preset_json=$MEDIAEXPORT_PRESETS_DIR/$MAXSIZE_PRESET.json
+    mapfile -t lines < <(python3 -c "$PRESET_TO_FFMPEG" "$preset_json" "$IN_W" "$IN_H")
+    EXPECT[maxsize]=${lines[0]}
+    base_args=("${lines[@]:1}")
+    in_dur=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$MAIN_IN")
+    MAXSIZE=${BENCH_MAXSIZE:-$(awk -v d="$in_dur" -v r="$MAXSIZE_BYTES_PER_S" 'BEGIN {printf "%d", d * r}')}
+    ours_out=$WORK/out/maxsize.ours.mp4
+    ff_out=$WORK/out/maxsize.ffmpeg.mp4
+    passlog=$WORK/logs/maxsize-passlog
+    ours_cmd=("$BIN" --preset "$MAXSIZE_PRESET" --max-size "$MAXSIZE" --json -y "$MAIN_IN" "$ours_out")
+    ff_common=(ffmpeg -nostdin -hide_banner -nostats -loglevel error -y -i "$MAIN_IN")
+    pass1=() pass2=()
+    echo "case maxsize: ours --preset $MAXSIZE_PRESET --max-size $MAXSIZE (${MAXSIZE_BYTES_PER_S} B per s of ${in_dur}s" \
+        "unless BENCH_MAXSIZE); ffmpeg: two passes at the rates ours chose"
+    run_ours_maxsize() {   # RUN: ours' JSON records go to a log per run (the report reads them)
+        rm -f "$ours_out"
+        measure maxsize ours "$1" "$WORK/logs/maxsize.ours.$1.log" -- "${ours_cmd[@]}"
+    }
+    maxsize_setup() {   # after ours' first run: the ffmpeg passes at the rates it chose
+        local out vrate arate how
+        out=$(python3 -c "$MAXSIZE_RATES" "$WORK/logs/maxsize.ours.1.log" "$preset_json" "$MAIN_IN") || die "maxsize: see above"
+        IFS=$'\t' read -r vrate arate how <<<"${out%%$'\n'*}"
+        MAXSIZE_RATES_TEXT="ours' note: ${out#*$'\n'}; ffmpeg gets -b:v $vrate -b:a $arate ($how)"
+        echo "  $MAXSIZE_RATES_TEXT"
+        mapfile -t pass1 < <(python3 -c "$MAXSIZE_PASS_ARGS" 1 "$vrate" "$arate" "$passlog" "${base_args[@]}")
+        mapfile -t pass2 < <(python3 -c "$MAXSIZE_PASS_ARGS" 2 "$vrate" "$arate" "$passlog" "${base_args[@]}")
+        echo "  ffmpeg pass 1: ${pass1[*]} /dev/null"
+        echo "  ffmpeg pass 2: ${pass2[*]}"
+        {
+            echo "[maxsize]"
+            printf 'ours:          '; printf ' %q' "${ours_cmd[@]}"; echo
+            printf 'ffmpeg pass 1: '; printf ' %q' "${ff_common[@]}" "${pass1[@]}" /dev/null; echo
+            printf 'ffmpeg pass 2: '; printf ' %q' "${ff_common[@]}" "${pass2[@]}" "$ff_out"; echo
+        } >>"$CMDS"
+    }
+    run_ffmpeg_2pass() {   # RUN: both passes measured on their own, then a summed `ffmpeg` row (peak RSS: the larger)
+        rm -f "$ff_out" "$passlog"-0.log*
+        measure maxsize ffmpeg-pass1 "$1" "$WORK/logs/maxsize.ffmpeg-pass1.log" -- "${ff_common[@]}" "${pass1[@]}" /dev/null
+        measure maxsize ffmpeg-pass2 "$1" "$WORK/logs/maxsize.ffmpeg-pass2.log" -- "${ff_common[@]}" "${pass2[@]}" "$ff_out"
+        rm -f "$passlog"-0.log*
+        local sum
+        sum=$(tail -n 2 "$RESULTS" | awk -F'\t' -v r="$1" '{w += $4; c += $5; if ($6 > m) m = $6}
+            END {printf "maxsize\tffmpeg\t%d\t%.2f\t%.2f\t%d", r, w, c, m}')
+        printf '%s\n' "$sum" >>"$RESULTS"
+        awk -F'\t' '{printf "  %-22s %-10s run %d: %7.2f s wall  %7.2f s cpu  %7.1f MiB peak RSS (both passes)\n",
+            $1, $2, $3, $4, $5, $6 / 1024}' <<<"$sum"
+    }
+    for ((r = 1; r <= REPEAT; r++)); do
+        # Ours first on odd repeats (so run 1 gives the rates), ffmpeg first on even ones.
+        if ((r % 2)); then
+            run_ours_maxsize "$r"
+            if ((r == 1)); then maxsize_setup; fi
+            run_ffmpeg_2pass "$r"
+        else
+            run_ffmpeg_2pass "$r"
+            run_ours_maxsize "$r"
+        fi
+    done
+fi
+
 if ((MEM)); then
     echo "memory vs input length: ours, preset $MEM_PRESET, ${MEM_SHORT}s and ${MEM_LONG}s inputs"
     for ((r = 1; r <= REPEAT; r++)); do
@@ -342,6 +484,7 @@ results, work, expect = env["S_RESULTS"], env["S_WORK"], env["S_EXPECT"]
 cases = env["S_CASES"].split()
 in_path, hdr_path = env["S_MAIN_IN"], env["S_HDR_IN"]
 t_trans, t_pass, t_tone = float(env["S_T_TRANS"]), float(env["S_T_PASS"]), float(env["S_T_TONE"])
+t_maxsize = float(env["S_T_MAXSIZE"])
 mem, mem_growth, mem_short, mem_long = env["S_MEM"] == "1", float(env["S_MEM_GROWTH"]), env["S_MEM_SHORT"], env["S_MEM_LONG"]
 expect = dict(e.split("=") for e in expect.split(";") if e)
 runs = defaultdict(dict)
@@ -376,8 +519,8 @@ def describe(path):
 
 def ratio(a, b): return a / b if b > 0 else float("inf")
 
-def video_md5(path):   # of the video packets as stored: equal when both sides encoded the same pictures alike
-    return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy", "-f", "md5", "-"],
+def video_md5(path, stream="0:v:0"):   # of the packets as stored: equal when both sides encoded the same pictures alike
+    return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", stream, "-c", "copy", "-f", "md5", "-"],
                           capture_output=True, text=True).stdout.strip()
 
 # One row per comparison: (label, case, ffmpeg tool, target kind, target); target kind: wall, cpu or info.
@@ -386,6 +529,8 @@ for case in cases:
     if case == "tonemap":
         rows.append(("tonemap", case, "ffmpeg", "cpu", t_tone))
         rows.append(("tonemap vs ref order (info)", case, "ffmpeg-ref", "info", None))
+    elif case == "maxsize":
+        rows.append(("maxsize", case, "ffmpeg", "cpu", t_maxsize))
     else:
         rows.append((case, case, "ffmpeg", "wall", t_pass if case == "passthrough" else t_trans))
 
@@ -415,7 +560,7 @@ print(line(head))
 print("|" + "|".join(("-" * (w + 1) + ":") if i not in (0, 7, 10) else "-" * (w + 2) for i, w in enumerate(widths)) + "|")
 for r in table: print(line(r))
 print(f"(medians; cpu = user+sys. Targets: transcode wall ratio <= {t_trans}, passthrough <= {t_pass}, "
-      f"tonemap cpu ratio <= {t_tone}; ours' peak RSS <= ffmpeg's)")
+      f"tonemap cpu ratio <= {t_tone}, maxsize cpu ratio <= {t_maxsize}; ours' peak RSS <= ffmpeg's)")
 print()
 print("per-run cpu ratios, ours/ffmpeg (run 1, 2, ...):")
 for label, case, ftool, kind, target in rows:
@@ -450,10 +595,60 @@ def check_outputs(case, in_file, tools, ext, want_trc=None):
         same = "identical" if md5s["ours"] and md5s["ours"] == md5s[tool] else "different"
         print(f"  {case:<12} size ours/{tool}: {sizes['ours'] / sizes[tool]:.3f}; video bitstream: {same}")
 
+def ours_records(run):   # ours' JSON records of one maxsize run
+    with open(os.path.join(work, "logs", f"maxsize.ours.{run}.log")) as f:
+        return [json.loads(l) for l in f if l.startswith("{")]
+
+def maxsize_report():
+    limit = int(env["S_MAXSIZE"])
+    size = {t: os.path.getsize(os.path.join(work, "out", f"maxsize.{t}.mp4")) for t in ("ours", "ffmpeg")}
+    print(f"  maxsize      limit {limit} bytes: ours {size['ours']} ({size['ours'] / limit * 100:.1f} %), "
+          f"ffmpeg {size['ffmpeg']} ({size['ffmpeg'] / limit * 100:.1f} %); size ours/ffmpeg {size['ours'] / size['ffmpeg']:.4f}")
+    if size["ours"] > limit: problems.append(f"maxsize/ours: {size['ours']} bytes, over the {limit}-byte limit")
+    if size["ffmpeg"] > limit: misses.append(f"maxsize: ffmpeg's output is {size['ffmpeg']} bytes, over the {limit}-byte limit")
+    # Audio packet by packet: the AAC encoder takes the rate in bits/s, so equal packets say the rate was the same.
+    a_ours, a_ff = (subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(work, "out", f"maxsize.{t}.mp4"),
+                                    "-map", "0:a:0", "-c", "copy", "-f", "framemd5", "-"], capture_output=True,
+                                   text=True).stdout.split("\n") for t in ("ours", "ffmpeg"))
+    a_ours, a_ff = ([l.rsplit(",", 1)[-1] for l in a if l and not l.startswith("#")] for a in (a_ours, a_ff))
+    differ = sum(x != y for x, y in zip(a_ours, a_ff)) + abs(len(a_ours) - len(a_ff))
+    print(f"  maxsize      {env['S_MAXSIZE_RATES']}")
+    print(f"  maxsize      audio packets: {len(a_ours)} vs {len(a_ff)}, {differ} different")
+    # Ours' phases, wall clock, from its progress records: the first comes as pass 1 starts (after the probe and the
+    # CRF samples); pass 1 is the first 30 % of the fraction.
+    phases, notes = [], set()
+    for run in sorted(runs["maxsize", "ours"]):
+        recs = ours_records(run)
+        started = next(r["payload"] for r in recs if r["kind"] == "started")
+        done = next((r["payload"] for r in recs if r["kind"] == "completed"), {})
+        notes.add(tuple(started.get("notes", [])))
+        retried = [n for n in done.get("notes", []) if "first try came to" in n]
+        if retried:
+            misses.append(f"maxsize run {run}: ours encoded a second time ({retried[0]})")
+            continue
+        prog = [r["payload"] for r in recs if r["kind"] == "progress"]
+        first = [p for p in prog if p["fraction"] < 0.3]
+        second = [p for p in prog if p["fraction"] >= 0.3]
+        if prog and first and second and "wallTime" in done:
+            end1 = (first[-1]["elapsed"] + second[0]["elapsed"]) / 2
+            phases.append((prog[0]["elapsed"], end1 - prog[0]["elapsed"], done["wallTime"] - end1))
+    if len(notes) > 1: misses.append(f"maxsize: ours' runs chose different rates: {sorted(notes)}")
+    if phases:
+        pre, p1, p2 = (statistics.median(p[i] for p in phases) for i in range(3))
+        total = pre + p1 + p2
+        print(f"  maxsize      ours' phases (wall s, medians, from its progress records): probe + CRF samples {pre:.2f} "
+              f"({pre / total * 100:.1f} %), pass 1 {p1:.2f}, pass 2 + checks {p2:.2f}")
+    f1, f2 = (tuple(med("maxsize", f"ffmpeg-pass{n}", i) for i in range(3)) for n in (1, 2))
+    print(f"  maxsize      ffmpeg's passes (medians): pass 1 {f1[0]:.2f} s wall, {f1[1]:.2f} s cpu, {f1[2]:.1f} MiB; "
+          f"pass 2 {f2[0]:.2f} s wall, {f2[1]:.2f} s cpu, {f2[2]:.1f} MiB")
+
 print("outputs (ffprobe):")
 for case in cases:
     if case == "tonemap":
         check_outputs(case, hdr_path, ["ours", "ffmpeg", "ffmpeg-ref"], "mp4", want_trc="bt709")
+    elif case == "maxsize":
+        check_outputs(case, in_path, ["ours", "ffmpeg"], "mp4")
+        maxsize_report()
     else:
         check_outputs(case, in_path, ["ours", "ffmpeg"], "mov" if case == "passthrough" else "mp4")
 print()
@@ -481,7 +676,8 @@ expect=""
 for c in $CASES; do expect+="$c=${EXPECT[$c]};"; done
 status=0
 S_RESULTS=$RESULTS S_WORK=$WORK S_EXPECT=$expect S_CASES=$CASES S_MAIN_IN=$MAIN_IN S_HDR_IN=$HDR_IN \
-S_T_TRANS=$TARGET_TRANSCODE S_T_PASS=$TARGET_PASSTHROUGH S_T_TONE=$TARGET_TONEMAP_CPU \
+S_T_TRANS=$TARGET_TRANSCODE S_T_PASS=$TARGET_PASSTHROUGH S_T_TONE=$TARGET_TONEMAP_CPU S_T_MAXSIZE=$TARGET_MAXSIZE_CPU \
+S_MAXSIZE=$MAXSIZE S_MAXSIZE_RATES=$MAXSIZE_RATES_TEXT \
 S_MEM=$MEM S_MEM_GROWTH=$MEM_GROWTH_MAX S_MEM_SHORT=$MEM_SHORT S_MEM_LONG=$MEM_LONG \
     python3 -c "$SUMMARY" || status=$?
 echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg); raw runs: ${RESULTS#"$ROOT"/}; commands: ${CMDS#"$ROOT"/}"
