@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The C bridge: FFmpeg 5.1's libraries found with pkg-config, plus a shim for the macros Swift cannot import.
@@ -30,7 +31,9 @@ let package = Package(
         // the pipeline stages and the executor, frame reading, and the file I/O the pipeline writes through.
         .target(name: "MediaExportFFmpeg", dependencies: ["MediaExportCore", "CFFmpeg", "CFFmpegLog"]),
         // The public API: sessions and the fallback chain, assets and versions, batch, regress, thumbnails.
-        .target(name: "MediaExport", dependencies: ["MediaExportCore", "MediaExportFFmpeg", "CSQLite", "CZlib"]),
+        // Logs what a server embedding it needs to see (fallbacks, failures, FFmpeg's warnings) through swift-log.
+        .target(name: "MediaExport", dependencies: ["MediaExportCore", "MediaExportFFmpeg", "CSQLite", "CZlib",
+                                                    .product(name: "Logging", package: "swift-log")]),
         // The command-line tool: argument parsing, renderers, exit codes.
         .executableTarget(
             name: "mediaexport",
@@ -38,6 +41,7 @@ let package = Package(
                 "MediaExport",
                 "CFFmpegLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The planner's tests: plain values only, no media file, no FFmpeg.

@@ -7,6 +7,8 @@
 
 static _Thread_local char last_error[512];
 static int print_level = AV_LOG_QUIET;
+static cff_log_sink sink = NULL;
+static int sink_level = AV_LOG_QUIET;
 
 static void log_callback(void *avcl, int level, const char *fmt, va_list vl) {
     if (level <= AV_LOG_ERROR) {
@@ -17,7 +19,27 @@ static void log_callback(void *avcl, int level, const char *fmt, va_list vl) {
         size_t n = strlen(last_error);
         while (n > 0 && (last_error[n - 1] == '\n' || last_error[n - 1] == ' ')) last_error[--n] = 0;
     }
+    if (sink && level <= sink_level) {
+        // One line as ffmpeg prints it ("[h264 @ 0x…] …"), without the newline, to the host's logger.
+        char line[1024];
+        int print_prefix = 1;
+        va_list copy;
+        va_copy(copy, vl);
+        av_log_format_line2(avcl, level, fmt, copy, line, sizeof line, &print_prefix);
+        va_end(copy);
+        size_t n = strlen(line);
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == ' ')) line[--n] = 0;
+        if (n > 0) sink(level, line);
+        return;
+    }
     if (level <= print_level) av_log_default_callback(avcl, level, fmt, vl);
+}
+
+void cff_set_log_sink(cff_log_sink s, int level) {
+    sink_level = s ? level : AV_LOG_QUIET;
+    sink = s;
+    if (s && level > av_log_get_level()) av_log_set_level(level);
+    av_log_set_callback(log_callback);
 }
 
 void cff_install_log(int level) {

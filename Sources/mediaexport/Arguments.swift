@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import MediaExport
 
 extension MediaExportCommand {
@@ -91,4 +92,17 @@ struct TimeArgument: ExpressibleByArgument, Equatable {
     }
 
     static var defaultCompletionKind: CompletionKind { .default }
+}
+
+/// The tool's side of swift-log: the library's log (and FFmpeg's lines) on stderr with `--verbose`; otherwise nothing,
+/// since the tool renders the events itself.
+enum CLILogging {
+    static func bootstrap(verbose: Bool) {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .info : .critical
+            return handler
+        }
+        if verbose { MediaExportLogging.forwardFFmpegLog() } else { MediaExportLogging.stopForwardingFFmpegLog() }
+    }
 }

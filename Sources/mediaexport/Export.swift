@@ -83,7 +83,7 @@ struct Export: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress display.")
     var quiet = false
 
-    @Flag(name: .long, help: "Show FFmpeg's own warnings and errors on stderr.")
+    @Flag(name: .long, help: "Log on stderr what the library logs (fallbacks, failures, each warning) and FFmpeg's own warnings and errors.")
     var verbose = false
 
     func validate() throws {
@@ -96,7 +96,7 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
-        FFmpegLog.setVerbose(verbose)
+        CLILogging.bootstrap(verbose: verbose)
         let emit: @Sendable (ExportEvent) -> Void = { event in if json { printLine(event.jsonLine()) } }
 
         let resolvedPreset: Preset

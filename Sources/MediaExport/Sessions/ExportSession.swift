@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import MediaExportCore
 import MediaExportFFmpeg
@@ -17,6 +18,8 @@ public final class ExportSession: Sendable {
 
     /// The job.
     public let request: ExportRequest
+    /// Where the session logs what a server needs to see (see `MediaExportLogging`).
+    public let logger: Logger
 
     /// Everything that changes, behind one lock: read from any thread, written by the exporting one.
     private struct State {
@@ -34,9 +37,13 @@ public final class ExportSession: Sendable {
     /// Every event of this session, ending after the final one. Buffers the newest 1000 if nobody reads.
     public let events: AsyncStream<ExportEvent>
 
-    /// Creates a session in the `waiting` state.
-    public init(request: ExportRequest) {
+    /// Creates a session in the `waiting` state; it logs to `logger` (see `MediaExportLogging`).
+    public init(request: ExportRequest, logger: Logger = Logger(label: "mediaexport")) {
         self.request = request
+        var logger = logger
+        logger[metadataKey: "input"] = "\(request.input)"
+        logger[metadataKey: "output"] = "\(request.output)"
+        self.logger = logger
         (events, continuation) = AsyncStream.makeStream(of: ExportEvent.self, bufferingPolicy: .bufferingNewest(1000))
     }
 
@@ -119,6 +126,9 @@ public final class ExportSession: Sendable {
                     var completed = try attempt(route, run: run, target: &target)
                     completed.route = route
                     completed.fallbacks = fallbacks
+                    logger.info("exported \(completed.bytes) bytes by \(route.rawValue)",
+                                metadata: ["verification": "\(completed.verification.map { $0.passed ? "passed" : "failed" } ?? "none")"])
+                    for warning in completed.warnings { logger.notice("\(warning)") }
                     state.withLock { $0.status = .completed; $0.progress = 1 }
                     emit(.completed(completed))
                     continuation.finish()
@@ -141,6 +151,7 @@ public final class ExportSession: Sendable {
                     token.clearStall()
                     watchdog.touch()
                     fallbacks.append(fallback)
+                    logger.warning("\(route.rawValue) failed, falling back to \(next.rawValue): \(fallback.reason)")
                     emit(.fallback(fallback))
                 }
             }
@@ -149,9 +160,11 @@ public final class ExportSession: Sendable {
             let exportError = translate(error)
             let elapsed = Date().timeIntervalSince(began)
             if case .cancelled = exportError {
+                logger.info("cancelled")
                 state.withLock { $0.status = .cancelled; $0.error = exportError }
                 emit(.cancelled(.init(output: request.output, elapsed: elapsed)))
             } else {
+                logger.error("\(exportError.description)", metadata: ["error": "\(exportError.kind.rawValue)"])
                 state.withLock { $0.status = .failed; $0.error = exportError }
                 emit(.failed(.init(exportError)))
             }

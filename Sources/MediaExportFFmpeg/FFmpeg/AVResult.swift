@@ -65,6 +65,26 @@ public enum FFmpegLog {
     /// Set once a caller chose; read by every demuxer open (any thread).
     private static let configured = Atomic<Bool>(false)
 
+    /// How severe an FFmpeg line is.
+    public enum Level: Sendable { case error, warning, info }
+
+    /// Where FFmpeg's lines go when a host takes them (`forward(to:)`).
+    private static let lineSink = LockedBox<(@Sendable (Level, String) -> Void)?>(nil)
+
+    /// Sends FFmpeg's warnings and errors (as one line each, `[h264 @ 0x…] …`) to `sink` instead of stderr — a server
+    /// logs them with its own logger; nil stops that.
+    public static func forward(to sink: (@Sendable (Level, String) -> Void)?) {
+        lineSink.withLock { $0 = sink }
+        configured.store(true, ordering: .relaxed)
+        if sink == nil { cff_set_log_sink(nil, 0); return }
+        cff_set_log_sink({ level, line in
+            guard let line else { return }
+            let text = String(cString: line)
+            let severity: Level = level <= cff_log_error() ? .error : level <= cff_log_warning() ? .warning : .info
+            FFmpegLog.lineSink.withLock { $0 }?(severity, text)
+        }, cff_log_warning())
+    }
+
     /// Quiet unless a caller chose otherwise: a library must not write to the host's stderr.
     static func applyDefault() {
         if !configured.load(ordering: .relaxed) { setVerbose(false) }
