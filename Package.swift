@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The C bridge: FFmpeg 5.1's libraries found with pkg-config, plus a shim for the macros Swift cannot import.
@@ -20,8 +21,6 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libavutil libswscale libswresample libavfilter",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev", "libavfilter-dev"])]
         ),
-        // The system SQLite, for the batch export database.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The system zlib, to inflate the DEFLATE data inside Apple's .AAE adjustment records.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // FFmpeg's log callback (variadic, so written in C): keeps the last error line for error messages.
@@ -33,8 +32,17 @@ let package = Package(
         .target(name: "MediaExportFFmpeg", dependencies: ["MediaExportCore", "CFFmpeg", "CFFmpegLog"]),
         // The public API: sessions and the fallback chain, assets and versions, batch, regress, thumbnails.
         // Logs what a server embedding it needs to see (fallbacks, failures, FFmpeg's warnings) through swift-log.
-        .target(name: "MediaExport", dependencies: ["MediaExportCore", "MediaExportFFmpeg", "CSQLite", "CZlib",
-                                                    .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "MediaExport",
+            dependencies: [
+                "MediaExportCore",
+                "MediaExportFFmpeg",
+                "CZlib",
+                // The batch export database (GRDB over the system SQLite, libsqlite3-dev).
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The command-line tool: argument parsing, renderers, exit codes.
         .executableTarget(
             name: "mediaexport",
@@ -49,7 +57,11 @@ let package = Package(
         .testTarget(name: "MediaExportCoreTests", dependencies: ["MediaExportCore"]),
         .testTarget(
             name: "MediaExportTests",
-            dependencies: ["MediaExport", "MediaExportCore", "MediaExportFFmpeg", "mediaexport"]
+            dependencies: [
+                "MediaExport", "MediaExportCore", "MediaExportFFmpeg", "mediaexport",
+                // Builds legacy export databases byte for byte (DatabaseMigrationTests).
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
     ]
 )

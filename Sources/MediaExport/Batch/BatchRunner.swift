@@ -138,6 +138,8 @@ public final class BatchRunner: Sendable {
         let database: ExportDatabase? = options.dryRun
             ? (FileSystem.exists(dbPath) ? try ExportDatabase(path: dbPath, readOnly: true) : nil)
             : try ExportDatabase(path: dbPath)
+        // Closed before the lock is released (defers run last first): the next batch finds it checkpointed.
+        defer { database?.close() }
         let previous = try database?.rows() ?? [:]
         var hashes: [String: String] = [:]
         for row in previous.values {

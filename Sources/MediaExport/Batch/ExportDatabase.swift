@@ -1,90 +1,109 @@
-import CSQLite
 import Foundation
+import GRDB
 import MediaExportCore
 import MediaExportFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The batch's memory: one SQLite database inside the output folder, written in transactions (WAL journal),
-/// recording per asset what was read, how it was exported and where it went, so a rerun exports only what is
-/// new or changed and a crash mid-batch loses nothing that had finished.
+/// The batch's memory: one SQLite database inside the output folder, managed by GRDB (a `DatabaseQueue` in WAL
+/// mode, its schema built by a `DatabaseMigrator`), recording per asset what was read, how it was exported and
+/// where it went, so a rerun exports only what is new or changed and a crash mid-batch loses nothing that had
+/// finished.
 ///
 /// Paths and keys are stored as the library carries them: a name that is not UTF-8 is kept in `FileName`'s
 /// lossless encoding (its raw bytes as private-use scalars), so a rerun finds the same file again.
 ///
-/// `@unchecked Sendable`: it owns a C handle (`sqlite3 *`, opened `FULLMUTEX`), and every statement runs under
-/// `lock`, so jobs on several threads share it safely; issue 18 replaces it with GRDB's `DatabaseQueue`.
-public final class ExportDatabase: @unchecked Sendable {
+/// One connection, one writer: GRDB's `DatabaseQueue` serializes every access on its own queue, so the jobs
+/// of a batch, each on its own thread, share it safely and each `upsert` is one IMMEDIATE transaction, as the
+/// hand-written SQLite code before it did under its lock. Another process never writes here at the same time:
+/// a batch holds the folder's `BatchLock` before it opens the database.
+public final class ExportDatabase: Sendable {
     /// The file name inside the output folder.
     public static let fileName = ".mediaexport.sqlite"
-    /// Schema version stored in `meta`.
+    /// Schema version stored in `meta` (kept for tools that read it; the migrations are GRDB's `grdb_migrations`).
     static let schemaVersion = 2
 
-    private var db: OpaquePointer?
-    private let lock = NSLock()
+    /// The migrations, in order. "v1" is the schema the first batches wrote (`meta` and `assets`); "v2" adds the
+    /// per-export account. A database written before GRDB managed it is adopted by `adoptLegacySchema`.
+    static let migrationIdentifiers = ["v1", "v2"]
+
+    private let queue: DatabaseQueue
+    /// The output folder, kept open while its name holds bytes that are not UTF-8 (SQLite is given
+    /// `/proc/self/fd/N/…`, since GRDB takes a path as a Swift `String`); -1 otherwise.
+    private let folderDescriptor: Int32
     /// The database file.
     public let path: String
     /// Opened read-only (a dry run): `rows()` works, `upsert` fails.
     public let readOnly: Bool
-    private var hasAssetsTable = true
+    private let hasAssetsTable: Bool
 
-    /// Opens (creating if needed) the database at `path`; `readOnly` opens an existing one without writing to it.
+    /// Opens (creating if needed) the database at `path` and migrates it to the current schema; `readOnly` opens
+    /// an existing one without writing to it (no migration either).
     /// The database and its journal files are never followed through a symlink, nor used when hard-linked
     /// elsewhere (`BatchError.unsafeStateFile`): a planted link must not make the batch write outside its folder.
     public init(path: String, readOnly: Bool = false) throws {
-        // SQLite's NOFOLLOW refuses a symlink anywhere in the path: the folder is resolved first, so only the
-        // file itself (and SQLite's files beside it) must not be links.
+        // The folder is resolved first, so only the file itself (and SQLite's files beside it) must not be links.
         let folder = (path as NSString).deletingLastPathComponent
-        self.path = FileSystem.realPath(folder.isEmpty ? "." : folder).map { ($0 as NSString).appendingPathComponent((path as NSString).lastPathComponent) } ?? path
+        let resolvedFolder = FileSystem.realPath(folder.isEmpty ? "." : folder)
+        self.path = resolvedFolder.map { ($0 as NSString).appendingPathComponent((path as NSString).lastPathComponent) } ?? path
         self.readOnly = readOnly
         let path = self.path
         try Self.checkNotLinked(path)
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
-        if sqlite3_open_v2(FileName.cString(path), &db, flags, nil) != SQLITE_OK {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(db)
-            db = nil
-            throw ExportError.outputUnwritable(path: FileName.display(path), reason: "cannot open the export database: \(message)")
+
+        var sqlitePath = path
+        var descriptor: Int32 = -1
+        if FileName.hasRawBytes(path) {
+            let folderPath = (path as NSString).deletingLastPathComponent
+            descriptor = Glibc.open(FileName.cString(folderPath.isEmpty ? "." : folderPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw ExportError.outputUnwritable(path: FileName.display(path),
+                                                   reason: "cannot open the export database: \(String(cString: strerror(errno)))")
+            }
+            sqlitePath = "/proc/self/fd/\(descriptor)/" + (path as NSString).lastPathComponent
         }
-        sqlite3_busy_timeout(db, 5000)
-        if readOnly {
-            var found = false
-            try query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'assets'") { _ in found = true }
-            hasAssetsTable = found
-            return
+        folderDescriptor = descriptor
+
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        configuration.busyMode = .timeout(5)
+        configuration.label = "mediaexport.batch-database"
+        if !readOnly { configuration.journalMode = .wal }  // also sets synchronous=NORMAL
+        do {
+            queue = try DatabaseQueue(path: sqlitePath, configuration: configuration)
+        } catch {
+            if descriptor >= 0 { Glibc.close(descriptor) }
+            throw Self.failure(path, "cannot open the export database", error)
         }
-        try execute("PRAGMA journal_mode=WAL")
-        try execute("PRAGMA synchronous=NORMAL")
-        try execute("""
-            CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS assets(
-                asset_key TEXT PRIMARY KEY,
-                sources_json TEXT NOT NULL,
-                source_fingerprint TEXT NOT NULL,
-                preset_name TEXT NOT NULL,
-                preset_hash TEXT NOT NULL,
-                version_requested TEXT NOT NULL,
-                version_delivered TEXT,
-                action TEXT NOT NULL,
-                route TEXT,
-                fallbacks INTEGER NOT NULL DEFAULT 0,
-                output_path TEXT,
-                output_size INTEGER,
-                output_sha256 TEXT,
-                status TEXT NOT NULL,
-                error TEXT,
-                started_at REAL,
-                finished_at REAL,
-                wall_time REAL,
-                ffmpeg_versions TEXT NOT NULL
-            );
-            """)
-        // Version 2: what was verified and what was dropped, per export (a JSON `ExportAccount`).
-        var columns: Set<String> = []
-        try query("PRAGMA table_info(assets)") { s in columns.insert(text(s, 1)) }
-        if !columns.contains("account_json") { try execute("ALTER TABLE assets ADD COLUMN account_json TEXT") }
-        try execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '\(ExportDatabase.schemaVersion)')")
+        do {
+            // SQLite opened it by name: a link planted between the check and the open is refused here.
+            try Self.checkNotLinked(path)
+            if readOnly {
+                hasAssetsTable = try queue.read { try $0.tableExists(AssetRecord.databaseTableName) }
+            } else {
+                try queue.writeWithoutTransaction { db in try Self.adoptLegacySchema(db) }
+                try Self.migrator.migrate(queue)
+                hasAssetsTable = true
+            }
+        } catch {
+            try? queue.close()
+            if descriptor >= 0 { Glibc.close(descriptor) }
+            if let error = error as? BatchError { throw error }
+            throw Self.failure(path, "export database: migrate", error)
+        }
     }
 
-    deinit { sqlite3_close(db) }
+    deinit {
+        try? queue.close()
+        if folderDescriptor >= 0 { Glibc.close(folderDescriptor) }
+    }
+
+    /// Closes the connection now (checkpointing the WAL into the file), rather than when the last job thread lets
+    /// go of the object: a batch closes it before it releases the folder's lock. Reading or writing afterwards
+    /// throws; closing again does nothing.
+    public func close() {
+        try? queue.close()
+    }
 
     /// Refuses a database (or one of SQLite's files beside it) that is a symlink, a hard link or not a regular file.
     static func checkNotLinked(_ path: String) throws {
@@ -96,6 +115,145 @@ public final class ExportDatabase: @unchecked Sendable {
             case S_IFREG: if st.st_nlink > 1 { throw BatchError.unsafeStateFile(path: file, reason: "the export database has other hard links") }
             default: throw BatchError.unsafeStateFile(path: file, reason: "the export database is not a regular file")
             }
+        }
+    }
+
+    // MARK: Schema
+
+    /// The schema's history. Each migration runs once, in its own transaction, and is recorded in `grdb_migrations`.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        // Version 1: exactly what the first (hand-written) batch database created.
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS assets(
+                    asset_key TEXT PRIMARY KEY,
+                    sources_json TEXT NOT NULL,
+                    source_fingerprint TEXT NOT NULL,
+                    preset_name TEXT NOT NULL,
+                    preset_hash TEXT NOT NULL,
+                    version_requested TEXT NOT NULL,
+                    version_delivered TEXT,
+                    action TEXT NOT NULL,
+                    route TEXT,
+                    fallbacks INTEGER NOT NULL DEFAULT 0,
+                    output_path TEXT,
+                    output_size INTEGER,
+                    output_sha256 TEXT,
+                    status TEXT NOT NULL,
+                    error TEXT,
+                    started_at REAL,
+                    finished_at REAL,
+                    wall_time REAL,
+                    ffmpeg_versions TEXT NOT NULL
+                );
+                """)
+            try MetaRecord(key: "schema_version", value: "1").insert(db, onConflict: .replace)
+        }
+        // Version 2: what was verified and what was dropped, per export (a JSON `ExportAccount`).
+        migrator.registerMigration("v2") { db in
+            if try !db.columns(in: AssetRecord.databaseTableName).contains(where: { $0.name == "account_json" }) {
+                try db.alter(table: AssetRecord.databaseTableName) { t in t.add(column: "account_json", .text) }
+            }
+            try MetaRecord(key: "schema_version", value: "2").insert(db, onConflict: .replace)
+        }
+        return migrator
+    }()
+
+    /// A database written before GRDB managed it has `meta` and `assets` but no `grdb_migrations`: the migrations
+    /// its schema already holds are recorded as applied (v1 for the tables; v2 when `assets` has `account_json`),
+    /// so the migrator runs only what is missing and never recreates what is there.
+    static func adoptLegacySchema(_ db: Database) throws {
+        guard try !db.tableExists("grdb_migrations"), try db.tableExists(AssetRecord.databaseTableName) else { return }
+        let columns = Set(try db.columns(in: AssetRecord.databaseTableName).map(\.name))
+        try db.inTransaction(.immediate) {
+            // The table exactly as GRDB's migrator creates it.
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v1')")
+            if columns.contains("account_json") {
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v2')")
+            }
+            return .commit
+        }
+    }
+
+    // MARK: Records
+
+    /// One row of `meta`.
+    struct MetaRecord: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "meta"
+        var key: String
+        var value: String
+    }
+
+    /// One row of `assets`, column for column. The nested values are kept as the JSON text the table has always
+    /// held (`JSONEncoder`'s default form), so rows written before and after GRDB read alike.
+    struct AssetRecord: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "assets"
+        var assetKey: String
+        var sourcesJSON: String
+        var sourceFingerprint: String
+        var presetName: String
+        var presetHash: String
+        var versionRequested: String
+        var versionDelivered: String?
+        var action: String
+        var route: String?
+        var fallbacks: Int
+        var outputPath: String?
+        var outputSize: Int64?
+        var outputSHA256: String?
+        var status: String
+        var error: String?
+        var startedAt: Double?
+        var finishedAt: Double?
+        var wallTime: Double?
+        var ffmpegVersions: String
+        /// Absent in a version-1 table (read-only opens do not migrate): decoded as nil.
+        var accountJSON: String?
+
+        enum CodingKeys: String, CodingKey {
+            case assetKey = "asset_key", sourcesJSON = "sources_json", sourceFingerprint = "source_fingerprint"
+            case presetName = "preset_name", presetHash = "preset_hash", versionRequested = "version_requested"
+            case versionDelivered = "version_delivered", action, route, fallbacks, outputPath = "output_path"
+            case outputSize = "output_size", outputSHA256 = "output_sha256", status, error, startedAt = "started_at"
+            case finishedAt = "finished_at", wallTime = "wall_time", ffmpegVersions = "ffmpeg_versions"
+            case accountJSON = "account_json"
+        }
+
+        init(_ row: Row) throws {
+            assetKey = row.assetKey
+            sourcesJSON = String(decoding: try JSONEncoder().encode(row.sources), as: UTF8.self)
+            sourceFingerprint = row.sourceFingerprint
+            presetName = row.presetName
+            presetHash = row.presetHash
+            versionRequested = row.versionRequested
+            versionDelivered = row.versionDelivered
+            action = row.action
+            route = row.route
+            fallbacks = row.fallbacks
+            outputPath = row.outputPath
+            outputSize = row.outputSize
+            outputSHA256 = row.outputSHA256
+            status = row.status
+            error = row.error
+            startedAt = row.startedAt
+            finishedAt = row.finishedAt
+            wallTime = row.wallTime
+            ffmpegVersions = row.ffmpegVersions
+            accountJSON = try row.account.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        }
+
+        /// The public row. Unreadable JSON reads as no sources / no account, as it always did.
+        var row: Row {
+            Row(assetKey: assetKey, sources: (try? JSONDecoder().decode([SourceRecord].self, from: Data(sourcesJSON.utf8))) ?? [],
+                sourceFingerprint: sourceFingerprint, presetName: presetName, presetHash: presetHash,
+                versionRequested: versionRequested, versionDelivered: versionDelivered, action: action, route: route,
+                fallbacks: fallbacks, outputPath: outputPath, outputSize: outputSize, outputSHA256: outputSHA256,
+                status: status, error: error, startedAt: startedAt, finishedAt: finishedAt, wallTime: wallTime,
+                ffmpegVersions: ffmpegVersions,
+                account: accountJSON.flatMap { try? JSONDecoder().decode(ExportAccount.self, from: Data($0.utf8)) })
         }
     }
 
@@ -133,100 +291,37 @@ public final class ExportDatabase: @unchecked Sendable {
         public var sha256: String
     }
 
+    // MARK: Reading and writing
+
     /// All rows by asset key.
     public func rows() throws -> [String: Row] {
-        try lock.withLock {
+        guard hasAssetsTable else { return [:] }
+        do {
+            let records = try queue.read { db in try AssetRecord.fetchAll(db) }
             var result: [String: Row] = [:]
-            guard hasAssetsTable else { return result }
-            try query("SELECT asset_key, sources_json, source_fingerprint, preset_name, preset_hash, version_requested, version_delivered, action, route, fallbacks, output_path, output_size, output_sha256, status, error, started_at, finished_at, wall_time, ffmpeg_versions, account_json FROM assets") { s in
-                let sources = (try? JSONDecoder().decode([SourceRecord].self, from: Data(text(s, 1).utf8))) ?? []
-                let row = Row(assetKey: text(s, 0), sources: sources, sourceFingerprint: text(s, 2), presetName: text(s, 3), presetHash: text(s, 4),
-                              versionRequested: text(s, 5), versionDelivered: optText(s, 6), action: text(s, 7), route: optText(s, 8),
-                              fallbacks: Int(sqlite3_column_int64(s, 9)), outputPath: optText(s, 10), outputSize: optInt(s, 11),
-                              outputSHA256: optText(s, 12), status: text(s, 13), error: optText(s, 14), startedAt: optDouble(s, 15),
-                              finishedAt: optDouble(s, 16), wallTime: optDouble(s, 17), ffmpegVersions: text(s, 18),
-                              account: optText(s, 19).flatMap { try? JSONDecoder().decode(ExportAccount.self, from: Data($0.utf8)) })
-                result[row.assetKey] = row
-            }
+            for record in records { result[record.assetKey] = record.row }
             return result
+        } catch {
+            throw Self.failure(path, "export database: read", error)
         }
     }
 
-    /// Inserts or replaces a row, in its own transaction.
+    /// Inserts or replaces a row, in its own (IMMEDIATE) transaction.
     public func upsert(_ row: Row) throws {
-        let sources = String(decoding: try JSONEncoder().encode(row.sources), as: UTF8.self)
-        let account = try row.account.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        try lock.withLock {
-            try execute("BEGIN IMMEDIATE")
-            do {
-                try run("""
-                    INSERT OR REPLACE INTO assets(asset_key, sources_json, source_fingerprint, preset_name, preset_hash, version_requested,
-                        version_delivered, action, route, fallbacks, output_path, output_size, output_sha256, status, error, started_at,
-                        finished_at, wall_time, ffmpeg_versions, account_json) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-                    """, [row.assetKey, sources, row.sourceFingerprint, row.presetName, row.presetHash, row.versionRequested,
-                          row.versionDelivered, row.action, row.route, Int64(row.fallbacks), row.outputPath, row.outputSize, row.outputSHA256,
-                          row.status, row.error, row.startedAt, row.finishedAt, row.wallTime, row.ffmpegVersions, account])
-                try execute("COMMIT")
-            } catch {
-                try? execute("ROLLBACK")
-                throw error
+        let record = try AssetRecord(row)
+        do {
+            try queue.inTransaction(.immediate) { db in
+                try record.insert(db, onConflict: .replace)
+                return .commit
             }
+        } catch {
+            throw Self.failure(path, "export database: write", error)
         }
     }
 
-    // MARK: SQLite plumbing
-
-    private func fail(_ what: String) -> ExportError {
-        .outputUnwritable(path: FileName.display(path), reason: "export database: \(what): \(String(cString: sqlite3_errmsg(db)))")
+    /// An SQLite error as the batch reports it: the output is refused (`outputUnwritable`), with SQLite's message.
+    private static func failure(_ path: String, _ what: String, _ error: any Error) -> ExportError {
+        let message = (error as? DatabaseError).map { $0.message ?? "\($0.resultCode)" } ?? "\(error)"
+        return .outputUnwritable(path: FileName.display(path), reason: "\(what): \(message)")
     }
-
-    private func execute(_ sql: String) throws {
-        if sqlite3_exec(db, sql, nil, nil, nil) != SQLITE_OK { throw fail(sql.prefix(40).description) }
-    }
-
-    private func prepare(_ sql: String) throws -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw fail("prepare") }
-        return statement
-    }
-
-    private func run(_ sql: String, _ values: [Any?]) throws {
-        let s = try prepare(sql)
-        defer { sqlite3_finalize(s) }
-        for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
-            switch value {
-            case nil: sqlite3_bind_null(s, index)
-            case let v as String: sqlite3_bind_text(s, index, v, -1, cff_sqlite_transient())
-            case let v as Int64: sqlite3_bind_int64(s, index, v)
-            case let v as Int: sqlite3_bind_int64(s, index, Int64(v))
-            case let v as Double: sqlite3_bind_double(s, index, v)
-            default: sqlite3_bind_text(s, index, "\(value!)", -1, cff_sqlite_transient())
-            }
-        }
-        if sqlite3_step(s) != SQLITE_DONE { throw fail("write") }
-    }
-
-    private func query(_ sql: String, _ each: (OpaquePointer) throws -> Void) throws {
-        let s = try prepare(sql)
-        defer { sqlite3_finalize(s) }
-        while true {
-            let rc = sqlite3_step(s)
-            if rc == SQLITE_DONE { return }
-            guard rc == SQLITE_ROW else { throw fail("read") }
-            try each(s)
-        }
-    }
-}
-
-private func text(_ s: OpaquePointer, _ i: Int32) -> String { optText(s, i) ?? "" }
-private func optText(_ s: OpaquePointer, _ i: Int32) -> String? {
-    guard sqlite3_column_type(s, i) != SQLITE_NULL, let p = sqlite3_column_text(s, i) else { return nil }
-    return String(cString: p)
-}
-private func optInt(_ s: OpaquePointer, _ i: Int32) -> Int64? {
-    sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_int64(s, i)
-}
-private func optDouble(_ s: OpaquePointer, _ i: Int32) -> Double? {
-    sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_double(s, i)
 }
