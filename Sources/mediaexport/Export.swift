@@ -4,6 +4,7 @@ import MediaExportFFmpeg
 import MediaExportCore
 import Dispatch
 import Foundation
+import Logging
 import MediaExport
 
 struct Export: ParsableCommand {
@@ -117,7 +118,7 @@ struct Export: ParsableCommand {
                                     errors: ErrorPolicy(strict: strict, maxDecodeErrors: maxDecodeErrors, stallTimeout: stallTimeout))
         request.tracks = audioTracks.selection
         request.maxFileSize = sizeLimit.bytes
-        let session = ExportSession(request: request)
+        let session = ExportSession(request: request, logger: Logger(label: "mediaexport"))
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
         let humanOutput = !json && !quiet
         session.onEvent = { event in

@@ -3,7 +3,7 @@ import MediaExportCore
 import MediaExportFFmpeg
 
 /// What the library logs through swift-log, for a server embedding it (the events say the same to a caller that
-/// follows them). An `ExportSession` logs to its `logger` (`Logger(label: "mediaexport")` unless given one), with the
+/// follows them). An `ExportSession` logs to the `logger` it is given (none by default: `silent`), with the
 /// input and output as metadata:
 /// - `info`: an export started (route, preset) and completed (bytes, route, verification);
 /// - `notice`: each warning of a completed export (everything dropped or changed, with its count and reason);
@@ -12,6 +12,9 @@ import MediaExportFFmpeg
 /// FFmpeg's own warnings and errors reach a logger only when asked (`forwardFFmpegLog(to:)`); otherwise the library
 /// keeps FFmpeg quiet and reports errors itself.
 public enum MediaExportLogging {
+    /// A logger that drops everything: a session's default (pass `Logger(label: "mediaexport")` to log).
+    public static let silent = Logger(label: "mediaexport", factory: { _ in SwiftLogNoOpLogHandler() })
+
     /// Sends FFmpeg's warnings and errors (one line each, `[h264 @ 0x…] …`) to `logger` (label `ffmpeg` by default)
     /// instead of nowhere. The CLI does this for `--verbose`.
     public static func forwardFFmpegLog(to logger: Logger = Logger(label: "ffmpeg")) {

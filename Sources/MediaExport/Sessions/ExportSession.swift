@@ -37,8 +37,9 @@ public final class ExportSession: Sendable {
     /// Every event of this session, ending after the final one. Buffers the newest 1000 if nobody reads.
     public let events: AsyncStream<ExportEvent>
 
-    /// Creates a session in the `waiting` state; it logs to `logger` (see `MediaExportLogging`).
-    public init(request: ExportRequest, logger: Logger = Logger(label: "mediaexport")) {
+    /// Creates a session in the `waiting` state; it logs to `logger` (see `MediaExportLogging`). Without one it logs
+    /// nothing: a library does not write to its host's stderr unless asked (swift-log's default handler would).
+    public init(request: ExportRequest, logger: Logger = MediaExportLogging.silent) {
         self.request = request
         var logger = logger
         logger[metadataKey: "input"] = "\(request.input)"
