@@ -119,13 +119,14 @@ import Testing
     /// The bar fits the terminal (a line wider than it wraps, and every update starts a new line), and its ETA is the
     /// rate over the last seconds, not since the start.
     @Test func progressBarFitsTheTerminalAndItsETAIsSmoothed() {
-        let p = ExportEvent.Progress(fraction: 0.5, outputTime: 5, speed: 1.25, fps: 87, elapsed: 4, eta: 4)
+        let p = ExportEvent.Progress(fraction: 0.5, outputTime: 5, speed: 1.25, fps: 87, elapsed: 4, eta: 4, bytesWritten: 1_250_000)
         for columns in [30, 50, 80, 200] {
             let line = ProgressRenderer.bar(p, columns: columns)
             #expect(line.count <= columns - 1, "\(columns): \(line)")
             #expect(line.contains("50%"), "\(columns): \(line)")
         }
         #expect(ProgressRenderer.bar(p, columns: 80).hasPrefix("["))
+        #expect(ProgressRenderer.bar(p, columns: 80).contains("0:04") && ProgressRenderer.bar(p, columns: 80).contains("MB"), "\(ProgressRenderer.bar(p, columns: 80))")
         #expect(!ProgressRenderer.bar(p, columns: 30).hasPrefix("["))
         // Slow at first (probing, a first pass), then 10 % a second: the ETA follows the recent rate.
         let recent = [(elapsed: 10.0, fraction: 0.1), (elapsed: 12.0, fraction: 0.3), (elapsed: 14.0, fraction: 0.5)]

@@ -302,7 +302,7 @@ public final class ExportSession: Sendable {
         var lastReport = Date.distantPast
         let began = run.began, interval = progressInterval
         /// Progress of one run of the pipeline, as the share `weight` of the whole after `base` (a first pass is a part).
-        func reporter(base: Double, weight: Double) -> (Double, Int, Bool) -> Void {
+        func reporter(base: Double, weight: Double, written: @escaping () -> Int64?) -> (Double, Int, Bool) -> Void {
             { outputTime, frames, final in
                 watchdog.touch()
                 let now = Date()
@@ -316,7 +316,7 @@ public final class ExportSession: Sendable {
                 let eta: Double? = last ? 0 : (expected != nil && rate > 0) ? max(0, (1 - fraction) / rate) : nil
                 self.state.withLock { $0.progress = fraction }
                 self.emit(.progress(.init(fraction: fraction, outputTime: outputTime, speed: elapsed > 0 ? outputTime / elapsed : 0,
-                                          fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta)))
+                                          fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta, bytesWritten: written())))
             }
         }
         var current = t
@@ -357,7 +357,7 @@ public final class ExportSession: Sendable {
     /// statistics go to a private folder), then the whole plan. Before the output is committed the input is checked
     /// unchanged and, under a size limit, the file's size (`OverSizeLimit`).
     private func encode(plan: ExportPlan, source: ProbedSource, target: OutputTarget, tags: [String: String], route: ExportRoute, run: Run,
-                        limit: Int64?, reporter: (Double, Double) -> (Double, Int, Bool) -> Void) throws -> Transcoder.Outcome {
+                        limit: Int64?, reporter: (Double, Double, @escaping () -> Int64?) -> (Double, Int, Bool) -> Void) throws -> Transcoder.Outcome {
         let twoPass = plan.streams.contains { if case .transcodeVideo(let v) = $0.action { return v.settings.twoPass }; return false }
         var log: PassLog?
         var base = 0.0
@@ -375,7 +375,7 @@ public final class ExportSession: Sendable {
                 let pass1 = try Transcoder(source: source, plan: first, target: nil, cancel: token, errors: request.errors, tags: tags,
                                            pass: .first(log: passLog.file))
                 // x264's fast first pass takes about a third of the second's time.
-                _ = try pass1.run(progress: reporter(0, 0.3))
+                _ = try pass1.run(progress: reporter(0, 0.3, { nil }))
             }
             try firstPass()
             base = 0.3
@@ -387,7 +387,7 @@ public final class ExportSession: Sendable {
         var outcome = try transcoder.run(beforeCommit: {
             try run.snapshot.verify()
             if let limit, let size = FileSystem.size(target.temporaryPath), size > limit { throw OverSizeLimit(bytes: size) }
-        }, progress: reporter(base, 1 - base))
+        }, progress: reporter(base, 1 - base, { FileSystem.size(target.temporaryPath) }))
         if let limit, let size = FileSystem.size(target.temporaryPath) {
             outcome.verification.checks.append(.init(name: "file size", expected: "at most \(limit) bytes", measured: "\(size) bytes", outcome: .passed))
         }

@@ -101,10 +101,13 @@ public enum ExportEvent: Sendable, Equatable {
         public var elapsed: Double
         /// Estimated seconds left, when it can be told.
         public var eta: Double?
+        /// Bytes of the output written so far (its temporary file; nil during a first pass, which writes none).
+        public var bytesWritten: Int64?
 
         /// Creates the value from each of its fields.
-        public init(fraction: Double, outputTime: Double, speed: Double, fps: Double, elapsed: Double, eta: Double? = nil) {
+        public init(fraction: Double, outputTime: Double, speed: Double, fps: Double, elapsed: Double, eta: Double? = nil, bytesWritten: Int64? = nil) {
             self.fraction = fraction; self.outputTime = outputTime; self.speed = speed; self.fps = fps; self.elapsed = elapsed; self.eta = eta
+            self.bytesWritten = bytesWritten
         }
     }
 

@@ -101,6 +101,7 @@ public final class ProgressRenderer: Sendable {
         if p.fps > 0 { parts.append(String(format: "%.0f fps", p.fps)) }
         parts.append(String(format: "%.2fx", p.speed))
         if elapsed { parts.append(clock(p.elapsed)) }
+        if let bytes = p.bytesWritten, bytes > 0 { parts.append(HumanSummary.bytes(bytes)) }
         if let eta = p.eta { parts.append("ETA " + clock(eta)) }
         return parts.joined(separator: "  ")
     }
