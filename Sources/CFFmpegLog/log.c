@@ -20,16 +20,23 @@ static void log_callback(void *avcl, int level, const char *fmt, va_list vl) {
         while (n > 0 && (last_error[n - 1] == '\n' || last_error[n - 1] == ' ')) last_error[--n] = 0;
     }
     if (sink && level <= sink_level) {
-        // One line as ffmpeg prints it ("[h264 @ 0x…] …"), without the newline, to the host's logger.
-        char line[1024];
-        int print_prefix = 1;
+        // One line as ffmpeg prints it ("[h264 @ 0x…] …"), without the newline, to the host's logger. FFmpeg sometimes
+        // builds a line from several calls: the pieces are gathered (per thread) until one ends it.
+        static _Thread_local char pending[1024];
+        static _Thread_local int print_prefix = 1;
+        char piece[1024];
         va_list copy;
         va_copy(copy, vl);
-        av_log_format_line2(avcl, level, fmt, copy, line, sizeof line, &print_prefix);
+        av_log_format_line2(avcl, level, fmt, copy, piece, sizeof piece, &print_prefix);
         va_end(copy);
-        size_t n = strlen(line);
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == ' ')) line[--n] = 0;
-        if (n > 0) sink(level, line);
+        size_t used = strlen(pending);
+        snprintf(pending + used, sizeof pending - used, "%s", piece);
+        size_t n = strlen(pending);
+        int ended = n > 0 && pending[n - 1] == '\n';
+        if (!ended && n < sizeof pending - 1) return;
+        while (n > 0 && (pending[n - 1] == '\n' || pending[n - 1] == ' ')) pending[--n] = 0;
+        if (n > 0) sink(level, pending);
+        pending[0] = 0;
         return;
     }
     if (level <= print_level) av_log_default_callback(avcl, level, fmt, vl);

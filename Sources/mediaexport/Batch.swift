@@ -3,6 +3,7 @@ import MediaExportFFmpeg
 import MediaExportCore
 import Dispatch
 import Foundation
+import Logging
 import MediaExport
 
 extension BatchOptions.MediaFilter: ExpressibleByArgument {}
@@ -97,6 +98,9 @@ struct Batch: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress display.")
     var quiet = false
 
+    @Flag(name: .long, help: "Log on stderr what the library logs for every job (fallbacks, failures, each warning) and FFmpeg's own warnings and errors.")
+    var verbose = false
+
     @Flag(help: "When another batch is exporting into --out, wait for it to finish instead of exiting 73.")
     var wait = false
 
@@ -106,7 +110,7 @@ struct Batch: AsyncParsableCommand {
     }
 
     func run() async throws {
-        FFmpegLog.setVerbose(false)
+        CLILogging.bootstrap(verbose: verbose)
         let resolved: Preset
         do { resolved = try PresetCatalog.builtIn().resolve(preset) } catch let error as ExportError {
             printError(error.description)
@@ -120,7 +124,7 @@ struct Batch: AsyncParsableCommand {
         options.wait = wait
         options.tracks = audioTracks.selection
         options.maxFileSize = sizeLimit.bytes
-        let runner = BatchRunner(options: options)
+        let runner = BatchRunner(options: options, logger: verbose ? Logger(label: "mediaexport") : MediaExportLogging.silent)
         runner.reportPath = report
         // Notes are never silent: on stderr as they come, --json or not (they are also in batchFinished).
         runner.onNote = { text in printError("note: " + text) }

@@ -44,4 +44,18 @@ import Testing
         #expect(records.withLock { $0 }.contains { $0.0 == .error && $0.1.contains("/nonexistent.mov") })
         #expect(ExportSession(request: session.request).logger.logLevel == MediaExportLogging.silent.logLevel)
     }
+
+    /// `--verbose` shows the library's log and FFmpeg's lines (whole lines, however FFmpeg built them) on stderr, for
+    /// an export and for every job of a batch; without it, neither.
+    @Test func verboseBridgesTheLogToStderr() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let bad = TestSupport.fixture("bad/cut-at-half.mp4")
+        let batch = try TestSupport.tool(["batch", bad, "--out", dir.appendingPathComponent("out").path, "--preset", "low", "--verbose", "-q"])
+        #expect(batch.stderr.contains("warning mediaexport:") && batch.stderr.contains("falling back to"), "\(batch.stderr)")
+        #expect(batch.stderr.contains("ffmpeg: [MediaExport] [mov,mp4,m4a,3gp,3g2,mj2 @ "), "\(batch.stderr)")
+        #expect(!batch.stderr.split(separator: "\n").contains { $0.hasSuffix("] .") })
+        let quiet = try TestSupport.tool(["--preset", "low", "-q", bad, dir.appendingPathComponent("q.mp4").path])
+        #expect(!quiet.stderr.contains("mediaexport: input=") && !quiet.stderr.contains("ffmpeg:"), "\(quiet.stderr)")
+    }
 }

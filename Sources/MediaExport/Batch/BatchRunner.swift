@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MediaExportCore
 import MediaExportFFmpeg
 
@@ -95,7 +96,11 @@ public final class BatchRunner: Sendable {
     }
 
     /// Creates a runner.
-    public init(options: BatchOptions) { self.options = options }
+    /// Where every job's session logs (see `MediaExportLogging`; each job's input and output are its metadata).
+    public let logger: Logger
+
+    /// Creates a runner; its jobs log to `logger` (default: nothing).
+    public init(options: BatchOptions, logger: Logger = MediaExportLogging.silent) { self.options = options; self.logger = logger }
 
     /// Stops the batch: running jobs are cancelled (no partial files), waiting ones are not started.
     public func cancel() {
@@ -248,7 +253,7 @@ public final class BatchRunner: Sendable {
             case .copy: request.startRoute = .copy
             default: break
             }
-            let session = ExportSession(request: request)
+            let session = ExportSession(request: request, logger: logger)
             let shownKey = FileName.display(item.key)
             session.onEvent = { event in self.emit(.export(id: id, key: shownKey, event: event)) }  // no cycle: the session is dropped after the job
             let proceed = state.withLock { state -> Bool in
