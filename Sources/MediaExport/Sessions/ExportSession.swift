@@ -384,11 +384,14 @@ public final class ExportSession: Sendable {
                                         pass: log.map { .second(log: $0.file) })
         transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? debugStallAtOutputTime : nil
         transcoder.debugLoseStreamKind = route == .transcode ? debugLoseStreamKind : nil
+        var checkedSize: Int64?
         var outcome = try transcoder.run(beforeCommit: {
             try run.snapshot.verify()
-            if let limit, let size = FileSystem.size(target.temporaryPath), size > limit { throw OverSizeLimit(bytes: size) }
+            guard let limit, let size = FileSystem.size(target.temporaryPath) else { return }
+            if size > limit { throw OverSizeLimit(bytes: size) }
+            checkedSize = size
         }, progress: reporter(base, 1 - base, { FileSystem.size(target.temporaryPath) }))
-        if let limit, let size = FileSystem.size(target.temporaryPath) {
+        if let limit, let size = checkedSize {
             outcome.verification.checks.append(.init(name: "file size", expected: "at most \(limit) bytes", measured: "\(size) bytes", outcome: .passed))
         }
         withExtendedLifetime(log) {}

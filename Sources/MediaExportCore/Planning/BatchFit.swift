@@ -74,8 +74,7 @@ extension ExportPlanner {
         if let v = source.firstVideo, let settings = preset.video {
             let shown = v.displaySize
             let size = SizeBox.fitting(width: shown.width, height: shown.height, into: settings.maxSize)
-            let bpp = 0.1 * pow(2, Double(23 - settings.crf) / 6) * (settings.codec == .hevc ? 0.6 : 1)
-            bits += bpp * Double(size.width * size.height) * min(v.frameRate ?? 30, settings.maxFrameRate ?? .infinity) * duration
+            bits += OutputSize.guessedBitsPerPixel(settings) * Double(size.width * size.height) * min(v.frameRate ?? 30, settings.maxFrameRate ?? .infinity) * duration
         }
         if source.streams.contains(where: { $0.kind == .audio }), let a = preset.audio { bits += Double(a.bitrate) * duration }
         return Int64(bits / 8)

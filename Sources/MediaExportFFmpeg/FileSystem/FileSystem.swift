@@ -49,14 +49,18 @@ public enum FileSystem {
         guard let dir = opendir(FileName.cString(path)) else { return nil }
         defer { closedir(dir) }
         var names: [String] = []
-        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            // Read in place: a record is only as long as its name (`d_reclen`), so copying the 256-byte `d_name` field out
-            // of the last record of readdir's buffer read past its end (AddressSanitizer: heap-buffer-overflow).
-            let name = FileName.decode(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
+            let name = FileName.decode(cString: entryName(entry))
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// The name of a `readdir` entry, read in place: a record is only as long as its name (`d_reclen`), so copying the
+    /// 256-byte `d_name` field out of the last record of readdir's buffer reads past its end (AddressSanitizer:
+    /// heap-buffer-overflow).
+    static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self)
     }
 
     /// Reads a whole small file, refusing one larger than `limit` bytes (checked on the open descriptor,

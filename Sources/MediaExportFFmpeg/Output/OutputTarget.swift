@@ -385,11 +385,9 @@ public final class TemporaryFiles: Sendable {
         guard let dir = fdopendir(listing) else { close(listing); return [] }
         defer { closedir(dir) }
         var removed: [String] = []
-        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            // The name read in place (a record is only as long as its name: copying the whole field reads past the end).
-            let name = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
-            let bytes = Array(UnsafeBufferPointer(start: name, count: strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))))
+            let name = FileSystem.entryName(entry)
+            let bytes = Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
             guard let pid = writerPID(bytes) else { continue }
             var nameC = bytes.map { CChar(bitPattern: $0) }
             nameC.append(0)
