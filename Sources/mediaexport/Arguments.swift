@@ -44,7 +44,7 @@ struct AudioTrackOptions: ParsableArguments {
     }
 }
 
-/// `--max-size`, shared by `export` and `batch`.
+/// `--max-size` and `--estimate`, shared by `export` and `batch`.
 struct SizeLimitOptions: ParsableArguments {
     @Option(name: .customLong("max-size"), help: "Largest output allowed, in bytes or with a unit (400000, 500k, 16MB, 1.5GiB): the video bit rate is chosen to fit and encoded in two passes; exit 1 if it cannot fit.")
     var maxSize: String?
@@ -58,9 +58,15 @@ struct SizeLimitOptions: ParsableArguments {
         }
     }
 
+    @Option(help: "How the started record's size estimate is made: plain (from the plan, no extra work; a CRF video's is a guess) or samples (three short sample encodes first, 3-25 % more CPU; --max-size always measures).")
+    var estimate: SizeEstimation = .plain
+
     /// The limit asked for, in bytes.
     var bytes: Int64? { maxSize.flatMap { ByteSize(parsing: $0)?.bytes } }
 }
+
+extension SizeEstimation: ExpressibleByArgument {}
+extension PipelineMode: ExpressibleByArgument {}
 
 /// A time on the command line: seconds (`90`, `2.5`) or `[HH:]MM:SS[.mmm]` (`1:30`, `0:00:02.5`), as ffmpeg and
 /// HandBrake take them. A negative time is parsed (so that it gets a real message, not "Missing value") and refused

@@ -124,6 +124,7 @@ struct Batch: AsyncParsableCommand {
         options.wait = wait
         options.tracks = audioTracks.selection
         options.maxFileSize = sizeLimit.bytes
+        options.estimate = sizeLimit.estimate
         let runner = BatchRunner(options: options, logger: verbose ? Logger(label: "mediaexport") : MediaExportLogging.silent)
         runner.reportPath = report
         // Notes are never silent: on stderr as they come, --json or not (they are also in batchFinished).

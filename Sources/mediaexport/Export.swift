@@ -78,6 +78,9 @@ struct Export: ParsableCommand {
     @Option(name: .customLong("stall-timeout"), help: "Seconds without progress before the export is stopped (0: never).")
     var stallTimeout: Double = ErrorPolicy().stallTimeout
 
+    @Option(help: "Decode the video on a thread of its own: auto (from 4 cores up), on, off. The output is the same either way.")
+    var pipeline: PipelineMode = .auto
+
     @Flag(help: "Print JSON Lines events on stdout (schema in the README).")
     var json = false
 
@@ -118,6 +121,8 @@ struct Export: ParsableCommand {
                                     errors: ErrorPolicy(strict: strict, maxDecodeErrors: maxDecodeErrors, stallTimeout: stallTimeout))
         request.tracks = audioTracks.selection
         request.maxFileSize = sizeLimit.bytes
+        request.estimate = sizeLimit.estimate
+        request.pipeline = pipeline
         let session = ExportSession(request: request, logger: Logger(label: "mediaexport"))
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
         let humanOutput = !json && !quiet

@@ -70,4 +70,33 @@ import Testing
         copy.route = .copy
         #expect(OutputSize.estimatedBytes(plan: copy, source: source, videoBitrate: nil) == 100_000_000)
     }
+
+    /// The `started` record says how its estimate was made: a guess is named as one.
+    @Test func theEstimateSaysHowItWasMade() throws {
+        let (plan, source) = Self.plan()
+        #expect(OutputSize.estimateMethod(plan: plan, source: source, videoBitrate: 2_000_000) == .samples)
+        #expect(OutputSize.estimateMethod(plan: plan, source: source, videoBitrate: nil) == .guess)
+        var capped = plan
+        // 1080p30 at CRF 23 guesses 6.2 Mb/s: a 1 Mb/s cap binds and is the figure; a 50 Mb/s one does not.
+        var settings = VideoSettings(codec: .h264)
+        settings.maxBitrate = 1_000_000
+        capped.streams[0].action = .transcodeVideo(VideoPlan(width: 1920, height: 1080, settings: settings))
+        #expect(OutputSize.estimateMethod(plan: capped, source: source, videoBitrate: nil) == .rates)
+        settings.maxBitrate = 50_000_000
+        capped.streams[0].action = .transcodeVideo(VideoPlan(width: 1920, height: 1080, settings: settings))
+        #expect(OutputSize.estimateMethod(plan: capped, source: source, videoBitrate: nil) == .guess)
+        var copy = plan
+        copy.route = .copy
+        #expect(OutputSize.estimateMethod(plan: copy, source: source, videoBitrate: nil) == .source)
+        var audioOnly = plan
+        audioOnly.streams[0].action = .drop(reason: "audio preset")
+        #expect(OutputSize.estimateMethod(plan: audioOnly, source: source, videoBitrate: nil) == .rates)
+    }
+
+    @Test func theProjectionWaitsForATenth() {
+        #expect(OutputSize.projectedBytes(written: 1_000, fraction: 0.05) == nil)
+        #expect(OutputSize.projectedBytes(written: 0, fraction: 0.5) == nil)
+        #expect(OutputSize.projectedBytes(written: 1_000, fraction: 0.25) == 4_000)
+        #expect(OutputSize.projectedBytes(written: 1_000, fraction: 1) == 1_000)
+    }
 }

@@ -171,7 +171,8 @@ import Testing
     }
 
     /// Done-when: `estimatedBytes` within a factor of 2 of the real size for a `1280x720` export, on noise and on a
-    /// test pattern (sizes a bits-per-pixel guess gets wrong in opposite directions).
+    /// test pattern (sizes a bits-per-pixel guess gets wrong in opposite directions), when samples are asked for.
+    /// Without asking, the estimate says it is a guess, and the progress records' projection comes close.
     @Test(arguments: [true, false])
     func estimateIsWithinAFactorOfTwo(noise: Bool) throws {
         let dir = TestSupport.tempDir("estimate-\(noise)")
@@ -180,12 +181,30 @@ import Testing
         try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=8" + (noise ? ",noise=alls=10:allf=t" : ""),
                                 "-f", "lavfi", "-i", "sine=f=440:d=8", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-c:a", "aac", source])
         let output = dir.appendingPathComponent("out.mp4").path
-        let session = ExportSession(request: ExportRequest(input: source, output: output, preset: try TestSupport.preset("1280x720")))
+        var request = ExportRequest(input: source, output: output, preset: try TestSupport.preset("1280x720"))
+        request.estimate = .samples
+        let session = ExportSession(request: request)
         let events = Self.events(session)
         let completed = try session.run()
         let started = try #require(events.withLock { $0 }.compactMap { if case .started(let s) = $0 { return s }; return nil }.first)
         let estimate = try #require(started.estimatedBytes)
+        #expect(started.estimateMethod == .samples)
         let ratio = Double(estimate) / Double(completed.bytes)
         #expect(ratio > 0.5 && ratio < 2, "estimate \(estimate), real \(completed.bytes)")
+
+        // The default: no sample encode, an estimate that says it is a guess; the projection from the bytes written
+        // (once a tenth is done) comes within 25 % of the real size before the end.
+        let plainOutput = dir.appendingPathComponent("plain.mp4").path
+        let plain = ExportSession(request: ExportRequest(input: source, output: plainOutput, preset: try TestSupport.preset("1280x720")))
+        plain.progressInterval = 0
+        let plainEvents = Self.events(plain)
+        let done = try plain.run()
+        let all = plainEvents.withLock { $0 }
+        let plainStarted = try #require(all.compactMap { if case .started(let s) = $0 { return s }; return nil }.first)
+        #expect(plainStarted.estimateMethod == .guess)
+        // Mid-run ones (the final record's is the file itself).
+        let projections = all.compactMap { if case .progress(let p) = $0, p.fraction < 0.9 { return p.projectedBytes }; return nil }
+        let last = try #require(projections.last)
+        #expect(abs(Double(last) / Double(done.bytes) - 1) < 0.25, "projected \(last), real \(done.bytes)")
     }
 }

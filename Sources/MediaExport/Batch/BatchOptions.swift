@@ -64,6 +64,9 @@ public struct BatchOptions: Codable, Sendable {
     public var tracks: TrackSelection = .all
     /// The most bytes each output may have (`--max-size`); nil: the preset's `maxFileSize`, if any.
     public var maxFileSize: Int64?
+    /// How each export's `started` estimate is made (`--estimate`). A dry run measures samples either way: estimating
+    /// is its whole work.
+    public var estimate: SizeEstimation = .plain
 
     /// Creates options with the defaults of the `batch` command.
     public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,

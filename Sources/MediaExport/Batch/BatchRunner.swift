@@ -248,6 +248,7 @@ public final class BatchRunner: Sendable {
                                         sandbox: options.outputDirectory, version: options.version, fallback: options.fallback, errors: options.errors)
             request.tracks = options.tracks
             request.maxFileSize = options.maxFileSize
+            request.estimate = options.estimate
             switch item.action {
             case .remux: request.startRoute = .remux
             case .copy: request.startRoute = .copy

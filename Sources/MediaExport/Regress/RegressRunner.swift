@@ -113,8 +113,10 @@ public final class RegressRunner {
 
     /// Exports one sample and measures the result.
     func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> MediaExportCore.Measurement {
-        let session = ExportSession(request: ExportRequest(input: input, output: output, preset: preset, overwrite: true,
-                                                           sandbox: sandbox, version: version))
+        var request = ExportRequest(input: input, output: output, preset: preset, overwrite: true, sandbox: sandbox, version: version)
+        // The estimate's error is one of the things measured: the sampled one, as `--estimate samples` gives.
+        request.estimate = .samples
+        let session = ExportSession(request: request)
         let estimate = LockedBox<Int64?>(nil)
         session.onEvent = { event in if case .started(let s) = event { estimate.withLock { $0 = s.estimatedBytes } } }
         let done = try session.run()

@@ -264,10 +264,12 @@ public final class ExportSession: Sendable {
             notes.append("\(output.fromOriginal.joined(separator: ", ")) taken from the original \((original as NSString).lastPathComponent)")
         }
         let watchdog = run.watchdog
-        // A CRF encode's video rate, measured on a few samples: the estimate, and the most a size limit's rate needs.
-        let sampled = SampleEncode.videoBitrate(source: source, plan: plan, cancel: token, activity: { watchdog.touch() })
-        if token.isSet { throw ExportError.cancelled }
         let limit = request.sizeLimit
+        // A CRF encode's video rate, measured on a few samples: the most a size limit's rate needs, and the estimate
+        // when asked for (`SizeEstimation.samples`). Otherwise none: the samples cost more than the estimate is worth.
+        let sampled = limit != nil && route == .transcode || request.estimate == .samples
+            ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: token, activity: { watchdog.touch() }) : nil
+        if token.isSet { throw ExportError.cancelled }
         var budget: OutputSize.Budget?
         var sizeNote: String?
         /// True once the limit is met by choosing bit rates (a first try over it is then made again, lower).
@@ -294,11 +296,13 @@ public final class ExportSession: Sendable {
         }
         try fit(scale: 1, allowCRF: true)
         if let sizeNote { notes.append(sizeNote) }
-        let estimate = OutputSize.estimatedBytes(plan: plan, source: source.info, videoBitrate: budget == nil ? sampled : nil)
+        let measured = budget == nil ? sampled : nil
+        let estimate = OutputSize.estimatedBytes(plan: plan, source: source.info, videoBitrate: measured)
+        let method = estimate == nil ? nil : OutputSize.estimateMethod(plan: plan, source: source.info, videoBitrate: measured)
         let expected = plan.timeline.expectedDuration
         emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name,
                             container: container?.rawValue ?? "", duration: expected, timeRange: request.timeRange,
-                            streams: plan.streamPlans, notes: notes, version: report, estimatedBytes: estimate, maxFileSize: limit)))
+                            streams: plan.streamPlans, notes: notes, version: report, estimatedBytes: estimate, estimateMethod: method, maxFileSize: limit)))
         var lastReport = Date.distantPast
         let began = run.began, interval = progressInterval
         /// Progress of one run of the pipeline, as the share `weight` of the whole after `base` (a first pass is a part).
@@ -315,8 +319,10 @@ public final class ExportSession: Sendable {
                 let rate = elapsed > 0 ? fraction / elapsed : 0
                 let eta: Double? = last ? 0 : (expected != nil && rate > 0) ? max(0, (1 - fraction) / rate) : nil
                 self.state.withLock { $0.progress = fraction }
+                let bytes = written()
                 self.emit(.progress(.init(fraction: fraction, outputTime: outputTime, speed: elapsed > 0 ? outputTime / elapsed : 0,
-                                          fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta, bytesWritten: written())))
+                                          fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta, bytesWritten: bytes,
+                                          projectedBytes: bytes.flatMap { OutputSize.projectedBytes(written: $0, fraction: part) })))
             }
         }
         var current = t
@@ -359,6 +365,7 @@ public final class ExportSession: Sendable {
     private func encode(plan: ExportPlan, source: ProbedSource, target: OutputTarget, tags: [String: String], route: ExportRoute, run: Run,
                         limit: Int64?, reporter: (Double, Double, @escaping () -> Int64?) -> (Double, Int, Bool) -> Void) throws -> Transcoder.Outcome {
         let twoPass = plan.streams.contains { if case .transcodeVideo(let v) = $0.action { return v.settings.twoPass }; return false }
+        let pipelined = request.pipeline.isOn(cores: ProcessInfo.processInfo.activeProcessorCount)  // taskset-aware (sched_getaffinity)
         var log: PassLog?
         var base = 0.0
         if twoPass {
@@ -373,7 +380,7 @@ public final class ExportSession: Sendable {
             // Its encoder and decoder are freed before the second pass starts (a lookahead is most of an export's memory).
             func firstPass() throws {
                 let pass1 = try Transcoder(source: source, plan: first, target: nil, cancel: token, errors: request.errors, tags: tags,
-                                           pass: .first(log: passLog.file))
+                                           pass: .first(log: passLog.file), pipelined: pipelined)
                 // x264's fast first pass takes about a third of the second's time.
                 _ = try pass1.run(progress: reporter(0, 0.3, { nil }))
             }
@@ -381,7 +388,7 @@ public final class ExportSession: Sendable {
             base = 0.3
         }
         let transcoder = try Transcoder(source: source, plan: plan, target: target, cancel: token, errors: request.errors, tags: tags,
-                                        pass: log.map { .second(log: $0.file) })
+                                        pass: log.map { .second(log: $0.file) }, pipelined: pipelined)
         transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? debugStallAtOutputTime : nil
         transcoder.debugLoseStreamKind = route == .transcode ? debugLoseStreamKind : nil
         var checkedSize: Int64?

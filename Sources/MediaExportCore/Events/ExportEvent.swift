@@ -76,14 +76,18 @@ public enum ExportEvent: Sendable, Equatable {
         /// The output's expected size in bytes (see `OutputSize.estimatedBytes`): a CRF encode's video rate measured on
         /// samples of the source, other streams at their bit rates; the source's size for a byte copy. nil: unknown.
         public var estimatedBytes: Int64?
+        /// How `estimatedBytes` was made: `samples` (a CRF video measured on sample encodes), `rates` (every stream
+        /// at a known rate: capped, average, copied), `guess` (a CRF video at a bits-per-pixel guess: often off by 2×
+        /// or more; progress records refine it from the bytes written), `source` (a byte copy). nil: no estimate.
+        public var estimateMethod: OutputSize.EstimateMethod?
         /// The size limit the export must meet, if any.
         public var maxFileSize: Int64?
 
         /// Creates the value from each of its fields.
         public init(input: String, output: String, preset: String, container: String, duration: Double? = nil, timeRange: TimeRange? = nil, streams: [StreamPlan], notes: [String], version: VersionReport? = nil,
-                    estimatedBytes: Int64? = nil, maxFileSize: Int64? = nil) {
+                    estimatedBytes: Int64? = nil, estimateMethod: OutputSize.EstimateMethod? = nil, maxFileSize: Int64? = nil) {
             self.input = input; self.output = output; self.preset = preset; self.container = container; self.duration = duration; self.timeRange = timeRange; self.streams = streams; self.notes = notes; self.version = version
-            self.estimatedBytes = estimatedBytes; self.maxFileSize = maxFileSize
+            self.estimatedBytes = estimatedBytes; self.estimateMethod = estimateMethod; self.maxFileSize = maxFileSize
         }
     }
 
@@ -103,11 +107,15 @@ public enum ExportEvent: Sendable, Equatable {
         public var eta: Double?
         /// Bytes of the output written so far (its temporary file; nil during a first pass, which writes none).
         public var bytesWritten: Int64?
+        /// The output's size projected from the bytes written so far (`OutputSize.projectedBytes`), once a tenth of
+        /// it is done: what the `started` record's estimate becomes as the export runs.
+        public var projectedBytes: Int64?
 
         /// Creates the value from each of its fields.
-        public init(fraction: Double, outputTime: Double, speed: Double, fps: Double, elapsed: Double, eta: Double? = nil, bytesWritten: Int64? = nil) {
+        public init(fraction: Double, outputTime: Double, speed: Double, fps: Double, elapsed: Double, eta: Double? = nil, bytesWritten: Int64? = nil,
+                    projectedBytes: Int64? = nil) {
             self.fraction = fraction; self.outputTime = outputTime; self.speed = speed; self.fps = fps; self.elapsed = elapsed; self.eta = eta
-            self.bytesWritten = bytesWritten
+            self.bytesWritten = bytesWritten; self.projectedBytes = projectedBytes
         }
     }
 

@@ -4,6 +4,18 @@ import Foundation
 /// make it fit a size limit (`--max-size`, a preset's `maxFileSize`). Pure: the FFmpeg layer measures a CRF
 /// encode's rate on samples of the source (`SampleEncode`) and hands it in.
 public enum OutputSize {
+    /// How an estimate was made (the `started` record's `estimateMethod`).
+    public enum EstimateMethod: String, Codable, Sendable, CaseIterable {
+        /// A CRF video's rate measured on sample encodes of the source.
+        case samples
+        /// Every stream at a rate the plan fixes (average, cap) or the source's (copied).
+        case rates
+        /// A CRF video at a bits-per-pixel guess from the CRF: can be off by 2× or more (noise, still scenes).
+        case guess
+        /// A byte copy: the source's size.
+        case source
+    }
+
     /// x264's and x265's default keyframe interval: the frames a long encode spends on keyframes.
     static let keyframeInterval = 250.0
 
@@ -81,6 +93,31 @@ public enum OutputSize {
         if let b = v.settings.bitrate { return Double(b) }
         let guess = guessedBitsPerPixel(v.settings) * Double(v.width * v.height) * (frameRate ?? 30)
         return v.settings.maxBitrate.map { min(Double($0), guess) } ?? guess
+    }
+
+    /// How `estimatedBytes(plan:source:videoBitrate:)` will have made its figure for `plan` (nil when it gives none).
+    public static func estimateMethod(plan: ExportPlan, source: SourceInfo, videoBitrate measured: Double?) -> EstimateMethod? {
+        if plan.route == .copy { return .source }
+        guard (plan.timeline.expectedDuration ?? source.duration ?? 0) > 0 else { return nil }
+        for decision in plan.streams {
+            guard case .transcodeVideo(let v) = decision.action else { continue }
+            if measured != nil { return .samples }
+            if v.settings.bitrate != nil { return .rates }
+            // A cap that binds below the guess: the cap is the figure (an upper bound a VBV encode stays under).
+            let stream = decision.index < source.streams.count ? source.streams[decision.index] : nil
+            let rate = outputRate(v, source: stream)
+            let guess = guessedBitsPerPixel(v.settings) * Double(v.width * v.height) * (rate ?? 30)
+            if let cap = v.settings.maxBitrate, Double(cap) <= guess { return .rates }
+            return .guess
+        }
+        return .rates
+    }
+
+    /// The output's final size projected from `written` bytes once `fraction` (0…1) of it is done: nil before a
+    /// tenth, when the encoder's start (a keyframe, the rate control settling) still weighs too much.
+    public static func projectedBytes(written: Int64, fraction: Double) -> Int64? {
+        guard fraction >= 0.1, written > 0 else { return nil }
+        return Int64((Double(written) / min(1, fraction)).rounded())
     }
 
     /// The bits a pixel a CRF encode spends, guessed without measuring: 0.1 at CRF 23, doubling every 6 steps down;

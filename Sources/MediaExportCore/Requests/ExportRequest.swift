@@ -10,6 +10,43 @@ public struct TimeRange: Codable, Sendable, Equatable {
     public init(start: Double? = nil, end: Double? = nil) { self.start = start; self.end = end }
 }
 
+/// How an export's size is estimated before it starts (the `started` record's `estimatedBytes`).
+public enum SizeEstimation: String, Codable, Sendable, CaseIterable {
+    /// From the plan alone, with no work the export would not do: bit rates for capped, average-rate and copied
+    /// streams, the source's size for a byte copy, a bits-per-pixel guess from the CRF otherwise. The default, so an
+    /// export costs no more than the encode (a sample encode costs 5-25 % of a short clip's CPU). A size limit
+    /// measures anyway: it needs the CRF encode's rate to choose between one pass and two.
+    case plain
+    /// A CRF video's rate measured by encoding three short samples of the source first (`SampleEncode`), as
+    /// `batch --dry-run` and `regress` do: within a factor of 2 on the corpus, for 3-25 % more CPU.
+    case samples
+}
+
+/// Whether a transcode decodes its video on a thread of its own, overlapping decoding with scaling and encoding
+/// (FFmpeg 7's scheduler does; FFmpeg 5.1's CLI runs them one after the other on one thread). The frames and the
+/// output are the same either way; what changes is the wall time and up to two decoded frames of memory.
+public enum PipelineMode: String, Codable, Sendable, CaseIterable {
+    /// On from `PipelineMode.minimumCores` cores up. Below, the codecs' own threads already keep every core busy,
+    /// and the thread only adds its frames to the peak memory.
+    case auto
+    /// Always.
+    case on
+    /// Never: everything on the executor's thread, as FFmpeg 5.1's CLI does.
+    case off
+
+    /// The cores from which `auto` pipelines.
+    public static let minimumCores = 4
+
+    /// Whether to pipeline on a machine with `cores` usable cores.
+    public func isOn(cores: Int) -> Bool {
+        switch self {
+        case .auto: return cores >= Self.minimumCores
+        case .on: return true
+        case .off: return false
+        }
+    }
+}
+
 /// One export job as a plain value: what to read, what to write, how.
 public struct ExportRequest: Codable, Sendable, Equatable {
     /// The input media file.
@@ -42,6 +79,11 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     public var tracks: TrackSelection = .all
     /// The most bytes the output may have (`--max-size`); replaces the preset's `maxFileSize`. nil: the preset's.
     public var maxFileSize: Int64?
+    /// How the `started` record's `estimatedBytes` is made (`--estimate`): by default without extra work; `.samples`
+    /// encodes a few samples first, as a size limit does anyway.
+    public var estimate: SizeEstimation = .plain
+    /// Whether the video is decoded on a thread of its own (`--pipeline`).
+    public var pipeline: PipelineMode = .auto
 
     /// The size limit that applies: the request's, else the preset's.
     public var sizeLimit: Int64? { maxFileSize ?? preset.maxFileSize }
@@ -58,7 +100,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, startRoute, tracks
-        case maxFileSize
+        case maxFileSize, estimate, pipeline
     }
 
     public init(from decoder: Decoder) throws {
@@ -77,6 +119,8 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         errors = try c.decodeIfPresent(ErrorPolicy.self, forKey: .errors) ?? ErrorPolicy()
         tracks = try c.decodeIfPresent(TrackSelection.self, forKey: .tracks) ?? .all
         maxFileSize = try c.decodeIfPresent(ByteSize.self, forKey: .maxFileSize)?.bytes
+        estimate = try c.decodeIfPresent(SizeEstimation.self, forKey: .estimate) ?? .plain
+        pipeline = try c.decodeIfPresent(PipelineMode.self, forKey: .pipeline) ?? .auto
     }
 
     /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the

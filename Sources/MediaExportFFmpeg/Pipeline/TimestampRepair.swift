@@ -216,8 +216,21 @@ final class InputClock {
 
     /// True when a frame placed at `seconds` (input clock) would lead the audio and video read so far by more
     /// than `TimestampRepair.maxLead`: video running away from audio. Never without audio.
-    func runsAway(_ seconds: Double) -> Bool {
-        guard hasAudio, let read = self.seconds else { return false }
-        return seconds - read > TimestampRepair.maxLead
+    func runsAway(_ seconds: Double) -> Bool { reading.runsAway(seconds) }
+
+    /// The clock as it reads now: what a frame decoded on another thread (`DecodeThread`) is compared with, as it
+    /// would have been when decoded right after its packet.
+    var reading: Reading { Reading(seconds: seconds, hasAudio: hasAudio) }
+
+    /// A reading of the clock, a plain value.
+    struct Reading: Sendable {
+        let seconds: Double?
+        let hasAudio: Bool
+
+        /// See `InputClock.runsAway(_:)`.
+        func runsAway(_ seconds: Double) -> Bool {
+            guard hasAudio, let read = self.seconds else { return false }
+            return seconds - read > TimestampRepair.maxLead
+        }
     }
 }

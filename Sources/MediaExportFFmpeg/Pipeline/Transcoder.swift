@@ -107,6 +107,8 @@ package final class Transcoder {
     private let target: OutputTarget?
     /// The pass of a two-pass video encode this run is.
     private let pass: EncoderPass?
+    /// The main video is decoded on a thread of its own.
+    private let pipelined: Bool
     private let cancel: CancelToken
     private let errors: ErrorPolicy
     private let container: Container
@@ -118,9 +120,11 @@ package final class Transcoder {
     private let tags: [String: String]
     private let info: SourceInfo
 
-    /// Takes the source's demuxer (see `ProbedSource.takeDemuxer`) for a possible plan.
+    /// Takes the source's demuxer (see `ProbedSource.takeDemuxer`) for a possible plan. `pipelined` decodes the video
+    /// on a thread of its own (`DecodeThread`).
     package init(source: ProbedSource, plan: ExportPlan, target: OutputTarget?, cancel: CancelToken, errors: ErrorPolicy = ErrorPolicy(),
-                 tags: [String: String]? = nil, pass: EncoderPass? = nil) throws {
+                 tags: [String: String]? = nil, pass: EncoderPass? = nil, pipelined: Bool = false) throws {
+        self.pipelined = pipelined
         guard plan.isPossible, let container = plan.container else {
             throw ExportError.noUsableStreams(path: source.info.path, reason: plan.impossible ?? "no container for this extension")
         }
@@ -148,7 +152,7 @@ package final class Transcoder {
             switch decision.action {
             case .transcodeVideo(let v):
                 stages.append(try VideoTranscodeStage(input: input, plan: v, muxer: muxer, timeline: timeline, strict: errors.strict, path: source,
-                                                      pass: pass))
+                                                      pass: pass, pipelined: pipelined))
             case .transcodeAudio(let a):
                 // Audio stops at its own end too: decoders emit an encoder's end padding that the source's
                 // edit list hides, which would make the output a frame longer than the input.

@@ -48,7 +48,12 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     private(set) var isDone = false
     let outputStream: UnsafeMutablePointer<AVStream>
     let encoder: StreamEncoder
-    private let decoder: StreamDecoder
+    /// The decoder, called on this thread; nil when it runs on a thread of its own (`threaded`).
+    private let decoder: StreamDecoder?
+    /// The decoder on a thread of its own (`pipelined`); nil: `decoder`.
+    private let threaded: DecodeThread?
+    /// The input clock's reading for the frame being placed (a threaded decoder's frame carries its packet's).
+    private var frameClock: InputClock.Reading?
     private let scaler: VideoScaler
     private let path: String
     private let frame = Frame()
@@ -88,13 +93,16 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     /// the push pipeline also stopped asking until the next packet).
     private var decoderIdle = false
 
+    /// `pipelined` decodes on a thread of its own (`DecodeThread`): the same frames, overlapped with the encoding.
     init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String,
-         pass: Transcoder.EncoderPass? = nil) throws {
+         pass: Transcoder.EncoderPass? = nil, pipelined: Bool = false) throws {
         inputIndex = stream.pointee.index
         crop = plan.crop
         self.plan = plan
         let width = Int32(plan.width), height = Int32(plan.height), settings = plan.settings
-        decoder = try StreamDecoder(stream: stream, path: path, strict: strict)
+        let decoder = try StreamDecoder(stream: stream, path: path, strict: strict)
+        self.decoder = pipelined ? nil : decoder
+        threaded = pipelined ? DecodeThread(decoder: decoder) : nil
         self.path = muxer.path
         let inTimeBase = stream.pointee.time_base
         self.inTimeBase = inTimeBase
@@ -163,7 +171,11 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     func send(_ packet: Packet) throws -> StageTally {
         guard !isDone else { return .none }
         decoderIdle = false
-        return try decoder.sendSkippingDamage(packet)
+        if let threaded {
+            threaded.send(packet, clock: inputClock?.reading)
+            return .none
+        }
+        return try decoder?.sendSkippingDamage(packet) ?? .none
     }
 
     func sendEndOfStream() throws -> StageTally {
@@ -176,7 +188,11 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         }
         decoderIdle = false
         phase = .drainingDecoder
-        return try decoder.sendSkippingDamage(nil)
+        if let threaded {
+            threaded.sendEndOfStream(clock: inputClock?.reading)
+            return .none
+        }
+        return try decoder?.sendSkippingDamage(nil) ?? .none
     }
 
     func receive() throws -> StageOutput {
@@ -227,19 +243,37 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
                     try finishUpstream()
                     continue
                 }
-                switch try decoder.receiveSkippingDamage(into: frame) {
-                case .frame:
-                    let damaged = StreamDecoder.isDamaged(frame)
-                    var tally = try encode(frame)
-                    if damaged { tally.damaged += 1 }
-                    frame.unref()
-                    if tally != .none { return .tally(tally) }
-                case .noFrame:
-                    decoderIdle = true
-                case .damaged:
-                    decoderIdle = true
-                    return .tally(.oneDamaged)
+                let decoded: Frame
+                if let threaded {
+                    switch try threaded.receive() {
+                    case .frame(let f, let clock):
+                        decoded = f
+                        frameClock = clock
+                    case .needsInput, .drained:
+                        decoderIdle = true
+                        continue
+                    case .damaged:
+                        // Frames of later packets may follow: the thread has stopped for this packet already.
+                        return .tally(.oneDamaged)
+                    }
+                } else {
+                    switch try decoder?.receiveSkippingDamage(into: frame) ?? .noFrame {
+                    case .frame:
+                        decoded = frame
+                        frameClock = inputClock?.reading
+                    case .noFrame:
+                        decoderIdle = true
+                        continue
+                    case .damaged:
+                        decoderIdle = true
+                        return .tally(.oneDamaged)
+                    }
                 }
+                let damaged = StreamDecoder.isDamaged(decoded)
+                var tally = try encode(decoded)
+                if damaged { tally.damaged += 1 }
+                decoded.unref()
+                if tally != .none { return .tally(tally) }
             }
         }
     }
@@ -275,7 +309,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             repaired = true
         } else if lastPTS != Int64.min && ts <= lastPTS {
             let restamped = lastPTS &+ frameDuration
-            if let clock = inputClock, clock.runsAway(Double(restamped) * av_q2d(inTimeBase)) {
+            if let clock = frameClock, clock.runsAway(Double(restamped) * av_q2d(inTimeBase)) {
                 tally.droppedFrames = 1
                 return tally
             }
