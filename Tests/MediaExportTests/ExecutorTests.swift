@@ -47,6 +47,27 @@ import CFFmpeg
         return Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
+    /// Draining the encoders (x264 medium holds 40 frames of lookahead) reports progress as packets come out, so the
+    /// stall watchdog sees work: on a loaded machine a 1080p flush took over 30 s and the export fell back to a remux.
+    @Test func drainingReportsProgress() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let preset = try TestSupport.preset("highest")
+        // Video alone: audio's packets come out without delay and would carry the output time to the end anyway.
+        let input = dir.appendingPathComponent("video.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-c:v", "libx264", "-preset", "ultrafast", input])
+        let source = try ProbedSource(path: input, cancel: nil)
+        let target = try OutputTarget(output: dir.appendingPathComponent("out").path, inputs: [source.info.path], overwrite: false,
+                                      sandbox: nil, defaultExtension: preset.defaultExtension)
+        let plan = try ExportPlanner.plan(source: source.info, preset: preset, route: .transcode, container: target.container, edits: nil, range: nil)
+        var lastRunning = 0.0
+        _ = try Transcoder(source: source, plan: plan, target: target, cancel: CancelToken()).run { time, _, final in
+            if !final { lastRunning = time }
+        }
+        // 2 s of video: the last report before the final one already has (nearly) all of it written.
+        #expect(lastRunning > 1.9, "the last progress before the end was at \(lastRunning) s")
+    }
+
     @Test func transcodeCountsWhatTheOutputHolds() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }

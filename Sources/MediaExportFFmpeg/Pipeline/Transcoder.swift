@@ -252,12 +252,18 @@ package final class Transcoder {
         }
 
         /// Asks a stage for everything it has ready, writing each packet as soon as it comes: nothing queues.
-        func pump(_ stage: StreamStage) throws {
+        /// `reporting`: progress is told after each packet or frame (while draining, when no packet is read: an
+        /// encoder's lookahead can take minutes to flush on a slow machine, and the stall watchdog must see it work).
+        func pump(_ stage: StreamStage, reporting: Bool = false) throws {
             while true {
                 switch try stage.receive() {
                 case .packet(let packet): try write(packet, of: stage)
                 case .tally(let tally): counts.add(tally)
                 case .needsInput, .finished: return
+                }
+                if reporting {
+                    if cancel.isSet { throw ExportError.cancelled }
+                    progress(counts.outputTime, counts.videoFrames, false)
                 }
             }
         }
@@ -301,7 +307,7 @@ package final class Transcoder {
         for stage in ordered {
             if cancel.isSet { throw ExportError.cancelled }
             counts.add(try stage.sendEndOfStream())
-            try pump(stage)
+            try pump(stage, reporting: true)
         }
         try checkDamage()
         let kept = plan.keptInOutputOrder
