@@ -350,7 +350,7 @@ public final class ExportSession: Sendable {
         try current.commit()
         // What the executor decided while running (frames the decoder flagged interlaced) joins the plan's notes.
         let ranNotes = notes + outcome.notes.filter { !notes.contains($0) }
-        var completed = describe(output: current.finalPath, began: began, skipped: outcome.skippedPackets, notes: ranNotes, report: report)
+        var completed = describe(output: current.finalPath, muxed: true, began: began, skipped: outcome.skippedPackets, notes: ranNotes, report: report)
         completed.timestampRepairs = outcome.timestampRepairs
         completed.droppedFrames = outcome.droppedFrames
         completed.verification = outcome.verification
@@ -434,7 +434,7 @@ public final class ExportSession: Sendable {
         verification.seconds = Date().timeIntervalSince(verifyBegan)
         if !verification.passed { throw ExportError.verificationFailed(path: t.finalPath, checks: verification.failureSummary) }
         try t.commit()
-        var completed = describe(output: t.finalPath, began: run.began, skipped: 0,
+        var completed = describe(output: t.finalPath, muxed: false, began: run.began, skipped: 0,
                                  notes: request.timeRange != nil ? ["time range not applied by a byte copy"] : [], report: report)
         completed.sha256 = sha
         completed.verification = verification
@@ -450,9 +450,11 @@ public final class ExportSession: Sendable {
                          sandbox: request.sandbox, defaultExtension: request.preset.defaultExtension, anyExtension: anyExtension)
     }
 
-    /// The `completed` record for a file in place, with what a probe of it says.
-    private func describe(output: String, began: Date, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
-        let info = try? MediaProbe.probe(path: output, frameMetadata: false)
+    /// The `completed` record for a file in place, with what a probe of it says. A file we `muxed` is read from its
+    /// header alone (it holds everything the record shows; decoding its first frames again cost a remux of a 1080p
+    /// file as much as probing its input); a byte copy is any format, read as any input is.
+    private func describe(output: String, muxed: Bool, began: Date, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
+        let info = try? (muxed ? MediaProbe.probeHeader(path: output) : MediaProbe.probe(path: output, frameMetadata: false))
         let size = FileSystem.size(output) ?? 0
         let video = info?.streams.first { $0.type == "video" && !$0.isAttachedPicture }
         return .init(output: output, bytes: size, duration: info?.duration ?? 0,

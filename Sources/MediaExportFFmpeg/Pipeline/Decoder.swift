@@ -27,6 +27,7 @@ final class StreamDecoder {
         if params.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             ctx.pointee.framerate = av_guess_frame_rate(nil, stream, nil)
         }
+        DecodeWatch.noteDecoder()
         try check(avcodec_open2(ctx, codec, nil), .decode, path, "opening \(String(cString: codec.pointee.name)) decoder")
     }
 

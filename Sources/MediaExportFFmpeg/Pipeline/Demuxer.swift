@@ -27,6 +27,7 @@ final class Demuxer {
         context = input
         opened = attributes
         // Every stored property is set, so a throw from here on runs deinit, which closes the input (exactly once).
+        if streamInfo { DecodeWatch.noteStreamInfo(path) }
         let infoCode: Int32 = streamInfo ? avformat_find_stream_info(context, nil) : 0
         // A stream still without its parameters (an AC-3 track whose first frame comes late in a camcorder's
         // MPEG-TS: "sample rate unknown") would be dropped: look further into the file before giving up on it,
@@ -35,6 +36,7 @@ final class Demuxer {
         if streamInfo, infoCode >= 0, Demuxer.lacksParameters(context), let (deep, deepAttributes) = try? Demuxer.open(path, formats: formats, cancel: cancel) {
             deep.pointee.probesize = Demuxer.deepProbeBytes
             deep.pointee.max_analyze_duration = Demuxer.deepProbeSeconds * Int64(AV_TIME_BASE)
+            DecodeWatch.noteStreamInfo(path)
             let deepCode = avformat_find_stream_info(deep, nil)
             if deepCode >= 0 && Demuxer.sameFile(attributes, deepAttributes) {
                 var old: UnsafeMutablePointer<AVFormatContext>? = context

@@ -10,7 +10,19 @@ public enum MediaProbe {
     /// `frameMetadata`: also decode the first frame of a PQ stream for the HDR10 metadata its SEI carries (what
     /// `probe` and `regress` report); callers that want only the container, codecs and tags leave it out.
     public static func probe(path: String, frameMetadata: Bool = true) throws -> MediaInfo {
-        let demuxer = try Demuxer(path: path, cancel: nil)
+        try probe(path: path, frameMetadata: frameMetadata, streamInfo: true)
+    }
+
+    /// Probes a file this package muxed itself (MP4/MOV/M4A/MKV) from its header alone: no
+    /// `avformat_find_stream_info`, which decodes a first frame of every stream (for a 1080p H.264 output about as
+    /// much work as probing the input was). Our muxers write codec, picture size, sample rate, channels and
+    /// durations in the header; an arbitrary file (a byte copy's) needs `probe(path:frameMetadata:)`.
+    package static func probeHeader(path: String) throws -> MediaInfo {
+        try probe(path: path, frameMetadata: false, streamInfo: false)
+    }
+
+    private static func probe(path: String, frameMetadata: Bool, streamInfo: Bool) throws -> MediaInfo {
+        let demuxer = try Demuxer(path: path, cancel: nil, streamInfo: streamInfo)
         let ctx = demuxer.context.pointee
         let tags = demuxer.metadata
         // The size of the file that was opened (fstat on its descriptor), not of whatever the name points at now.
