@@ -14,6 +14,9 @@
 /* The reading side of the faststart pass. */
 enum { READ_BUFFER_SIZE = 256 << 10 };
 
+/* How much of the faststart pass's output is written before its write-back to the disk is started. */
+enum { WRITEBACK_CHUNK = 8 << 20 };
+
 /* What the write context knows: the folder, the temporary file and its identity. */
 typedef struct OutputIO {
     int dirfd;   /* not owned */
@@ -21,7 +24,25 @@ typedef struct OutputIO {
     char *name;  /* owned (av_strdup) */
     dev_t dev;
     ino_t ino;
+    /* Where the next write lands (the descriptor's offset, followed through writes and seeks). */
+    int64_t pos;
+    /* The faststart pass has begun (movenc reopened the file for reading): from here on every byte written is
+       final (the pass moves the data up in one sequential sweep, then writes the moov before it), so its
+       write-back is started as it goes, from `written_from`, instead of all of it waiting for the fsync
+       before the rename (OutputTarget.commit). Bytes of the first pass are not: the sweep rewrites them. */
+    int shifting;
+    int64_t written_from;
 } OutputIO;
+
+/* Starts (does not wait for) the write-back of [from, to) to the disk. Best effort: a file system that cannot
+   is left to the fsync before the rename, which reports any write error. */
+static void start_writeback(OutputIO *io, int64_t from, int64_t to) {
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (to > from) (void)sync_file_range(io->fd, (off_t)from, (off_t)(to - from), SYNC_FILE_RANGE_WRITE);
+#else
+    (void)io; (void)from; (void)to;
+#endif
+}
 
 /* A reopened temporary file, for reading. */
 typedef struct ReadIO {
@@ -40,6 +61,11 @@ static int write_all(void *opaque, uint8_t *buf, int size) {
         if (n == 0) return AVERROR(EIO);
         done += (int)n;
     }
+    io->pos += size;
+    if (io->shifting && io->pos - io->written_from >= WRITEBACK_CHUNK) {
+        start_writeback(io, io->written_from, io->pos);
+        io->written_from = io->pos;
+    }
     return size;
 }
 
@@ -55,7 +81,16 @@ static int64_t seek_fd(int fd, int64_t offset, int whence) {
 }
 
 static int64_t seek_write(void *opaque, int64_t offset, int whence) {
-    return seek_fd(((OutputIO *)opaque)->fd, offset, whence);
+    OutputIO *io = opaque;
+    int64_t r = seek_fd(io->fd, offset, whence);
+    if (r >= 0 && (whence & ~AVSEEK_FORCE) != AVSEEK_SIZE) {
+        if (io->shifting) {
+            start_writeback(io, io->written_from, io->pos);
+            io->written_from = r;
+        }
+        io->pos = r;
+    }
+    return r;
 }
 
 static int read_some(void *opaque, uint8_t *buf, int size) {
@@ -103,6 +138,10 @@ static int io_open(AVFormatContext *s, AVIOContext **pb, const char *url, int fl
     }
     int fd = cff_output_reopen(io->dirfd, io->name, io->fd);
     if (fd < 0) return AVERROR(-fd);
+    if (!io->shifting) {
+        io->shifting = 1;
+        io->written_from = io->pos;
+    }
     ReadIO *r = av_mallocz(sizeof *r);
     unsigned char *buffer = av_malloc(READ_BUFFER_SIZE);
     AVIOContext *ctx = (r && buffer) ? avio_alloc_context(buffer, READ_BUFFER_SIZE, 0, r, read_some, NULL, seek_read) : NULL;
@@ -149,6 +188,8 @@ int cff_output_io_attach(AVFormatContext *s, int dirfd, int fd, const char *name
     io->name = copy;
     io->dev = st.st_dev;
     io->ino = st.st_ino;
+    off_t at = lseek(fd, 0, SEEK_CUR);
+    io->pos = at < 0 ? 0 : (int64_t)at;
     s->pb = pb;
     s->flags |= AVFMT_FLAG_CUSTOM_IO;
     s->opaque = io;
@@ -161,11 +202,12 @@ int cff_output_io_detach(AVFormatContext *s, int flush) {
     if (!s || !s->pb || s->pb->write_packet != write_all) return 0;
     AVIOContext *pb = s->pb;
     int ret = 0;
+    OutputIO *io = pb->opaque;
     if (flush) {
         avio_flush(pb);
         ret = pb->error;
+        if (io->shifting) start_writeback(io, io->written_from, io->pos);
     }
-    OutputIO *io = pb->opaque;
     av_freep(&pb->buffer);
     avio_context_free(&s->pb);
     s->opaque = NULL;  /* io_open refuses from now on */
