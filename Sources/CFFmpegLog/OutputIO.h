@@ -21,6 +21,10 @@ int cff_output_io_attach(AVFormatContext *s, int dirfd, int fd, const char *name
    more is written (an export that failed or was cancelled). Does nothing when s->pb is not ours. */
 int cff_output_io_detach(AVFormatContext *s, int flush);
 
+/* From now on every byte written is final (a mux that writes its index into room reserved at the front: nothing
+   is moved afterwards), so its write-back to the disk is started as it goes. Returns 0, or -1 without our IO. */
+int cff_output_io_write_back_early(AVFormatContext *s);
+
 /* Opens the temporary file `name` in `dirfd` again, read-only, without following a symlink, and only if it is
    the very file open as `fd` (same device and inode). Returns the new descriptor, or -errno (-ESTALE when
    the name now points at another file). */

@@ -198,6 +198,16 @@ int cff_output_io_attach(AVFormatContext *s, int dirfd, int fd, const char *name
     return 0;
 }
 
+int cff_output_io_write_back_early(AVFormatContext *s) {
+    if (!s || !s->pb || s->pb->write_packet != write_all) return -1;
+    OutputIO *io = s->pb->opaque;
+    if (!io->shifting) {
+        io->shifting = 1;
+        io->written_from = io->pos;
+    }
+    return 0;
+}
+
 int cff_output_io_detach(AVFormatContext *s, int flush) {
     if (!s || !s->pb || s->pb->write_packet != write_all) return 0;
     AVIOContext *pb = s->pb;

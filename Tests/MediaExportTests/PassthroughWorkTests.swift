@@ -27,6 +27,52 @@ import Testing
         #expect(abs(completed.duration - 1.0) < 0.05)
     }
 
+    /// The top-level boxes of an MP4/MOV file, in order; a `free` box over 8 bytes (room left unused) is `room`.
+    static func boxes(_ path: String) throws -> [String] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var names: [String] = [], offset = 0
+        while offset + 8 <= data.count {
+            var size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let name = String(decoding: data[offset + 4..<offset + 8], as: UTF8.self)
+            if size == 1 { size = data[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) } }
+            names.append(name == "free" && size > 8 ? "room" : name)
+            guard size >= 8 else { break }
+            offset += size
+        }
+        return names
+    }
+
+    /// A large copied MP4/MOV gets its index written into room reserved at the front (no faststart pass re-reading
+    /// and re-writing the whole file): moov first, the unused room as a `free` box, the packets untouched. A small
+    /// file, and a transcode (whose packet count is not known ahead), go through the faststart pass as before.
+    @Test(arguments: ["mp4", "mov"])
+    func aLargeCopyWritesItsIndexIntoReservedRoom(ext: String) throws {
+        let dir = TestSupport.tempDir("reserve-\(ext)")
+        defer { TestSupport.cleanup(dir) }
+        // 26 MB of noise in 2 s: the reservation (about 120 kB) is under 1 % of it.
+        let input = dir.appendingPathComponent("big.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30,noise=alls=60:allf=t", "-f", "lavfi", "-i", "sine=f=440",
+                                "-t", "2", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "4", "-c:a", "aac", "-shortest", input])
+        let out = dir.appendingPathComponent("copy.\(ext)").path
+        let completed = try TestSupport.export(input, to: out, preset: "passthrough")
+        #expect(completed.verification?.passed == true)
+        let layout = try Self.boxes(out)
+        #expect(Array(layout.prefix(3)) == ["ftyp", "moov", "room"], "\(layout)")
+        #expect(layout.last == "mdat")
+        #expect(try FFprobe.isFaststart(out))
+        let md5 = { (path: String) throws -> String in
+            try TestSupport.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0", "-c", "copy", "-f", "md5", "-"]).stdout
+        }
+        #expect(try md5(out) == md5(input))
+
+        let small = dir.appendingPathComponent("small.\(ext)").path
+        try TestSupport.export(TestSupport.fixture("hd1080.mp4"), to: small, preset: "passthrough")
+        #expect(try Self.boxes(small).prefix(2) == ["ftyp", "moov"] && !Self.boxes(small).contains("room"))
+        let transcoded = dir.appendingPathComponent("low.\(ext)").path
+        try TestSupport.export(input, to: transcoded, preset: "low")
+        #expect(try !Self.boxes(transcoded).contains("room") && FFprobe.isFaststart(transcoded))
+    }
+
     /// The `completed` record of every container we mux is read from the header alone; it must say what a full
     /// probe (decoding first frames) says.
     @Test(arguments: [

@@ -107,7 +107,11 @@ final class Muxer {
     }
 
     /// Writes the header; MP4-family outputs get `movflags=+faststart` (and `+use_metadata_tags` for Apple's keys).
-    func writeHeader(metadata: [String: String]) throws {
+    /// `reservedIndex` bytes (MP4 family only; see `Transcoder.indexReservation`) are kept free after the header for
+    /// the moov, written there at the end (`moov_size`): the file is faststart without the faststart pass, which
+    /// reads and writes the whole file again, and every byte is final when written, so its write-back to the disk
+    /// starts as it goes and the fsync before the rename waits for the tail only.
+    func writeHeader(metadata: [String: String], reservedIndex: Int64? = nil) throws {
         for (k, v) in metadata { av_dict_set(&context.pointee.metadata, k, v, 0) }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
@@ -115,7 +119,14 @@ final class Muxer {
             // Apple's keys (the Live Photo pairing `com.apple.quicktime.content.identifier`, make, model, the creation
             // date with its time zone) are only written as QuickTime metadata keys (`mdta`), as iPhones write them.
             let apple = OutputTags.needsQuickTimeKeys(metadata)
-            av_dict_set(&options, "movflags", apple ? "+faststart+use_metadata_tags" : "+faststart", 0)
+            if let reservedIndex, reservedIndex > 0 {
+                // Not with +faststart: movenc's faststart pass would move the data anyway.
+                av_dict_set(&options, "moov_size", String(reservedIndex), 0)
+                if apple { av_dict_set(&options, "movflags", "+use_metadata_tags", 0) }
+                _ = cff_output_io_write_back_early(context)
+            } else {
+                av_dict_set(&options, "movflags", apple ? "+faststart+use_metadata_tags" : "+faststart", 0)
+            }
         }
         try check(avformat_write_header(context, &options), .mux, path, "writing the \(container.rawValue) header")
         headerWritten = true

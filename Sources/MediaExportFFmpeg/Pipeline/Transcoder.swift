@@ -202,8 +202,9 @@ package final class Transcoder {
         }
 
         // The source's chapters, placed on the output's timeline (shifted, cut to the range, stretched by slow motion).
-        try muxer.setChapters(Chapters.forOutput(demuxer.chapters, timeline: plan.timeline, sourceStartTime: demuxer.startTime))
-        try muxer.writeHeader(metadata: tags)
+        let chapters = Chapters.forOutput(demuxer.chapters, timeline: plan.timeline, sourceStartTime: demuxer.startTime)
+        try muxer.setChapters(chapters)
+        try muxer.writeHeader(metadata: tags, reservedIndex: target == nil ? nil : indexReservation(ordered, chapters: chapters))
         if timeline.origin - demuxer.startTime > 0 { try demuxer.seek(toSeconds: timeline.origin - demuxer.startTime) }
 
         var counts = Counts()
@@ -356,6 +357,37 @@ package final class Transcoder {
         return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
                        videoOutput: video)
+    }
+
+    /// Room for the moov at the front of an MP4-family output (`Muxer.writeHeader(metadata:reservedIndex:)`), when
+    /// its size can be bounded for sure: every stream copied packet for packet from a source that says how many
+    /// packets each has (an MP4/MOV's index), so the output has at most that many. nil otherwise (the faststart pass,
+    /// as always), and for files where the room would be over 1 % of the source (a small file's rewrite is cheap).
+    ///
+    /// The bound: 64 bytes a packet (the sample tables take at most 49: stsz 4, stco/co64 8 and stsc 12 a chunk of
+    /// one packet, stts and ctts 8 each, stss 4, stps 4, sdtp 1; movenc writes 12-20), each stream's codec
+    /// configuration, tags and cover twice over, each chapter's title and its text track, and 64 KiB. An index
+    /// larger than its room fails the mux (`reserved_moov_size is too small`), so the bound is meant to be loose.
+    private func indexReservation(_ stages: [StreamStage], chapters: [OutputChapter]) -> Int64? {
+        guard container.isQuickTimeFamily,
+              stages.allSatisfy({ $0 is StreamCopyStage || $0 is CoverArtStage }) else { return nil }
+        var bytes: Int64 = 64 << 10
+        for stage in stages {
+            let input = demuxer.streams[Int(stage.inputIndex)]
+            let output = stage.outputStream
+            let packets = input.pointee.nb_frames
+            if stage is StreamCopyStage {
+                guard packets > 0 else { return nil }
+                bytes += 64 * packets
+            } else {
+                bytes += 2 * Int64(max(0, input.pointee.attached_pic.size))
+            }
+            bytes += 4096 + 2 * Int64(max(0, output.pointee.codecpar.pointee.extradata_size))
+            bytes += 2 * Demuxer.dictionary(output.pointee.metadata).reduce(0) { $0 + Int64($1.key.utf8.count + $1.value.utf8.count + 32) }
+        }
+        bytes += 2 * tags.reduce(0) { $0 + Int64($1.key.utf8.count + $1.value.utf8.count + 64) }
+        bytes += chapters.reduce(0) { $0 + 256 + 2 * $1.tags.reduce(0) { $0 + Int64($1.key.utf8.count + $1.value.utf8.count) } }
+        return bytes * 100 <= info.size ? bytes : nil
     }
 
     /// Why the output is short, if a kept stream's data ended well before its own expected duration (a stream
