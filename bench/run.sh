@@ -112,7 +112,7 @@ else
     CAMERA_LEN=10; PATTERN_LEN=30; MEM_SHORT=10; MEM_LONG=60; HDR_LEN=10
 fi
 MAIN_LEN=$([[ $INPUT_KIND == camera ]] && echo "$CAMERA_LEN" || echo "$PATTERN_LEN")
-# Passthrough takes well under a second, so one sample is mostly noise: take at least 5.
+# Passthrough takes a second or two, so one sample is mostly noise: take at least 5.
 PASS_REPEAT=$(( REPEAT > 5 ? REPEAT : 5 ))
 
 # ---------------------------------------------------------------------------------------------- build
@@ -122,7 +122,7 @@ find_or_build_mediaexport "$WORK/logs/build.log"
 
 # ---------------------------------------------------------------------------------------------- inputs
 # The camera-like input: testsrc2 1080p30 with temporal noise (every frame differs, as with a sensor's noise), H.264
-# at about 100 Mb/s (x264 veryfast, 110 Mb/s peak, a 1 s GOP without B-frames, as phones record), 440 Hz AAC 192k
+# at about 100 Mb/s (x264 veryfast, 110 Mb/s peak, a 1 s GOP without B-frames), 440 Hz AAC 192k
 # stereo, in .mov without faststart (as a camera writes it). Made once at 10 s (about 30 s on 2 cores) and cached;
 # the 4 s quick input is a stream-copied cut of it (a keyframe every second gives clean cut points).
 CAMERA_MASTER_LEN=10
@@ -292,9 +292,14 @@ probe_size() {   # FILE -> "WxH"
     ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=x "$1"
 }
 
+# Ours' stall watchdog stops a transcode after 30 s without output progress (the default), then falls back to a
+# remux and exits 3. On a busy machine x264 `medium` on noisy 1080p can spend that long filling its lookahead
+# before the first packet comes out, so the bench gives it 600 s: the watchdog costs the same (it checks once a
+# second either way) and still ends a real hang.
+OURS_OPTS=(--stall-timeout 600)
 run_ours() {   # CASE RUN PRESET IN OUT
     rm -f "$5"
-    measure "$1" ours "$2" "$WORK/logs/$1.ours.log" -- "$BIN" --preset "$3" -q -y "$4" "$5"
+    measure "$1" ours "$2" "$WORK/logs/$1.ours.log" -- "$BIN" --preset "$3" "${OURS_OPTS[@]}" -q -y "$4" "$5"
 }
 run_ffmpeg_as() {   # TOOL CASE RUN IN OUT ARGS...: TOOL labels the row (ffmpeg, ffmpeg-ref)
     local tool=$1 case=$2 run=$3 in=$4 out=$5; shift 5
@@ -345,7 +350,7 @@ for preset in $SDR_CASES; do
     ff_out=$WORK/out/$preset.ffmpeg.$ext
     {
         echo "[$preset]"
-        printf 'ours:   %q --preset %q -q -y %q %q\n' "$BIN" "$preset" "$MAIN_IN" "$ours_out"
+        printf 'ours:   %q --preset %q %s -q -y %q %q\n' "$BIN" "$preset" "${OURS_OPTS[*]}" "$MAIN_IN" "$ours_out"
         printf 'ffmpeg: ffmpeg -nostdin -hide_banner -nostats -loglevel error -y -i %q' "$MAIN_IN"
         printf ' %q' "${ffargs[@]}" "$ff_out"
         echo
@@ -384,7 +389,7 @@ if ((HAS_TONEMAP)); then
     ref_out=$WORK/out/tonemap.ffmpeg-ref.mp4
     {
         echo "[tonemap]"
-        printf 'ours:       %q --preset %q -q -y %q %q\n' "$BIN" "$TONEMAP_PRESET" "$HDR_IN" "$ours_out"
+        printf 'ours:       %q --preset %q %s -q -y %q %q\n' "$BIN" "$TONEMAP_PRESET" "${OURS_OPTS[*]}" "$HDR_IN" "$ours_out"
         printf 'ffmpeg:     ffmpeg -nostdin -hide_banner -nostats -loglevel error -y -i %q' "$HDR_IN"
         printf ' %q' "${ffargs[@]}" "$ff_out"
         echo
@@ -484,7 +489,7 @@ if ((HAS_MAXSIZE)); then
     ours_out=$WORK/out/maxsize.ours.mp4
     ff_out=$WORK/out/maxsize.ffmpeg.mp4
     passlog=$WORK/logs/maxsize-passlog
-    ours_cmd=("$BIN" --preset "$MAXSIZE_PRESET" --max-size "$MAXSIZE" --json -y "$MAIN_IN" "$ours_out")
+    ours_cmd=("$BIN" --preset "$MAXSIZE_PRESET" --max-size "$MAXSIZE" "${OURS_OPTS[@]}" --json -y "$MAIN_IN" "$ours_out")
     ff_common=(ffmpeg -nostdin -hide_banner -nostats -loglevel error -y -i "$MAIN_IN")
     pass1=() pass2=()
     echo "case maxsize: ours --preset $MAXSIZE_PRESET --max-size $MAXSIZE (${MAXSIZE_BYTES_PER_S} B per s of ${in_dur}s" \
@@ -753,7 +758,8 @@ def line(cells):
                              for i, (c, w) in enumerate(zip(cells, widths))) + " |"
 load_end = " ".join(open("/proc/loadavg").read().split()[:3])
 print(f"**mediaexport vs ffmpeg CLI** ({env['S_VERSION']}): {env['S_CPUS']}; input {env['S_INPUT']}; "
-      f"medians of {env['S_REPEAT']} alternating runs (passthrough {env['S_PASS_REPEAT']}); "
+      + (f"medians of {env['S_REPEAT']} alternating runs" if env["S_REPEAT"] != "1" else "1 run")
+      + f" (passthrough: medians of {env['S_PASS_REPEAT']}); "
       f"load avg {env['S_LOAD_START']} at start, {load_end} at end")
 print()
 print(line(head))
