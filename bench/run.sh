@@ -292,10 +292,10 @@ probe_size() {   # FILE -> "WxH"
     ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=x "$1"
 }
 
-# Ours' stall watchdog stops a transcode after 30 s without output progress (the default), then falls back to a
-# remux and exits 3. On a busy machine x264 `medium` on noisy 1080p can spend that long filling its lookahead
-# before the first packet comes out, so the bench gives it 600 s: the watchdog costs the same (it checks once a
-# second either way) and still ends a real hang.
+# Ours' stall watchdog stops a transcode after 30 s without progress (the default), then falls back to a remux and
+# exits 3. On a busy machine the sample encodes and x264 `medium`'s lookahead on noisy 1080p went that long without
+# a progress report, so the bench gives it 600 s: the watchdog costs the same (it checks once a second either way)
+# and still ends a real hang.
 OURS_OPTS=(--stall-timeout 600)
 run_ours() {   # CASE RUN PRESET IN OUT
     rm -f "$5"
