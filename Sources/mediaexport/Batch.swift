@@ -43,6 +43,9 @@ struct Batch: AsyncParsableCommand {
     @Option(help: "Exports at once.")
     var jobs: Int = BatchOptions.defaultJobs
 
+    @Option(help: "Threads for each export's decoders and encoders (default: the cores shared out among the jobs, at least 1).")
+    var threads: Int?
+
     @Option(help: "Write a report: FILE.json or FILE.csv.")
     var report: String?
 
@@ -106,6 +109,7 @@ struct Batch: AsyncParsableCommand {
 
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let shard, BatchOptions.Shard(shard) == nil { throw ValidationError("--shard must be K/N with 0 ≤ K < N, e.g. 0/4") }
     }
 
@@ -125,6 +129,7 @@ struct Batch: AsyncParsableCommand {
         options.tracks = audioTracks.selection
         options.maxFileSize = sizeLimit.bytes
         options.estimate = sizeLimit.estimate
+        options.threads = threads
         let runner = BatchRunner(options: options, logger: verbose ? Logger(label: "mediaexport") : MediaExportLogging.silent)
         runner.reportPath = report
         // Notes are never silent: on stderr as they come, --json or not (they are also in batchFinished).

@@ -69,6 +69,9 @@ struct Export: ParsableCommand {
     @Option(help: "Fallback when the input cannot be transcoded: auto (remux, then byte copy), remux, copy, none.")
     var fallback: FallbackPolicy = .auto
 
+    @Option(help: "Threads for the decoders and encoders (default: FFmpeg's automatic count, about one a core).")
+    var threads: Int?
+
     @Flag(help: "Fail (or fall back) on the first corrupt packet instead of skipping it.")
     var strict = false
 
@@ -96,6 +99,7 @@ struct Export: ParsableCommand {
         if let s = start?.seconds, let e = end?.seconds, e <= s { throw ValidationError("--end must be after --start") }
         if overwrite && noOverwrite { throw ValidationError("--overwrite and --no-overwrite contradict each other") }
         if maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if stallTimeout < 0 { throw ValidationError("--stall-timeout must be 0 or more") }
     }
 
@@ -123,6 +127,7 @@ struct Export: ParsableCommand {
         request.maxFileSize = sizeLimit.bytes
         request.estimate = sizeLimit.estimate
         request.pipeline = pipeline
+        request.threads = threads
         let session = ExportSession(request: request, logger: Logger(label: "mediaexport"))
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
         let humanOutput = !json && !quiet

@@ -20,6 +20,9 @@ int cff_signal_pipe_install(const int *signals, int count);
 /// `fd` is no terminal or does not say.
 int cff_terminal_columns(int fd);
 
+/// The cores this process may run on (sched_getaffinity: `taskset`, a container's cpuset), or 0 when unknown.
+int cff_affinity_cores(void);
+
 /// Receives FFmpeg's log lines (its level, the line without a newline) instead of stderr.
 typedef void (*cff_log_sink)(int level, const char *line);
 /// Sends FFmpeg's lines at `level` or more severe to `sink` (NULL: back to stderr at the printing level).

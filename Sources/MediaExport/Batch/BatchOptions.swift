@@ -67,6 +67,9 @@ public struct BatchOptions: Codable, Sendable {
     /// How each export's `started` estimate is made (`--estimate`). A dry run measures samples either way: estimating
     /// is its whole work.
     public var estimate: SizeEstimation = .plain
+    /// Threads each export's decoders and encoders may use (`--threads`); nil: the cores shared out among the jobs
+    /// (`threadsPerJob`).
+    public var threads: Int?
 
     /// Creates options with the defaults of the `batch` command.
     public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,
@@ -83,4 +86,16 @@ public struct BatchOptions: Codable, Sendable {
     /// Two jobs on up to 4 cores, then half the cores: encoders are multi-threaded already, so more jobs
     /// mostly add memory.
     public static var defaultJobs: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, max(2, ProcessInfo.processInfo.activeProcessorCount / 2))) }
+
+    /// The cores this process may run on: `sched_getaffinity`'s set (a `taskset` or a container's cpuset), else
+    /// `activeProcessorCount`.
+    public static var availableCores: Int { Cores.available }
+
+    /// Threads for each export when `jobs` run at once on `cores`: an equal share, at least one. Each FFmpeg encoder
+    /// left to itself takes every core (x264: 1.5 threads a core), so jobs × encoders would oversubscribe the cores:
+    /// more threads than cores only add context switches, frame-thread delay buffers (memory) and x264's loss of
+    /// efficiency per extra frame thread, never throughput.
+    public static func threadsPerJob(cores: Int, jobs: Int) -> Int {
+        max(1, max(1, cores) / max(1, jobs))
+    }
 }

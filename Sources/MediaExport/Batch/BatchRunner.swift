@@ -113,7 +113,8 @@ public final class BatchRunner: Sendable {
     private func note(_ text: String) { handlers.withLock { $0.onNote?(text) } }
 
     /// Plans and runs the batch: at most `options.jobs` exports at once, as a bounded task group whose parent
-    /// alone collects the rows (each export's blocking FFmpeg work runs on its own thread). Cancelling the
+    /// alone collects the rows (each export's blocking FFmpeg work runs on its own thread), each export's codecs
+    /// on `options.threads` threads or their share of the cores (`BatchOptions.threadsPerJob`). Cancelling the
     /// calling task cancels the batch like `cancel()`.
     public func run() async throws -> BatchResult {
         // Like ExportSession: the handler is dropped when the batch ends, so one that captures the runner leaks nothing.
@@ -176,6 +177,8 @@ public final class BatchRunner: Sendable {
             let hashCache = HashCache(hashes)
             for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: FileName.display(items[index].key), status: .waiting)) }
             let jobs = work.enumerated().map { (id: $0.offset + 1, index: $0.element) }
+            // The cores shared out among the exports that run at once (fewer than --jobs when fewer assets need work).
+            let threads = options.threads ?? BatchOptions.threadsPerJob(cores: BatchOptions.availableCores, jobs: min(options.jobs, jobs.count))
             let snapshot = rows
             rows = await withTaskGroup(of: (Int, BatchReportRow).self) { group in
                 var collected = snapshot
@@ -185,7 +188,7 @@ public final class BatchRunner: Sendable {
                     let job = jobs[next]
                     next += 1
                     let item = items[job.index], earlier = previous[item.key]
-                    group.addTask { (job.index, await self.runJobOnThread(id: job.id, item: item, database: database, previous: earlier, hashes: hashCache)) }
+                    group.addTask { (job.index, await self.runJobOnThread(id: job.id, item: item, database: database, previous: earlier, hashes: hashCache, threads: threads)) }
                 }
                 for _ in 0..<min(options.jobs, jobs.count) { start(&group) }
                 while let (index, row) = await group.next() {
@@ -215,15 +218,19 @@ public final class BatchRunner: Sendable {
     }
 
     /// Runs one job on a thread of its own (FFmpeg calls block), off the cooperative pool.
-    private func runJobOnThread(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache) async -> BatchReportRow {
+    private func runJobOnThread(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache,
+                                threads: Int) async -> BatchReportRow {
         await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: self.runJob(id: id, item: item, database: database, previous: previous, hashes: hashes)) }
+            let thread = Thread {
+                continuation.resume(returning: self.runJob(id: id, item: item, database: database, previous: previous, hashes: hashes, threads: threads))
+            }
             thread.stackSize = 8 << 20
             thread.start()
         }
     }
 
-    private func runJob(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache) -> BatchReportRow {
+    private func runJob(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache,
+                        threads: Int) -> BatchReportRow {
         let began = Date()
         var row = BatchReportRow(key: item.key, input: item.input, action: item.action, reason: item.reason, status: "failed", route: nil,
                                  fallbacks: 0, versionRequested: options.version.rawValue, versionDelivered: nil, output: item.output,
@@ -249,6 +256,7 @@ public final class BatchRunner: Sendable {
             request.tracks = options.tracks
             request.maxFileSize = options.maxFileSize
             request.estimate = options.estimate
+            request.threads = threads
             switch item.action {
             case .remux: request.startRoute = .remux
             case .copy: request.startRoute = .copy

@@ -257,6 +257,7 @@ public final class ExportSession: Sendable {
         }
         var plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: route, container: container,
                                           edits: edits, range: request.timeRange, tracks: request.tracks)
+        plan.threads = request.threads
         if !plan.isPossible { throw RouteSkipped(plan: plan, path: source.info.path) }
         let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags())
         var notes = plan.notes
@@ -364,8 +365,10 @@ public final class ExportSession: Sendable {
     /// unchanged and, under a size limit, the file's size (`OverSizeLimit`).
     private func encode(plan: ExportPlan, source: ProbedSource, target: OutputTarget, tags: [String: String], route: ExportRoute, run: Run,
                         limit: Int64?, reporter: (Double, Double, @escaping () -> Int64?) -> (Double, Int, Bool) -> Void) throws -> Transcoder.Outcome {
+        var plan = plan
+        plan.threads = request.threads  // a plan made again for a size limit has none of its own
         let twoPass = plan.streams.contains { if case .transcodeVideo(let v) = $0.action { return v.settings.twoPass }; return false }
-        let pipelined = request.pipeline.isOn(cores: ProcessInfo.processInfo.activeProcessorCount)  // taskset-aware (sched_getaffinity)
+        let pipelined = request.pipeline.isOn(cores: Cores.available)
         var log: PassLog?
         var base = 0.0
         if twoPass {

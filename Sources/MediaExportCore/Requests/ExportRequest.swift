@@ -84,6 +84,9 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     public var estimate: SizeEstimation = .plain
     /// Whether the video is decoded on a thread of its own (`--pipeline`).
     public var pipeline: PipelineMode = .auto
+    /// Threads each decoder and encoder of the export may use (`--threads`); nil: FFmpeg's automatic count (about
+    /// one a core, x264 1.5 a core). A batch running several exports at once gives each its share of the cores.
+    public var threads: Int?
 
     /// The size limit that applies: the request's, else the preset's.
     public var sizeLimit: Int64? { maxFileSize ?? preset.maxFileSize }
@@ -100,7 +103,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, startRoute, tracks
-        case maxFileSize, estimate, pipeline
+        case maxFileSize, estimate, pipeline, threads
     }
 
     public init(from decoder: Decoder) throws {
@@ -121,6 +124,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         maxFileSize = try c.decodeIfPresent(ByteSize.self, forKey: .maxFileSize)?.bytes
         estimate = try c.decodeIfPresent(SizeEstimation.self, forKey: .estimate) ?? .plain
         pipeline = try c.decodeIfPresent(PipelineMode.self, forKey: .pipeline) ?? .auto
+        threads = try c.decodeIfPresent(Int.self, forKey: .threads)
     }
 
     /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the

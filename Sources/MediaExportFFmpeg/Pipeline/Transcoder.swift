@@ -152,7 +152,7 @@ package final class Transcoder {
             switch decision.action {
             case .transcodeVideo(let v):
                 stages.append(try VideoTranscodeStage(input: input, plan: v, muxer: muxer, timeline: timeline, strict: errors.strict, path: source,
-                                                      pass: pass, pipelined: pipelined))
+                                                      pass: pass, pipelined: pipelined, threads: plan.threads))
             case .transcodeAudio(let a):
                 // Audio stops at its own end too: decoders emit an encoder's end padding that the source's
                 // edit list hides, which would make the output a frame longer than the input.
@@ -162,7 +162,8 @@ package final class Transcoder {
                 if audioTimeline.length == nil && info.declaresExactDurations && plan.timeline.slowMotion == nil {
                     audioTimeline.length = decision.expectedDuration ?? expectedDuration
                 }
-                stages.append(try AudioTranscodeStage(input: input, plan: a, muxer: muxer, timeline: audioTimeline, strict: errors.strict, path: source))
+                stages.append(try AudioTranscodeStage(input: input, plan: a, muxer: muxer, timeline: audioTimeline, strict: errors.strict, path: source,
+                                                      threads: plan.threads))
             case .transcodeSubtitle(let codec):
                 stages.append(try SubtitleTranscodeStage(input: input, encoderName: codec, muxer: muxer, timeline: timeline,
                                                          strict: errors.strict, path: source))

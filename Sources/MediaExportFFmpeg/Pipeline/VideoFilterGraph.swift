@@ -19,11 +19,14 @@ final class VideoFilterGraph {
     /// - Parameters:
     ///   - first: the first decoded frame (only its properties are read).
     ///   - timeBase: the time base of the timestamps the frames will carry.
-    init(description: String, first: UnsafeMutablePointer<AVFrame>, timeBase: AVRational, frameRate: AVRational, path: String) throws {
+    ///   - threads: the slice threads its filters may use (0: libavfilter's automatic count, one a core).
+    init(description: String, first: UnsafeMutablePointer<AVFrame>, timeBase: AVRational, frameRate: AVRational, path: String,
+         threads: Int32 = 0) throws {
         self.description = description
         self.path = path
         guard let g = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
         graph = g
+        g.pointee.nb_threads = threads
         // Scalers the graph inserts itself (format conversions) use bicubic, as the ffmpeg CLI's graphs do.
         g.pointee.scale_sws_opts = av_strdup("flags=bicubic")
         let f = first.pointee

@@ -49,11 +49,13 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     let outputStream: UnsafeMutablePointer<AVStream>
     let encoder: StreamEncoder
     /// The decoder, called on this thread; nil when it runs on a thread of its own (`threaded`).
-    private let decoder: StreamDecoder?
+    let decoder: StreamDecoder?
     /// The decoder on a thread of its own (`pipelined`); nil: `decoder`.
     private let threaded: DecodeThread?
     /// The input clock's reading for the frame being placed (a threaded decoder's frame carries its packet's).
     private var frameClock: InputClock.Reading?
+    /// Threads of the decoder, encoder and filter graph (`ExportPlan.threads`; 0: FFmpeg's automatic count).
+    private let threads: Int32
     private let scaler: VideoScaler
     private let path: String
     private let frame = Frame()
@@ -95,12 +97,13 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
 
     /// `pipelined` decodes on a thread of its own (`DecodeThread`): the same frames, overlapped with the encoding.
     init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String,
-         pass: Transcoder.EncoderPass? = nil, pipelined: Bool = false) throws {
+         pass: Transcoder.EncoderPass? = nil, pipelined: Bool = false, threads: Int? = nil) throws {
         inputIndex = stream.pointee.index
+        self.threads = Int32(clamping: threads ?? 0)
         crop = plan.crop
         self.plan = plan
         let width = Int32(plan.width), height = Int32(plan.height), settings = plan.settings
-        let decoder = try StreamDecoder(stream: stream, path: path, strict: strict)
+        let decoder = try StreamDecoder(stream: stream, path: path, strict: strict, threads: self.threads)
         self.decoder = pipelined ? nil : decoder
         threaded = pipelined ? DecodeThread(decoder: decoder) : nil
         self.path = muxer.path
@@ -138,7 +141,9 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             if let r = out.range, case let v = av_color_range_from_name(r), v >= 0 { enc.pointee.color_range = AVColorRange(rawValue: UInt32(v)) }
         }
         if plan.deinterlace != .off || par.field_order == AV_FIELD_PROGRESSIVE { enc.pointee.field_order = AV_FIELD_PROGRESSIVE }
-        enc.pointee.thread_count = 0  // as the ffmpeg CLI: threads=auto
+        // 0 as the ffmpeg CLI: threads=auto (x264: 1.5 frame threads a core, plus lookahead threads). A count given is
+        // x264's `threads`; its lookahead threads are derived from it, so 1 runs x264 on the exporting thread alone.
+        enc.pointee.thread_count = self.threads
         if let max = settings.maxBitrate {
             // CRF capped by the VBV, as `-maxrate`/`-bufsize` (both encoders read them from the context).
             enc.pointee.rc_max_rate = Int64(max)
@@ -373,7 +378,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         if plan.deinterlace == .flaggedFrames && flagged {
             decided.append("interlaced frames (\(f.top_field_first != 0 ? "top" : "bottom") field first, flagged by the decoder): deinterlaced (bwdif)")
         }
-        graph = try VideoFilterGraph(description: description, first: frame.pointer, timeBase: inTimeBase, frameRate: frameRate, path: path)
+        graph = try VideoFilterGraph(description: description, first: frame.pointer, timeBase: inTimeBase, frameRate: frameRate, path: path,
+                                     threads: threads)
         graphInput = VideoScaler(width: f.width, height: f.height, format: AVPixelFormat(rawValue: f.format), path: path)
     }
 
