@@ -87,15 +87,15 @@ import Testing
         #expect(try Batch.parse(["in", "--out", "o"]).threads == nil)
         #expect(try Export.parse(["--threads", "2", "in.mov", "out.mp4"]).threads == 2)
         #expect(try Export.parse(["in.mov", "out.mp4"]).threads == nil)
-        for bad in ["0", "-1"] {
+        for bad in ["0", "-1"] {  // (as --threads=-1: a bare -1 reads as an option)
             do {
-                _ = try Batch.parse(["in", "--out", "o", "--threads", bad])
+                _ = try Batch.parse(["in", "--out", "o", "--threads=\(bad)"])
                 Issue.record("batch --threads \(bad) was accepted")
             } catch {
                 #expect(Batch.message(for: error) == "--threads must be at least 1", "\(bad)")
             }
             do {
-                _ = try Export.parse(["--threads", bad, "in.mov", "out.mp4"])
+                _ = try Export.parse(["--threads=\(bad)", "in.mov", "out.mp4"])
                 Issue.record("export --threads \(bad) was accepted")
             } catch {
                 #expect(Export.message(for: error) == "--threads must be at least 1", "\(bad)")
