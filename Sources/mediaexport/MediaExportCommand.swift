@@ -3,6 +3,7 @@ import MediaExportFFmpeg
 import MediaExportCore
 import Foundation
 import MediaExport
+internal import CFFmpegLog
 
 /// The `mediaexport` tool: parses arguments and renders events; all work happens in the MediaExport library.
 @main
@@ -27,6 +28,7 @@ struct MediaExportCommand: AsyncParsableCommand {
     /// process mid-export and leaves a temporary file behind.
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
+        keepLargeAllocationsOutOfTheHeap()
         let arguments = losslessArguments()
         var command: ParsableCommand
         do {
@@ -55,6 +57,16 @@ struct MediaExportCommand: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// Fixes glibc's mmap threshold at 512 KiB, so that packets and frame buffers (1080p: 0.5–3 MiB each) get
+    /// their own mappings and go back to the system when freed. Left to itself glibc raises the threshold to the
+    /// size of the largest mapped block freed so far (up to 32 MiB): after probing and the sample encodes free
+    /// their frames, every later frame is carved from the brk heap, whose freed holes stay resident. Measured on a
+    /// 1080p H.264 source → 1280x720: peak RSS 234 → 214 MiB, no measurable CPU cost (about 30 000 more page
+    /// faults in a 30 s encode). A process-wide setting, so it belongs to the tool, not to the library.
+    static func keepLargeAllocationsOutOfTheHeap() {
+        _ = cff_fix_mmap_threshold(512 * 1024)
     }
 
     /// True when the arguments are an export's (the default subcommand or `export`) with `--json`.

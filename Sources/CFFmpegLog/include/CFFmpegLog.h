@@ -22,6 +22,10 @@ int cff_terminal_columns(int fd);
 
 /// The cores this process may run on (sched_getaffinity: `taskset`, a container's cpuset), or 0 when unknown.
 int cff_affinity_cores(void);
+/// Fixes glibc's mmap threshold (mallopt M_MMAP_THRESHOLD, which also stops glibc from raising it as blocks are
+/// freed): blocks of `bytes` or more get their own mappings. 1 when set, 0 where there is no such setting. (A C file:
+/// Swift's Glibc module does not import <malloc.h>.)
+int cff_fix_mmap_threshold(int bytes);
 
 /// Receives FFmpeg's log lines (its level, the line without a newline) instead of stderr.
 typedef void (*cff_log_sink)(int level, const char *line);
