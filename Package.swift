@@ -51,6 +51,26 @@ let package = Package(
                 "CFFmpegLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // A release tool links the Swift runtime and Foundation statically (as `--static-swift-stdlib` does):
+            // the loader then maps and relocates one binary instead of libswiftCore, libFoundation,
+            // libFoundationEssentials, ICU and a dozen more, and only the pages the tool runs stay resident
+            // (issue 19: about 5 MiB less peak RSS in every export, at no CPU cost). Not in debug builds: the test
+            // binary links this target beside the test frameworks, which bring the shared runtime.
+            // Foundation's static archives do not carry their dependencies the way its modules do for shared
+            // linking: name them, in a group as they refer to each other. The toolchain's lld packs the binary's
+            // ~87 000 relative relocations (DT_RELR, glibc 2.36+): 2 MiB of relocation records the loader would
+            // otherwise read at every start (3 MiB less peak RSS).
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
+                        + ["-Xlinker", "--start-group"]
+                        + ["Foundation", "FoundationInternationalization", "FoundationEssentials", "CoreFoundation",
+                           "_FoundationICU", "_FoundationCShims", "_FoundationCollections", "swiftSynchronization",
+                           "swiftDispatch", "dispatch", "BlocksRuntime", "swift_RegexParser", "swift_StringProcessing",
+                           "swift_Concurrency", "swiftCore"].flatMap { ["-Xlinker", "-l\($0)"] }
+                        + ["-Xlinker", "--end-group"],
+                    .when(platforms: [.linux], configuration: .release))
             ]
         ),
         // The planner's tests: plain values only, no media file, no FFmpeg.

@@ -10,8 +10,9 @@
 #
 # Environment: MEDIAEXPORT_BIN=path installs that binary instead of building one (the tests use the debug build);
 # INSTALL_MAN=0 skips the man page (it needs SwiftPM's generate-manual plugin, which builds the tool once more);
-# SWIFT_BUILD_FLAGS adds flags to the release build (e.g. --static-swift-stdlib for a binary that runs without the
-# Swift toolchain, as docs/kubernetes/Dockerfile builds it). The binary links FFmpeg 5.1's shared libraries (Debian 12).
+# SWIFT_BUILD_FLAGS adds flags to the release build. A release build links the Swift runtime and Foundation
+# statically (Package.swift), so the binary runs without the Swift toolchain; it links FFmpeg 5.1's shared libraries
+# (Debian 12).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${1:-/usr/local}
