@@ -36,10 +36,16 @@ import Testing
         let off = try Self.export(fixture, preset: preset, range: range, pipeline: .off, in: dir)
         #expect(on.route == .transcode && off.route == .transcode)
         #expect(try Self.streamMD5(on.output, "0:v:0") == Self.streamMD5(off.output, "0:v:0"))
-        #expect(on.skippedPackets == off.skippedPackets && on.droppedFrames == off.droppedFrames && on.timestampRepairs == off.timestampRepairs,
-                "on: \(on.skippedPackets)/\(on.droppedFrames)/\(on.timestampRepairs), off: \(off.skippedPackets)/\(off.droppedFrames)/\(off.timestampRepairs)")
+        let counts = "on: \(on.skippedPackets)/\(on.droppedFrames)/\(on.timestampRepairs), off: \(off.skippedPackets)/\(off.droppedFrames)/\(off.timestampRepairs)"
+        #expect(on.droppedFrames == off.droppedFrames && on.timestampRepairs == off.timestampRepairs, "\(counts)")
+        if fixture.hasPrefix("bad/") {
+            // The frame-threaded H.264 decoder flags a frame or two more or fewer as concealed from run to run on this
+            // file, with or without the thread (measured: 67-73, on or off; the pixels are the same every time).
+            #expect(on.skippedPackets > 0 && off.skippedPackets > 0 && abs(on.skippedPackets - off.skippedPackets) <= 5, "\(counts)")
+        } else {
+            #expect(on.skippedPackets == off.skippedPackets, "\(counts)")
+        }
         #expect(on.notes == off.notes)
-        if fixture.hasPrefix("bad/") { #expect(on.skippedPackets > 0, "the damaged fixture should have had packets skipped") }
     }
 
     /// Cancelled while the thread decodes: the export ends (the thread is stopped and joined), nothing is left.

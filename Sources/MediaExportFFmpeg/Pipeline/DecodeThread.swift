@@ -148,11 +148,9 @@ final class DecodeThread {
                 do {
                     switch job {
                     case .packet(let packet, let clock):
-                        if try decoder.sendSkippingDamage(packet) != .none {
-                            // A rejected packet: reported; the decoder is asked again only after the next one.
-                            guard put(.damaged) else { return }
-                            continue
-                        }
+                        // A rejected packet is reported, and the decoder drained all the same, as the stage does on
+                        // its own thread: the same calls in the same order give the same frames and damage.
+                        if try decoder.sendSkippingDamage(packet) != .none { guard put(.damaged) else { return } }
                         guard try drain(clock: clock) else { return }
                     case .end(let clock):
                         if try decoder.sendSkippingDamage(nil) != .none { guard put(.damaged) else { return } }
