@@ -26,10 +26,11 @@ typedef struct OutputIO {
     ino_t ino;
     /* Where the next write lands (the descriptor's offset, followed through writes and seeks). */
     int64_t pos;
-    /* The faststart pass has begun (movenc reopened the file for reading): from here on every byte written is
-       final (the pass moves the data up in one sequential sweep, then writes the moov before it), so its
-       write-back is started as it goes, from `written_from`, instead of all of it waiting for the fsync
-       before the rename (OutputTarget.commit). Bytes of the first pass are not: the sweep rewrites them. */
+    /* From here on every byte written is final, so its write-back is started as it goes, from `written_from`,
+       instead of all of it waiting for the fsync before the rename (OutputTarget.commit): once the faststart pass
+       has begun (movenc reopened the file for reading; the pass moves the data up in one sequential sweep, then
+       writes the moov before it; bytes of the first pass are not final: the sweep rewrites them), or from the
+       start of a mux whose index goes into room reserved at the front (cff_output_io_write_back_early). */
     int shifting;
     int64_t written_from;
 } OutputIO;
@@ -42,6 +43,14 @@ static void start_writeback(OutputIO *io, int64_t from, int64_t to) {
 #else
     (void)io; (void)from; (void)to;
 #endif
+}
+
+/* Every byte written from now on is final: start its write-back as it goes (see `shifting`). */
+static void begin_final_writes(OutputIO *io) {
+    if (!io->shifting) {
+        io->shifting = 1;
+        io->written_from = io->pos;
+    }
 }
 
 /* A reopened temporary file, for reading. */
@@ -138,10 +147,7 @@ static int io_open(AVFormatContext *s, AVIOContext **pb, const char *url, int fl
     }
     int fd = cff_output_reopen(io->dirfd, io->name, io->fd);
     if (fd < 0) return AVERROR(-fd);
-    if (!io->shifting) {
-        io->shifting = 1;
-        io->written_from = io->pos;
-    }
+    begin_final_writes(io);
     ReadIO *r = av_mallocz(sizeof *r);
     unsigned char *buffer = av_malloc(READ_BUFFER_SIZE);
     AVIOContext *ctx = (r && buffer) ? avio_alloc_context(buffer, READ_BUFFER_SIZE, 0, r, read_some, NULL, seek_read) : NULL;
@@ -201,10 +207,7 @@ int cff_output_io_attach(AVFormatContext *s, int dirfd, int fd, const char *name
 int cff_output_io_write_back_early(AVFormatContext *s) {
     if (!s || !s->pb || s->pb->write_packet != write_all) return -1;
     OutputIO *io = s->pb->opaque;
-    if (!io->shifting) {
-        io->shifting = 1;
-        io->written_from = io->pos;
-    }
+    begin_final_writes(io);
     return 0;
 }
 

@@ -91,8 +91,13 @@ public enum OutputSize {
     /// (bits per pixel, as the batch has guessed so far).
     static func configuredVideoBitrate(_ v: VideoPlan, frameRate: Double?) -> Double {
         if let b = v.settings.bitrate { return Double(b) }
-        let guess = guessedBitsPerPixel(v.settings) * Double(v.width * v.height) * (frameRate ?? 30)
+        let guess = guessedVideoBitrate(v, frameRate: frameRate)
         return v.settings.maxBitrate.map { min(Double($0), guess) } ?? guess
+    }
+
+    /// A CRF video's bit rate guessed from its picture size and frame rate (`guessedBitsPerPixel`; 30 fps unknown).
+    static func guessedVideoBitrate(_ v: VideoPlan, frameRate: Double?) -> Double {
+        guessedBitsPerPixel(v.settings) * Double(v.width * v.height) * (frameRate ?? 30)
     }
 
     /// How `estimatedBytes(plan:source:videoBitrate:)` will have made its figure for `plan` (nil when it gives none).
@@ -105,9 +110,7 @@ public enum OutputSize {
             if v.settings.bitrate != nil { return .rates }
             // A cap that binds below the guess: the cap is the figure (an upper bound a VBV encode stays under).
             let stream = decision.index < source.streams.count ? source.streams[decision.index] : nil
-            let rate = outputRate(v, source: stream)
-            let guess = guessedBitsPerPixel(v.settings) * Double(v.width * v.height) * (rate ?? 30)
-            if let cap = v.settings.maxBitrate, Double(cap) <= guess { return .rates }
+            if let cap = v.settings.maxBitrate, Double(cap) <= guessedVideoBitrate(v, frameRate: outputRate(v, source: stream)) { return .rates }
             return .guess
         }
         return .rates
