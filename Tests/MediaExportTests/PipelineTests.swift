@@ -19,8 +19,14 @@ import Testing
         var request = ExportRequest(input: TestSupport.fixture(fixture), output: dir.appendingPathComponent("\(pipeline.rawValue).mp4").path,
                                     preset: try TestSupport.preset(preset), timeRange: range)
         request.pipeline = pipeline
-        // A damaged file is transcoded through its damage (by default so much of it falls back to a copy).
-        if fixture.hasPrefix("bad/") { request.errors = ErrorPolicy(maxDecodeErrors: 10_000) }
+        // A damaged file is transcoded through its damage (by default so much of it falls back to a copy). Its
+        // codecs run on one thread: the frame-threaded H.264 decoder conceals damage differently from run to run
+        // (measured on this file: 67-73 frames flagged, with or without the decode thread), which is not what is
+        // compared here; single-threaded, every run decodes it the same way.
+        if fixture.hasPrefix("bad/") {
+            request.errors = ErrorPolicy(maxDecodeErrors: 10_000)
+            request.threads = 1
+        }
         return try ExportSession(request: request).run()
     }
 
@@ -38,13 +44,8 @@ import Testing
         #expect(try Self.streamMD5(on.output, "0:v:0") == Self.streamMD5(off.output, "0:v:0"))
         let counts = "on: \(on.skippedPackets)/\(on.droppedFrames)/\(on.timestampRepairs), off: \(off.skippedPackets)/\(off.droppedFrames)/\(off.timestampRepairs)"
         #expect(on.droppedFrames == off.droppedFrames && on.timestampRepairs == off.timestampRepairs, "\(counts)")
-        if fixture.hasPrefix("bad/") {
-            // The frame-threaded H.264 decoder flags a frame or two more or fewer as concealed from run to run on this
-            // file, with or without the thread (measured: 67-73, on or off; the pixels are the same every time).
-            #expect(on.skippedPackets > 0 && off.skippedPackets > 0 && abs(on.skippedPackets - off.skippedPackets) <= 5, "\(counts)")
-        } else {
-            #expect(on.skippedPackets == off.skippedPackets, "\(counts)")
-        }
+        #expect(on.skippedPackets == off.skippedPackets, "\(counts)")
+        if fixture.hasPrefix("bad/") { #expect(on.skippedPackets > 0, "\(counts)") }
         #expect(on.notes == off.notes)
     }
 
