@@ -29,6 +29,12 @@ import Testing
         #expect(BatchOptions.availableCores <= ProcessInfo.processInfo.processorCount)
     }
 
+    /// The default number of jobs counts the cores the process may run on (a `taskset -c 0` batch runs one job).
+    @Test func defaultJobsFollowTheAvailableCores() {
+        #expect([1, 2, 3, 4, 6, 8, 16].map { BatchOptions.defaultJobs(cores: $0) } == [1, 2, 2, 2, 3, 4, 8])
+        #expect(BatchOptions.defaultJobs == BatchOptions.defaultJobs(cores: BatchOptions.availableCores))
+    }
+
     @Test(arguments: [1, 2])
     func aRequestsThreadsReachTheEncoder(threads: Int) throws {
         let dir = TestSupport.tempDir()

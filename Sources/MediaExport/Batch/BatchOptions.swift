@@ -83,9 +83,12 @@ public struct BatchOptions: Codable, Sendable {
         self.force = force; self.shard = shard; self.fallback = fallback; self.errors = errors
     }
 
-    /// Two jobs on up to 4 cores, then half the cores: encoders are multi-threaded already, so more jobs
-    /// mostly add memory.
-    public static var defaultJobs: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, max(2, ProcessInfo.processInfo.activeProcessorCount / 2))) }
+    /// Two jobs on 2 to 4 cores, then half the cores, one on a single core: encoders are multi-threaded already, so
+    /// more jobs mostly add memory. The cores are counted as the thread budget counts them (`availableCores`: a
+    /// `taskset` or a container's cpuset, not every online core).
+    public static var defaultJobs: Int { defaultJobs(cores: availableCores) }
+
+    static func defaultJobs(cores: Int) -> Int { max(1, min(cores, max(2, cores / 2))) }
 
     /// The cores this process may run on: `sched_getaffinity`'s set (a `taskset` or a container's cpuset), else
     /// `activeProcessorCount`.
