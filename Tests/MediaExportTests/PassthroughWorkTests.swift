@@ -91,4 +91,27 @@ import Testing
         #expect(abs(completed.duration - (full.duration ?? 0)) < 0.001, "\(completed.duration) vs \(full.duration ?? 0)")
         #expect(completed.bytes == full.size)
     }
+
+    /// A transcode's verification reads its output from the header and the index, and the video's pixel format
+    /// from the sequence header of its first packet (the codec's parser): no decoding of the output, which for a
+    /// 1080p export cost as much as decoding a frame of its source. MP4 (index) and Matroska (packet scan), H.264
+    /// and HEVC, 8 and 10 bits.
+    @Test(arguments: [("hd1080.mp4", "1280x720", "mp4", "yuv420p"), ("landscape.mov", "low", "mkv", "yuv420p"),
+                      ("landscape.mov", "hevc-1920x1080", "mp4", "yuv420p"), ("hdr-hlg.mov", "hevc-highest", "mov", "yuv420p10le")])
+    func aTranscodesVerificationDecodesNothingOfItsOutput(fixture: String, preset: String, ext: String, format: String) throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("out.\(ext)").path
+        let watch = DecodeWatch()
+        let completed = try DecodeWatch.$current.withValue(watch) {
+            try TestSupport.export(TestSupport.fixture(fixture), to: out, preset: preset)
+        }
+        #expect(completed.route == .transcode)
+        #expect(watch.streamInfoReads.allSatisfy { !$0.contains(dir.lastPathComponent) }, "\(watch.streamInfoReads)")
+        let check = completed.verification?.checks.first { $0.name == "stream #0 video pixel format" }
+        #expect(check?.measured == format && check?.outcome == .passed, "\(String(describing: check))")
+        // The oracle: ffprobe decodes the file and agrees.
+        #expect(try FFprobe(out).video?.pixelFormat == format)
+    }
+
 }

@@ -424,7 +424,6 @@ package final class Transcoder {
     private func verify(delivered: [DeliveredStream], damaged: Bool, inputEnd: [Double?]) throws -> Verification {
         guard let target else { return Verification(checks: []) }
         let began = DispatchTime.now().uptimeNanoseconds
-        let transcodesVideo = plan.streams.contains { if case .transcodeVideo = $0.action { return true }; return false }
         // What the plan can expect of each stream is at most what the input's packets held: a header that declares
         // a few milliseconds more than its data (a WAV's data size, a track's padding) is not the output's fault.
         // (Data that ends well before is a truncation, refused before this.)
@@ -439,10 +438,11 @@ package final class Transcoder {
             let facts = try target.withReadablePath { try OutputInspector.facts(path: $0, cancel: cancel, decodeFirstFrames: decoding) }
             return OutputVerifier.verify(plan: expected, source: info, facts: facts, delivered: delivered, tags: tags, damaged: damaged)
         }
-        // The header alone first (cheap); what it cannot tell for sure (a copied MP3's channel count is only in its
-        // frames) is read again the way FFmpeg reads any input, decoding a first frame, before anything fails.
-        var verification = try check(decoding: transcodesVideo)
-        if !verification.passed && !transcodesVideo { verification = try check(decoding: true) }
+        // The header alone first (cheap; a transcoded video's pixel format from its parsed sequence header); what it
+        // cannot tell for sure (a copied MP3's channel count is only in its frames) is read again the way FFmpeg
+        // reads any input, decoding a first frame, before anything fails.
+        var verification = try check(decoding: false)
+        if !verification.passed { verification = try check(decoding: true) }
         verification.seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
         if !verification.passed {
             throw ExportError.verificationFailed(path: target.finalPath, checks: verification.failureSummary)

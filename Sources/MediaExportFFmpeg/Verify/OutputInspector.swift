@@ -8,13 +8,18 @@ import MediaExportCore
 package enum OutputInspector {
     /// The facts of the file at `path` (a temporary file read through `/proc/self/fd`, or a plain path).
     /// `scanPackets: false` reads the header only (a byte copy's streams: the bytes are checked by their hash).
-    /// `decodeFirstFrames: false` reads the header alone: enough for everything but a transcoded video's pixel
-    /// format, which only decoding a first frame tells (the cost of a passthrough's check was 5-16 % of its time).
+    /// `decodeFirstFrames: false` reads the header alone, and a video's pixel format that the header does not say
+    /// (H.264 and HEVC carry theirs in the bitstream's sequence header) from the codec's parser over the stream's
+    /// first packet: no decoding. Decoding a first frame of each stream (`avformat_find_stream_info`) cost a
+    /// passthrough's check 5-16 % of its time, and a 1080p transcode's as much as a frame of its source.
     package static func facts(path: String, cancel: CancelToken?, scanPackets: Bool = true, decodeFirstFrames: Bool = true) throws -> OutputFacts {
         let demuxer = try Demuxer(path: path, cancel: cancel, streamInfo: decodeFirstFrames)
         let ctx = demuxer.context
         let formatName = String(cString: ctx.pointee.iformat.pointee.name)
         var streams = demuxer.streams.map(describe)
+        var unparsed = Set(streams.indices.filter {
+            !decodeFirstFrames && scanPackets && streams[$0].kind == .video && streams[$0].pixelFormat == nil && !streams[$0].isAttachedPicture
+        })
         let quickTime = formatName.hasPrefix("mov,")
         var needsScan = false
         for (i, stream) in demuxer.streams.enumerated() {
@@ -38,7 +43,23 @@ package enum OutputInspector {
                 needsScan = true
             }
         }
-        if needsScan && scanPackets { try scan(demuxer, into: &streams) }
+        if needsScan && scanPackets {
+            var parsed: [Int: String] = [:]
+            try scan(demuxer, into: &streams) { i, packet in
+                if unparsed.remove(i) != nil { parsed[i] = parsedPixelFormat(demuxer.streams[i], packet) }
+            }
+            for (i, format) in parsed { streams[i].pixelFormat = format }
+        } else if !unparsed.isEmpty {
+            // The index said the rest: read only as far as each such stream's first packet (the file was just written).
+            let packet = Packet()
+            var budget = 1024
+            while !unparsed.isEmpty, budget > 0, case .packet = try demuxer.read(into: packet) {
+                budget -= 1
+                let i = Int(packet.pointer.pointee.stream_index)
+                if unparsed.remove(i) != nil { streams[i].pixelFormat = parsedPixelFormat(demuxer.streams[i], packet.pointer) }
+                packet.unref()
+            }
+        }
         // MP4/MOV/M4A chapters come with a QuickTime chapter track: the mov demuxer reads it into the chapters and
         // discards it (a data stream, `bin_data`). It is no stream of the plan's.
         if quickTime {
@@ -69,8 +90,29 @@ package enum OutputInspector {
         return s
     }
 
+    /// The pixel format the sequence header in `packet` declares, from the codec's parser (H.264, HEVC: the
+    /// chroma format and bit depth of the SPS the picture refers to, with the stream's extradata); nil when the
+    /// parser does not say (the verification then reads the file again, decoding).
+    static func parsedPixelFormat(_ stream: UnsafeMutablePointer<AVStream>, _ packet: UnsafeMutablePointer<AVPacket>) -> String? {
+        let par = stream.pointee.codecpar
+        guard let parser = av_parser_init(Int32(bitPattern: par!.pointee.codec_id.rawValue)) else { return nil }
+        defer { av_parser_close(parser) }
+        var context = avcodec_alloc_context3(nil)
+        defer { avcodec_free_context(&context) }
+        guard let context, avcodec_parameters_to_context(context, par) >= 0 else { return nil }
+        parser.pointee.flags |= PARSER_FLAG_COMPLETE_FRAMES
+        var data: UnsafeMutablePointer<UInt8>? = nil
+        var size: Int32 = 0
+        let p = packet.pointee
+        _ = av_parser_parse2(parser, context, &data, &size, p.data, p.size, p.pts, p.dts, p.pos)
+        let format = parser.pointee.format
+        return format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: format)) : nil
+    }
+
     /// Counts packets per stream, checks their decode times increase, and measures durations a header lacks.
-    static func scan(_ demuxer: Demuxer, into streams: inout [OutputFacts.Stream]) throws {
+    /// `firstPacket` sees each stream's first packet.
+    static func scan(_ demuxer: Demuxer, into streams: inout [OutputFacts.Stream],
+                     firstPacket: (Int, UnsafeMutablePointer<AVPacket>) -> Void = { _, _ in }) throws {
         let n = streams.count
         var count = [Int](repeating: 0, count: n)
         var lastDTS = [Int64](repeating: Int64.min, count: n)
@@ -83,6 +125,7 @@ package enum OutputInspector {
             let i = Int(p.stream_index)
             defer { packet.unref() }
             guard i >= 0 && i < n else { continue }
+            if count[i] == 0 { firstPacket(i, packet.pointer) }
             count[i] += 1
             if p.dts != AVCode.noPTS {
                 if p.dts <= lastDTS[i] { increasing[i] = false }
