@@ -48,10 +48,15 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     private(set) var isDone = false
     let outputStream: UnsafeMutablePointer<AVStream>
     let encoder: StreamEncoder
-    /// The decoder, called on this thread; nil when it runs on a thread of its own (`threaded`).
-    let decoder: StreamDecoder?
-    /// The decoder on a thread of its own (`pipelined`); nil: `decoder`.
-    private let threaded: DecodeThread?
+    /// Where the decoder runs: called on this thread, or on a thread of its own (`pipelined`: `DecodeThread`).
+    enum Decoding {
+        case inline(StreamDecoder)
+        case threaded(DecodeThread)
+
+        /// The decoder when it is called on the stage's thread.
+        var inlineDecoder: StreamDecoder? { if case .inline(let decoder) = self { decoder } else { nil } }
+    }
+    let decoding: Decoding
     /// The input clock's reading for the frame being placed (a threaded decoder's frame carries its packet's).
     private var frameClock: InputClock.Reading?
     /// Threads of the decoder, encoder and filter graph (`ExportPlan.threads`; 0: FFmpeg's automatic count).
@@ -104,8 +109,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         self.plan = plan
         let width = Int32(plan.width), height = Int32(plan.height), settings = plan.settings
         let decoder = try StreamDecoder(stream: stream, path: path, strict: strict, threads: self.threads)
-        self.decoder = pipelined ? nil : decoder
-        threaded = pipelined ? DecodeThread(decoder: decoder) : nil
+        decoding = pipelined ? .threaded(DecodeThread(decoder: decoder)) : .inline(decoder)
         self.path = muxer.path
         let inTimeBase = stream.pointee.time_base
         self.inTimeBase = inTimeBase
@@ -176,11 +180,12 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     func send(_ packet: Packet) throws -> StageTally {
         guard !isDone else { return .none }
         decoderIdle = false
-        if let threaded {
-            threaded.send(packet, clock: inputClock?.reading)
+        switch decoding {
+        case .inline(let decoder): return try decoder.sendSkippingDamage(packet)
+        case .threaded(let thread):
+            thread.send(packet, clock: inputClock?.reading)
             return .none
         }
-        return try decoder?.sendSkippingDamage(packet) ?? .none
     }
 
     func sendEndOfStream() throws -> StageTally {
@@ -193,11 +198,12 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         }
         decoderIdle = false
         phase = .drainingDecoder
-        if let threaded {
-            threaded.sendEndOfStream(clock: inputClock?.reading)
+        switch decoding {
+        case .inline(let decoder): return try decoder.sendSkippingDamage(nil)
+        case .threaded(let thread):
+            thread.sendEndOfStream(clock: inputClock?.reading)
             return .none
         }
-        return try decoder?.sendSkippingDamage(nil) ?? .none
     }
 
     func receive() throws -> StageOutput {
@@ -249,8 +255,9 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
                     continue
                 }
                 let decoded: Frame
-                if let threaded {
-                    switch try threaded.receive() {
+                switch decoding {
+                case .threaded(let thread):
+                    switch try thread.receive() {
                     case .frame(let f, let clock):
                         decoded = f
                         frameClock = clock
@@ -261,8 +268,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
                         // Frames of later packets may follow: the thread has stopped for this packet already.
                         return .tally(.oneDamaged)
                     }
-                } else {
-                    switch try decoder?.receiveSkippingDamage(into: frame) ?? .noFrame {
+                case .inline(let decoder):
+                    switch try decoder.receiveSkippingDamage(into: frame) {
                     case .frame:
                         decoded = frame
                         frameClock = inputClock?.reading
