@@ -257,7 +257,6 @@ public final class ExportSession: Sendable {
         }
         var plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: route, container: container,
                                           edits: edits, range: request.timeRange, tracks: request.tracks)
-        plan.threads = request.threads
         if !plan.isPossible { throw RouteSkipped(plan: plan, path: source.info.path) }
         let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags())
         var notes = plan.notes
@@ -269,7 +268,8 @@ public final class ExportSession: Sendable {
         // A CRF encode's video rate, measured on a few samples: the most a size limit's rate needs, and the estimate
         // when asked for (`SizeEstimation.samples`). Otherwise none: the samples cost more than the estimate is worth.
         let sampled = limit != nil && route == .transcode || request.estimate == .samples
-            ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: token, activity: { watchdog.touch() }) : nil
+            ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: token, threads: request.threads,
+                                      activity: { watchdog.touch() }) : nil
         if token.isSet { throw ExportError.cancelled }
         var budget: OutputSize.Budget?
         var sizeNote: String?
@@ -365,8 +365,6 @@ public final class ExportSession: Sendable {
     /// unchanged and, under a size limit, the file's size (`OverSizeLimit`).
     private func encode(plan: ExportPlan, source: ProbedSource, target: OutputTarget, tags: [String: String], route: ExportRoute, run: Run,
                         limit: Int64?, reporter: (Double, Double, @escaping () -> Int64?) -> (Double, Int, Bool) -> Void) throws -> Transcoder.Outcome {
-        var plan = plan
-        plan.threads = request.threads  // a plan made again for a size limit has none of its own
         let twoPass = plan.streams.contains { if case .transcodeVideo(let v) = $0.action { return v.settings.twoPass }; return false }
         let pipelined = request.pipeline.isOn(cores: Cores.available)
         var log: PassLog?
@@ -383,7 +381,7 @@ public final class ExportSession: Sendable {
             // Its encoder and decoder are freed before the second pass starts (a lookahead is most of an export's memory).
             func firstPass() throws {
                 let pass1 = try Transcoder(source: source, plan: first, target: nil, cancel: token, errors: request.errors, tags: tags,
-                                           pass: .first(log: passLog.file), pipelined: pipelined)
+                                           pass: .first(log: passLog.file), pipelined: pipelined, threads: request.threads)
                 // x264's fast first pass takes about a third of the second's time.
                 _ = try pass1.run(progress: reporter(0, 0.3, { nil }))
             }
@@ -391,7 +389,7 @@ public final class ExportSession: Sendable {
             base = 0.3
         }
         let transcoder = try Transcoder(source: source, plan: plan, target: target, cancel: token, errors: request.errors, tags: tags,
-                                        pass: log.map { .second(log: $0.file) }, pipelined: pipelined)
+                                        pass: log.map { .second(log: $0.file) }, pipelined: pipelined, threads: request.threads)
         transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? debugStallAtOutputTime : nil
         transcoder.debugLoseStreamKind = route == .transcode ? debugLoseStreamKind : nil
         var checkedSize: Int64?

@@ -28,9 +28,6 @@ public struct ExportPlan: Sendable, Equatable {
     /// The kept streams' input indices in the order the output holds them; nil: the input's order. An
     /// `--audio-language` list puts the audio streams in its own order (the other streams keep their places).
     public var outputOrder: [Int]?
-    /// Threads each decoder, encoder and filter graph of the run may use (the request's `threads`); nil: FFmpeg's
-    /// automatic count. Not a decision about the media: the same plan with other threads gives the same streams.
-    public var threads: Int?
 
     /// The kept streams, in the order the output holds them.
     public var keptInOutputOrder: [StreamDecision] {

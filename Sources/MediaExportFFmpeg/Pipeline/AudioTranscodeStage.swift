@@ -31,7 +31,7 @@ final class AudioTranscodeStage: StreamStage {
     private var inputPosition: Double?
     private let tempoOut = Frame()
 
-    /// `threads`: the decoder's and encoder's (`ExportPlan.threads`; nil: FFmpeg's automatic count).
+    /// `threads`: the decoder's and encoder's (`ExportRequest.threads`; nil: FFmpeg's automatic count).
     init(input stream: UnsafeMutablePointer<AVStream>, plan: AudioPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String,
          threads: Int? = nil) throws {
         inputIndex = stream.pointee.index

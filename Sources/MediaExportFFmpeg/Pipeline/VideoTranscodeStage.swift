@@ -59,7 +59,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     let decoding: Decoding
     /// The input clock's reading for the frame being placed (a threaded decoder's frame carries its packet's).
     private var frameClock: InputClock.Reading?
-    /// Threads of the decoder, encoder and filter graph (`ExportPlan.threads`; 0: FFmpeg's automatic count).
+    /// Threads of the decoder, encoder and filter graph (`ExportRequest.threads`; 0: FFmpeg's automatic count).
     private let threads: Int32
     private let scaler: VideoScaler
     private let path: String
