@@ -116,8 +116,9 @@ package final class Transcoder {
     package var debugStallAtOutputTime: Double?
     /// Test hook: packets of streams of this kind are not written (a broken output the verifier must catch).
     package var debugLoseStreamKind: SourceStream.Kind?
-    /// The container tags the output gets (see `OutputTags`).
+    /// Threads each decoder, encoder and filter graph may use (`ExportRequest.threads`); nil: FFmpeg's automatic count.
     private let threads: Int?
+    /// The container tags the output gets (see `OutputTags`).
     private let tags: [String: String]
     private let info: SourceInfo
 
