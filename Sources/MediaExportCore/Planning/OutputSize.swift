@@ -58,7 +58,7 @@ public enum OutputSize {
             switch decision.action {
             case .transcodeVideo(let v):
                 frameRate = Self.outputRate(v, source: stream)
-                bits += (measured ?? configuredVideoBitrate(v, frameRate: frameRate)) * seconds
+                bits += (measured ?? configuredVideoRate(v, frameRate: frameRate).bitsPerSecond) * seconds
             case .transcodeAudio(let a):
                 audioStreams += 1
                 bits += Double(a.settings.bitrate) * seconds
@@ -87,12 +87,14 @@ public enum OutputSize {
         return min(source?.frameRate ?? cap, cap)
     }
 
-    /// The video bit rate a preset asks for without measuring: its average, else its cap, else a guess from the CRF
-    /// (bits per pixel, as the batch has guessed so far).
-    static func configuredVideoBitrate(_ v: VideoPlan, frameRate: Double?) -> Double {
-        if let b = v.settings.bitrate { return Double(b) }
+    /// The video bit rate a preset asks for without measuring, and how it is known: its average (`rates`), else its
+    /// cap when that binds below the guess (`rates`: an upper bound a VBV encode stays under), else a guess from the
+    /// CRF (`guess`: bits per pixel, as the batch has guessed so far).
+    static func configuredVideoRate(_ v: VideoPlan, frameRate: Double?) -> (bitsPerSecond: Double, method: EstimateMethod) {
+        if let b = v.settings.bitrate { return (Double(b), .rates) }
         let guess = guessedVideoBitrate(v, frameRate: frameRate)
-        return v.settings.maxBitrate.map { min(Double($0), guess) } ?? guess
+        if let cap = v.settings.maxBitrate, Double(cap) <= guess { return (Double(cap), .rates) }
+        return (guess, .guess)
     }
 
     /// A CRF video's bit rate guessed from its picture size and frame rate (`guessedBitsPerPixel`; 30 fps unknown).
@@ -107,11 +109,8 @@ public enum OutputSize {
         for decision in plan.streams {
             guard case .transcodeVideo(let v) = decision.action else { continue }
             if measured != nil { return .samples }
-            if v.settings.bitrate != nil { return .rates }
-            // A cap that binds below the guess: the cap is the figure (an upper bound a VBV encode stays under).
             let stream = decision.index < source.streams.count ? source.streams[decision.index] : nil
-            if let cap = v.settings.maxBitrate, Double(cap) <= guessedVideoBitrate(v, frameRate: outputRate(v, source: stream)) { return .rates }
-            return .guess
+            return configuredVideoRate(v, frameRate: outputRate(v, source: stream)).method
         }
         return .rates
     }
