@@ -28,7 +28,7 @@ final class Demuxer {
         opened = attributes
         // Every stored property is set, so a throw from here on runs deinit, which closes the input (exactly once).
         if streamInfo { DecodeWatch.noteStreamInfo(path) }
-        let infoCode: Int32 = streamInfo ? avformat_find_stream_info(context, nil) : 0
+        let infoCode: Int32 = streamInfo ? StreamInfoReader.read(context) : 0
         // A stream still without its parameters (an AC-3 track whose first frame comes late in a camcorder's
         // MPEG-TS: "sample rate unknown") would be dropped: look further into the file before giving up on it,
         // as `-analyzeduration`/`-probesize` do for the ffmpeg CLI. Only such files pay for it. The stream
@@ -37,7 +37,7 @@ final class Demuxer {
             deep.pointee.probesize = Demuxer.deepProbeBytes
             deep.pointee.max_analyze_duration = Demuxer.deepProbeSeconds * Int64(AV_TIME_BASE)
             DecodeWatch.noteStreamInfo(path)
-            let deepCode = avformat_find_stream_info(deep, nil)
+            let deepCode = StreamInfoReader.read(deep)
             if deepCode >= 0 && Demuxer.sameFile(attributes, deepAttributes) {
                 var old: UnsafeMutablePointer<AVFormatContext>? = context
                 cff_input_close(&old)
