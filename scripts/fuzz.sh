@@ -110,11 +110,20 @@ seed_probe() {
     printf 'ffconcat version 1.0\nfile /etc/hostname\n' > "$dir/hostile-concat.mp4"
     printf 'v=0\no=- 0 0 IN IP4 127.0.0.1\ns=x\nc=IN IP4 127.0.0.1\nm=video 5004 RTP/AVP 96\n' > "$dir/hostile.sdp"
     printf '<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011"><Period><AdaptationSet><Representation><BaseURL>file:///etc/hostname</BaseURL></Representation></AdaptationSet></Period></MPD>' > "$dir/hostile-dash.mp4"
-    # Tiny generated files, one per common container (a few hundred bytes to a few KB each).
-    [ -e "$dir/gen-tiny.mp4" ] && return 0
     command -v ffmpeg >/dev/null || { echo "ffmpeg not found: only the fixtures seed the probe corpus" >&2; return 0; }
     local v="-f lavfi -i testsrc2=size=32x32:rate=5:duration=0.4" a="-f lavfi -i sine=frequency=440:sample_rate=8000:duration=0.4"
     local ff="ffmpeg -nostdin -hide_banner -loglevel error -y"
+    # H.264 in MOV/MP4 whose stream information is read from the SPS (StreamInfoReader): a VUI with every field the
+    # reader takes, 4:2:2 10-bit, 4:4:4 with scaling matrices, interlaced.
+    if [ ! -e "$dir/gen-h264-vui.mp4" ]; then
+        $ff $v -c:v libx264 -preset ultrafast -pix_fmt yuv420p -color_primaries bt709 -color_trc bt709 -colorspace bt709 \
+            -bsf:v h264_metadata=sample_aspect_ratio=40/33:chroma_sample_loc_type=2:video_full_range_flag=1 "$dir/gen-h264-vui.mp4" || true
+        $ff $v -c:v libx264 -preset ultrafast -pix_fmt yuv422p10le "$dir/gen-h264-422p10.mov" || true
+        $ff $v -c:v libx264 -preset ultrafast -pix_fmt yuv444p -x264-params cqm=jvt "$dir/gen-h264-444-cqm.mov" || true
+        $ff $v -c:v libx264 -preset ultrafast -pix_fmt yuv420p -flags +ildct+ilme "$dir/gen-h264-interlaced.mov" || true
+    fi
+    # Tiny generated files, one per common container (a few hundred bytes to a few KB each).
+    [ -e "$dir/gen-tiny.mp4" ] && return 0
     $ff $v $a -c:v libx264 -preset ultrafast -c:a aac -b:a 16k -shortest "$dir/gen-tiny.mp4" || true
     $ff $v $a -c:v libx264 -preset ultrafast -c:a aac -b:a 16k -movflags frag_keyframe+empty_moov "$dir/gen-frag.mp4" || true
     $ff $v $a -c:v mpeg4 -c:a pcm_s16le -metadata:s:v:0 rotate=90 -metadata creation_time=2024-01-02T03:04:05Z \

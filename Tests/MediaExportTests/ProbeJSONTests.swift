@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MediaExport
 @testable import MediaExportCore
 @testable import MediaExportFFmpeg
 
@@ -151,6 +152,21 @@ import Testing
             + ["IMG_0001.MOV", "IMG_0002.MOV", "IMG_E0002.MOV"].map { "assets/" + $0 })
     func fixtureMatchesFFprobe(_ name: String) throws {
         try Self.compare(TestSupport.fixture(name))
+    }
+
+    /// The library's probe (`MediaFileProbe`) is the tool's, and refuses what the tool refuses.
+    @Test func libraryProbeIsTheTools() throws {
+        let path = TestSupport.fixture("hdr-hlg.mov")
+        #expect(try MediaFileProbe.probe(path: path) == MediaProbe.probe(path: path))
+        #expect(MediaFileProbe.isAllowedContainer("mov,mp4,m4a,3gp,3g2,mj2") && !MediaFileProbe.isAllowedContainer("hls"))
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let list = dir.appendingPathComponent("list.mp4").path
+        try "ffconcat version 1.0\nfile /etc/hostname\n".write(toFile: list, atomically: true, encoding: .utf8)
+        #expect { try MediaFileProbe.probe(path: list) } throws: { error in
+            guard let e = error as? ExportError, case .notMedia = e else { return false }
+            return true
+        }
     }
 
     /// A value written before the ffprobe keys existed still decodes (they are optional).

@@ -1,5 +1,5 @@
-// libFuzzer target: arbitrary bytes as a media file for MediaProbe.probe (libavformat open + find_stream_info).
-// Throwing is fine; a crash, a hang (libFuzzer -timeout) or a leak is a finding. MediaProbe opens through the
+// libFuzzer target: arbitrary bytes as a media file for MediaFileProbe.probe (libavformat open + find_stream_info).
+// Throwing is fine; a crash, a hang (libFuzzer -timeout) or a leak is a finding. The probe opens through the
 // library's one guarded path (cff_input_open: the file by descriptor, a demuxer whitelist, every nested open
 // refused), so this also checks the guard: an input that opens must have been read by an allowed demuxer.
 import CFuzzerDriver
@@ -21,9 +21,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     close(fd)
     do {
-        let info = try MediaProbe.probe(path: inputPath)
+        let info = try MediaFileProbe.probe(path: inputPath)
         // The whitelist is what keeps playlists and lists (hls, concat, image2 ...) from opening what they name.
-        if !InputFormats.isAllowed(info.container) {
+        if !MediaFileProbe.isAllowedContainer(info.container) {
             fatalError("opened by a demuxer that is not on the whitelist: \(info.container)")
         }
         // Encode the result as the CLI's `probe --json` would: every field must be representable

@@ -10,9 +10,9 @@ import MediaExportCore
 /// report (pixel format, bit depth, colour description, chroma siting, sample aspect ratio) is in the sequence
 /// parameter set of the `avcC` record.
 ///
-/// So, for an H.264 stream of a MOV/MP4 whose single SPS parses and agrees with the sample description's size,
-/// those fields are set from the SPS as FFmpeg 5.1's decoder sets them (`h264_slice.c`, `get_pixel_format`), and
-/// the stream's probe decoder is refused (a `codec_whitelist` of none, its error shifted out of every log level).
+/// So, for an H.264 stream (`avc1`) of a MOV/MP4 whose single SPS parses and agrees with the sample description's
+/// size, those fields are set from the SPS as FFmpeg 5.1's decoder sets them (`h264_slice.c`, `get_pixel_format`),
+/// and the stream's probe decoder is refused (a `codec_whitelist` of none, its error shifted out of every level).
 /// Any other stream, or any doubt, is decoded as before. Matroska, MPEG-TS, AVI and FLV keep the decode: their
 /// decoding times are derived with that delay.
 enum StreamInfoReader {
@@ -36,7 +36,9 @@ enum StreamInfoReader {
         guard let name = context.pointee.iformat?.pointee.name, String(cString: name) == "mov,mp4,m4a,3gp,3g2,mj2" else { return [] }
         var prepared: [Int] = []
         for i in 0..<Int(context.pointee.nb_streams) {
+            // `avc1` only: its parameter sets are the sample entry's (`avc3` may change them in the stream).
             guard let par = context.pointee.streams[i]?.pointee.codecpar, par.pointee.codec_id == AV_CODEC_ID_H264,
+                  par.pointee.codec_tag == cff_mktag(0x61, 0x76, 0x63, 0x31),
                   par.pointee.extradata_size > 0, let extradata = par.pointee.extradata,
                   let header = decoderFields(extradata: Array(UnsafeBufferPointer(start: extradata, count: Int(par.pointee.extradata_size))), par.pointee)
             else { continue }

@@ -1,0 +1,14 @@
+import MediaExportCore
+import MediaExportFFmpeg
+
+/// Reads what a media file holds, as `mediaexport probe` does: the container, each stream (codec, picture size,
+/// frame rate, colour and HDR kind, channels, language, duration), tags and chapters, with ffprobe's names beside
+/// ours. The file is opened read-only through the same guarded path as an export's input: regular files only, a
+/// demuxer on the input whitelist, and no other file opened on its behalf (playlists and lists are refused).
+public enum MediaFileProbe {
+    /// Probes the file at `path`. Throws `ExportError` (`inputUnreadable`, `notMedia`, ...).
+    public static func probe(path: String) throws -> MediaInfo { try MediaProbe.probe(path: path) }
+
+    /// Whether `container` (libavformat's name, `MediaInfo.container`) is a demuxer inputs may be opened with.
+    public static func isAllowedContainer(_ container: String) -> Bool { InputFormats.isAllowed(container) }
+}
