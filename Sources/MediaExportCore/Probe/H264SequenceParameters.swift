@@ -122,7 +122,8 @@ public struct H264SequenceParameters: Equatable, Sendable {
         case 2: break
         default: return nil
         }
-        guard r.ue() != nil, r.flag() != nil, let widthMBs = r.ue(), let heightUnits = r.ue(),
+        // max_num_ref_frames above 16 is an SPS FFmpeg's decoder refuses: leave such a stream to it.
+        guard let references = r.ue(), references <= 16, r.flag() != nil, let widthMBs = r.ue(), let heightUnits = r.ue(),
               widthMBs < 1024, heightUnits < 1024, let frameMBsOnly = r.flag() else { return nil }
         interlaced = !frameMBsOnly
         if !frameMBsOnly { guard r.flag() != nil else { return nil } }
@@ -157,6 +158,8 @@ public struct H264SequenceParameters: Equatable, Sendable {
                 sampleAspectRatio = (w, h)
             } else if idc >= 1 && idc <= 16 {
                 sampleAspectRatio = Self.aspectRatios[idc - 1]
+            } else if idc != 0 {
+                return nil   // reserved: FFmpeg's decoder refuses the SPS ("illegal aspect ratio")
             }
         }
         guard let overscan = r.flag() else { return nil }
