@@ -18,22 +18,25 @@ public struct H264SequenceParameters: Equatable, Sendable {
     /// `frame_mbs_only_flag` false: the stream may code fields.
     public var interlaced: Bool
     /// The sample aspect ratio the VUI gives (`aspect_ratio_idc` 1-16, or 255 with its own numbers); nil without one.
-    public var sampleAspectRatio: (num: Int, den: Int)?
+    public var sampleAspectRatio: Ratio?
     /// `video_full_range_flag`, when the VUI has a video signal type.
     public var fullRange: Bool?
-    /// `colour_primaries`, `transfer_characteristics`, `matrix_coefficients` (H.273 code points), when described.
-    public var colour: (primaries: Int, transfer: Int, matrix: Int)?
+    /// The colour description, when the VUI has one.
+    public var colour: Colour?
     /// `chroma_sample_loc_type_top_field`, when the VUI has one.
     public var chromaSampleLocation: Int?
 
-    public static func == (a: Self, b: Self) -> Bool {
-        a.profile == b.profile && a.level == b.level && a.chromaFormat == b.chromaFormat
-            && a.separateColourPlanes == b.separateColourPlanes && a.bitDepthLuma == b.bitDepthLuma
-            && a.bitDepthChroma == b.bitDepthChroma && a.width == b.width && a.height == b.height
-            && a.interlaced == b.interlaced && a.sampleAspectRatio?.num == b.sampleAspectRatio?.num
-            && a.sampleAspectRatio?.den == b.sampleAspectRatio?.den && a.fullRange == b.fullRange
-            && a.colour?.primaries == b.colour?.primaries && a.colour?.transfer == b.colour?.transfer
-            && a.colour?.matrix == b.colour?.matrix && a.chromaSampleLocation == b.chromaSampleLocation
+    /// A sample aspect ratio, as the SPS writes it (not reduced).
+    public struct Ratio: Equatable, Sendable {
+        public var num: Int
+        public var den: Int
+    }
+
+    /// `colour_primaries`, `transfer_characteristics`, `matrix_coefficients`: H.273 code points.
+    public struct Colour: Equatable, Sendable {
+        public var primaries: Int
+        public var transfer: Int
+        public var matrix: Int
     }
 
     /// The sequence parameter sets of an `avcC` record (ISO/IEC 14496-15 5.3.3.1), or of Annex B extradata (start
@@ -155,7 +158,7 @@ public struct H264SequenceParameters: Equatable, Sendable {
             guard let idc = r.bits(8) else { return nil }
             if idc == 255 {
                 guard let w = r.bits(16), let h = r.bits(16) else { return nil }
-                sampleAspectRatio = (w, h)
+                sampleAspectRatio = Ratio(num: w, den: h)
             } else if idc >= 1 && idc <= 16 {
                 sampleAspectRatio = Self.aspectRatios[idc - 1]
             } else if idc != 0 {
@@ -170,7 +173,7 @@ public struct H264SequenceParameters: Equatable, Sendable {
             fullRange = full
             if described {
                 guard let p = r.bits(8), let t = r.bits(8), let m = r.bits(8) else { return nil }
-                colour = (p, t, m)
+                colour = Colour(primaries: p, transfer: t, matrix: m)
             }
         }
         guard let chromaLocation = r.flag() else { return nil }
@@ -181,10 +184,10 @@ public struct H264SequenceParameters: Equatable, Sendable {
     }
 
     /// Table E-1, `aspect_ratio_idc` 1 to 16.
-    static let aspectRatios: [(num: Int, den: Int)] = [
+    static let aspectRatios: [Ratio] = [
         (1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11), (32, 11),
         (80, 33), (18, 11), (15, 11), (64, 33), (160, 99), (4, 3), (3, 2), (2, 1),
-    ]
+    ].map { Ratio(num: $0.0, den: $0.1) }
 }
 
 /// Reads an RBSP bit by bit, most significant first; every read is nil past the end.
