@@ -46,6 +46,9 @@ struct Batch: AsyncParsableCommand {
     @Option(help: "Threads for each export's decoders and encoders (default: the cores shared out among the jobs, at least 1).")
     var threads: Int?
 
+    @Flag(help: "Every output byte-identical on any x86-64 CPU and core count (each export's codecs on --threads, default 4). Costs speed.")
+    var deterministic = false
+
     @Option(help: "Write a report: FILE.json or FILE.csv.")
     var report: String?
 
@@ -130,6 +133,7 @@ struct Batch: AsyncParsableCommand {
         options.maxFileSize = sizeLimit.bytes
         options.estimate = sizeLimit.estimate
         options.threads = threads
+        options.deterministic = deterministic
         let runner = BatchRunner(options: options, logger: verbose ? Logger(label: "mediaexport") : MediaExportLogging.silent)
         runner.reportPath = report
         // Notes are never silent: on stderr as they come, --json or not (they are also in batchFinished).

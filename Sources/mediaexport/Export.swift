@@ -72,6 +72,9 @@ struct Export: ParsableCommand {
     @Option(help: "Threads for the decoders and encoders (default: FFmpeg's automatic count, about one a core).")
     var threads: Int?
 
+    @Flag(help: "Byte-identical output on any x86-64 CPU and core count: the libraries' CPU-dependent code fixed, the codecs on --threads (default 4) threads. Costs speed (docs/regress.md).")
+    var deterministic = false
+
     @Flag(help: "Fail (or fall back) on the first corrupt packet instead of skipping it.")
     var strict = false
 
@@ -128,6 +131,7 @@ struct Export: ParsableCommand {
         request.estimate = sizeLimit.estimate
         request.pipeline = pipeline
         request.threads = threads
+        request.deterministic = deterministic
         let session = ExportSession(request: request, logger: Logger(label: "mediaexport"))
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
         let humanOutput = !json && !quiet

@@ -58,7 +58,7 @@ import Testing
         let muxer = try Muxer(discardingFor: .mp4, cancel: CancelToken())
         let timeline = Timeline(origin: plan.timeline.origin, length: nil, slowMotion: nil)
         let stage = try VideoTranscodeStage(input: demuxer.streams[decision.index], plan: video, muxer: muxer, timeline: timeline,
-                                            strict: false, path: source.info.path, threads: 1)
+                                            strict: false, path: source.info.path, codecs: CodecRun(threads: 1))
         #expect(try #require(stage.decoding.inlineDecoder).context.pointee.thread_count == 1)
         #expect(stage.encoder.context.pointee.thread_count == 1)
     }

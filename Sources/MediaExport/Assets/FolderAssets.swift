@@ -114,7 +114,7 @@ struct FolderAssets {
 
         // Sidecars: the file they name in full, else the one asset of their base.
         var byName: [String: [Int]] = [:]  // case-folded name → heads and paired rendered edits
-        for i in heads + Array(ownerOfEdit.keys) { byName[parsed[i].name.lowercased(), default: []].append(i) }
+        for i in heads + ownerOfEdit.keys.sorted() { byName[parsed[i].name.lowercased(), default: []].append(i) }
         for (i, p) in parsed.enumerated() {
             let kind: ResourceKind
             var owner: Int?

@@ -70,6 +70,8 @@ public struct BatchOptions: Codable, Sendable {
     /// Threads each export's decoders and encoders may use (`--threads`); nil: the cores shared out among the jobs
     /// (`threadsPerJob`).
     public var threads: Int?
+    /// Every export byte-identical on any x86-64 CPU and core count (`--deterministic`; `ExportRequest.deterministic`).
+    public var deterministic = false
 
     /// Creates options with the defaults of the `batch` command.
     public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,

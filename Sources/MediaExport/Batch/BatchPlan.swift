@@ -435,7 +435,7 @@ public enum BatchPlanner {
                             hashes: inout [String: String]) throws {
         guard !options.force, let row = database[item.key] else { return }
         let fingerprint = try fingerprintOf(item, hashes: &hashes)
-        let same = row.sourceFingerprint == fingerprint && row.presetHash == presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize)
+        let same = row.sourceFingerprint == fingerprint && row.presetHash == presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize, deterministic: options.deterministic)
             && row.versionRequested == options.version.rawValue
         if same && row.status == "completed" {
             if let out = row.outputPath, let size = fileSize(out), size == row.outputSize {
@@ -454,15 +454,16 @@ public enum BatchPlanner {
 
     /// SHA-256 of the preset's canonical JSON: a changed preset redoes its assets.
     /// What the run's settings make of every file: the preset, with `--max-size` in place of its `maxFileSize`, and a
-    /// track selection other than the default (left out when default, so that the hash of a run without them is
-    /// what it always was).
-    public static func presetHash(_ preset: Preset, tracks: TrackSelection = .all, maxFileSize: Int64? = nil) -> String {
+    /// track selection other than the default, and `--deterministic` (each left out when default, so that the hash of
+    /// a run without them is what it always was).
+    public static func presetHash(_ preset: Preset, tracks: TrackSelection = .all, maxFileSize: Int64? = nil, deterministic: Bool = false) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var effective = preset
         if let maxFileSize { effective.maxFileSize = maxFileSize }
         var data = (try? encoder.encode(effective)) ?? Data()
         if tracks != .all { data += (try? encoder.encode(tracks)) ?? Data() }
+        if deterministic { data += Data("deterministic".utf8) }
         let hasher = SHA256Hasher()
         data.withUnsafeBytes { hasher.update($0) }
         return hasher.finish()

@@ -177,8 +177,10 @@ public final class BatchRunner: Sendable {
             let hashCache = HashCache(hashes)
             for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: FileName.display(items[index].key), status: .waiting)) }
             let jobs = work.enumerated().map { (id: $0.offset + 1, index: $0.element) }
-            // The cores shared out among the exports that run at once (fewer than --jobs when fewer assets need work).
-            let threads = options.threads ?? BatchOptions.threadsPerJob(cores: BatchOptions.availableCores, jobs: min(options.jobs, jobs.count))
+            // The cores shared out among the exports that run at once (fewer than --jobs when fewer assets need work);
+            // a fixed count when the bytes must not depend on the cores.
+            let threads = options.threads ?? (options.deterministic ? ExportRequest.deterministicThreads
+                : BatchOptions.threadsPerJob(cores: BatchOptions.availableCores, jobs: min(options.jobs, jobs.count)))
             let snapshot = rows
             rows = await withTaskGroup(of: (Int, BatchReportRow).self) { group in
                 var collected = snapshot
@@ -237,7 +239,7 @@ public final class BatchRunner: Sendable {
                                  bytesIn: item.sourceBytes, bytesOut: nil, estimatedBytes: item.estimatedBytes, outputSHA256: nil,
                                  error: nil, wallTime: nil)
         var dbRow = ExportDatabase.Row(assetKey: item.key, sources: [], sourceFingerprint: "", presetName: options.preset.name,
-                                       presetHash: BatchPlanner.presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize), versionRequested: options.version.rawValue,
+                                       presetHash: BatchPlanner.presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize, deterministic: options.deterministic), versionRequested: options.version.rawValue,
                                        versionDelivered: nil, action: item.action.rawValue, route: nil, fallbacks: 0, outputPath: item.output,
                                        outputSize: nil, outputSHA256: nil, status: "running", error: nil,
                                        startedAt: began.timeIntervalSince1970, finishedAt: nil, wallTime: nil,
@@ -257,6 +259,7 @@ public final class BatchRunner: Sendable {
             request.maxFileSize = options.maxFileSize
             request.estimate = options.estimate
             request.threads = threads
+            request.deterministic = options.deterministic
             switch item.action {
             case .remux: request.startRoute = .remux
             case .copy: request.startRoute = .copy

@@ -110,6 +110,7 @@ public final class ExportSession: Sendable {
     public func run() throws -> ExportEvent.Completed {
         let began = Date()
         state.withLock { $0.status = .exporting }
+        if request.deterministic { CodecRun.pinCPUPaths() }
         let watchdog = StallWatchdog(timeout: request.errors.stallTimeout, token: token)
         defer { watchdog.stop() }
         do {
@@ -268,7 +269,7 @@ public final class ExportSession: Sendable {
         // A CRF encode's video rate, measured on a few samples: the most a size limit's rate needs, and the estimate
         // when asked for (`SizeEstimation.samples`). Otherwise none: the samples cost more than the estimate is worth.
         let sampled = limit != nil && route == .transcode || request.estimate == .samples
-            ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: token, threads: request.threads,
+            ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: token, codecs: CodecRun(request),
                                       activity: { watchdog.touch() }) : nil
         if token.isSet { throw ExportError.cancelled }
         var budget: OutputSize.Budget?
@@ -381,7 +382,7 @@ public final class ExportSession: Sendable {
             // Its encoder and decoder are freed before the second pass starts (a lookahead is most of an export's memory).
             func firstPass() throws {
                 let pass1 = try Transcoder(source: source, plan: first, target: nil, cancel: token, errors: request.errors, tags: tags,
-                                           pass: .first(log: passLog.file), pipelined: pipelined, threads: request.threads)
+                                           pass: .first(log: passLog.file), pipelined: pipelined, codecs: CodecRun(request))
                 // x264's fast first pass takes about a third of the second's time.
                 _ = try pass1.run(progress: reporter(0, 0.3, { nil }))
             }
@@ -389,7 +390,7 @@ public final class ExportSession: Sendable {
             base = 0.3
         }
         let transcoder = try Transcoder(source: source, plan: plan, target: target, cancel: token, errors: request.errors, tags: tags,
-                                        pass: log.map { .second(log: $0.file) }, pipelined: pipelined, threads: request.threads)
+                                        pass: log.map { .second(log: $0.file) }, pipelined: pipelined, codecs: CodecRun(request))
         transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? debugStallAtOutputTime : nil
         transcoder.debugLoseStreamKind = route == .transcode ? debugLoseStreamKind : nil
         var checkedSize: Int64?

@@ -87,6 +87,17 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     /// Threads each decoder and encoder of the export may use (`--threads`); nil: FFmpeg's automatic count (about
     /// one a core, x264 1.5 a core). A batch running several exports at once gives each its share of the cores.
     public var threads: Int?
+    /// Byte-identical outputs on any x86-64 CPU and core count (`--deterministic`): the libraries' CPU-dependent code
+    /// paths are pinned for the rest of the process, and the codecs run on `threads`, else `deterministicThreads`,
+    /// whatever the cores (docs/regress.md, "Reproducible outputs").
+    public var deterministic = false
+    /// The encoders' thread count under `deterministic` when `threads` is not given: a fixed number, since x264's and
+    /// x265's bitstreams depend on it.
+    public static let deterministicThreads = 4
+
+    /// The threads each decoder and encoder runs on: `threads`, else a fixed count when `deterministic`, else nil
+    /// (FFmpeg's automatic count).
+    public var codecThreads: Int? { threads ?? (deterministic ? Self.deterministicThreads : nil) }
 
     /// The size limit that applies: the request's, else the preset's.
     public var sizeLimit: Int64? { maxFileSize ?? preset.maxFileSize }
@@ -103,7 +114,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, startRoute, tracks
-        case maxFileSize, estimate, pipeline, threads
+        case maxFileSize, estimate, pipeline, threads, deterministic
     }
 
     public init(from decoder: Decoder) throws {
@@ -125,6 +136,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         estimate = try c.decodeIfPresent(SizeEstimation.self, forKey: .estimate) ?? .plain
         pipeline = try c.decodeIfPresent(PipelineMode.self, forKey: .pipeline) ?? .auto
         threads = try c.decodeIfPresent(Int.self, forKey: .threads)
+        deterministic = try c.decodeIfPresent(Bool.self, forKey: .deterministic) ?? false
     }
 
     /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the

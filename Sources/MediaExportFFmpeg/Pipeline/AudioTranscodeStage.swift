@@ -31,14 +31,14 @@ final class AudioTranscodeStage: StreamStage {
     private var inputPosition: Double?
     private let tempoOut = Frame()
 
-    /// `threads`: the decoder's and encoder's (`ExportRequest.threads`; nil: FFmpeg's automatic count).
+    /// `codecs`: how the decoder and encoder run (`CodecRun`).
     init(input stream: UnsafeMutablePointer<AVStream>, plan: AudioPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String,
-         threads: Int? = nil) throws {
+         codecs: CodecRun = CodecRun()) throws {
         inputIndex = stream.pointee.index
         self.path = path
         self.gain = Float(plan.gain)
         let channels = Int32(plan.channels), settings = plan.settings
-        decoder = try StreamDecoder(stream: stream, path: path, strict: strict, threads: Int32(clamping: threads ?? 0))
+        decoder = try StreamDecoder(stream: stream, path: path, strict: strict, codecs: codecs)
         self.timeline = timeline
         inTimeBase = stream.pointee.time_base
         encoder = try StreamEncoder(encoderName: "aac", path: muxer.path)
@@ -48,7 +48,7 @@ final class AudioTranscodeStage: StreamStage {
         cff_default_layout(&enc.pointee.ch_layout, channels)
         enc.pointee.bit_rate = Int64(settings.bitrate)
         enc.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
-        enc.pointee.thread_count = Int32(clamping: threads ?? 0)
+        enc.pointee.thread_count = codecs.count
         if muxer.needsGlobalHeader { enc.pointee.flags |= cff_codec_flag_global_header() }
         try encoder.open([])
         resampler = try AudioResampler(encoder: enc, startSeconds: 0, endSeconds: timeline.outputLength, path: path)

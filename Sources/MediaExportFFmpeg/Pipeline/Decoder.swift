@@ -7,9 +7,9 @@ final class StreamDecoder {
     let path: String
     let streamIndex: Int32
 
-    /// Opens a decoder for `stream`, with FFmpeg's automatic thread count as the ffmpeg CLI uses.
+    /// Opens a decoder for `stream`, on `codecs.threads` (default: FFmpeg's automatic count, as the ffmpeg CLI uses).
     /// `strict` makes the decoder report every bitstream error instead of concealing it.
-    init(stream: UnsafeMutablePointer<AVStream>, path: String, strict: Bool = false, threads: Int32 = 0) throws {
+    init(stream: UnsafeMutablePointer<AVStream>, path: String, strict: Bool = false, codecs: CodecRun = CodecRun()) throws {
         self.path = path
         streamIndex = stream.pointee.index
         let params = stream.pointee.codecpar!
@@ -22,7 +22,10 @@ final class StreamDecoder {
         context = ctx
         try check(avcodec_parameters_to_context(ctx, params), .decode, path, "decoder parameters")
         ctx.pointee.pkt_timebase = stream.pointee.time_base
-        ctx.pointee.thread_count = threads
+        ctx.pointee.thread_count = codecs.count
+        // Frame threads conceal a damaged picture from whichever neighbour is decoded by then: slices only when the
+        // bytes must not depend on timing.
+        if codecs.deterministic { ctx.pointee.thread_type = FF_THREAD_SLICE }
         if strict { ctx.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_CRCCHECK | AV_EF_BITSTREAM }
         if params.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             ctx.pointee.framerate = av_guess_frame_rate(nil, stream, nil)

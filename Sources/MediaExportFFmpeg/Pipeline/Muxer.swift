@@ -48,6 +48,9 @@ final class Muxer {
             throw ExportError.outputUnwritable(path: target.finalPath, reason: "cannot create \(container.rawValue) muxer: \(ffmpegMessage(code))")
         }
         context = ctx
+        // Matroska's segment and track UIDs are random unless bit-exact (then numbered), and would make every run's
+        // bytes differ; bit-exact also writes `Lavf` without its version as the writing application.
+        if container == .mkv { ctx.pointee.flags |= AVFMT_FLAG_BITEXACT }
         if let cancel { cff_set_interrupt(ctx, cancel.pointer) }
         if (ctx.pointee.oformat.pointee.flags & cff_fmt_nofile()) == 0 {
             let attached = target.temporaryName.withUnsafeBufferPointer {
@@ -112,7 +115,8 @@ final class Muxer {
     /// reads and writes the whole file again, and every byte is final when written, so its write-back to the disk
     /// starts as it goes and the fsync before the rename waits for the tail only.
     func writeHeader(metadata: [String: String], reservedIndex: Int64? = nil) throws {
-        for (k, v) in metadata { av_dict_set(&context.pointee.metadata, k, v, 0) }
+        // In key order: a Dictionary's own order changes from run to run, and so would the file's bytes.
+        for (k, v) in metadata.sorted(by: { $0.key < $1.key }) { av_dict_set(&context.pointee.metadata, k, v, 0) }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         if container.isQuickTimeFamily && target != nil {

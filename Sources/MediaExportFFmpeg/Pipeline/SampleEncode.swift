@@ -12,9 +12,9 @@ import Glibc
 package enum SampleEncode {
     /// The main video's bit rate (bits/s) a full encode of `plan` is expected to have; nil when the plan encodes no
     /// video by CRF, the stretch is too short to sample (under 90 frames: a sample would be most of it), slow motion
-    /// is applied, or a sample fails (the estimate then falls back to the preset's figures). `threads` as for
+    /// is applied, or a sample fails (the estimate then falls back to the preset's figures). `codecs` as for
     /// `Transcoder`.
-    package static func videoBitrate(source: ProbedSource, plan: ExportPlan, cancel: CancelToken, threads: Int? = nil,
+    package static func videoBitrate(source: ProbedSource, plan: ExportPlan, cancel: CancelToken, codecs: CodecRun = CodecRun(),
                                      activity: () -> Void) -> Double? {
         guard plan.route == .transcode, plan.timeline.slowMotion == nil,
               let k = plan.streams.firstIndex(where: { if case .transcodeVideo(let v) = $0.action { return v.settings.bitrate == nil }; return false }),
@@ -42,7 +42,7 @@ package enum SampleEncode {
             var timeline = PlannedTimeline(origin: plan.timeline.origin + start, length: sampleLength, expectedDuration: sampleLength)
             timeline.sourceStart = plan.timeline.sourceStart
             p.timeline = timeline
-            guard let transcoder = try? Transcoder(source: source, plan: p, target: nil, cancel: cancel, threads: threads),
+            guard let transcoder = try? Transcoder(source: source, plan: p, target: nil, cancel: cancel, codecs: codecs),
                   let outcome = try? transcoder.run(progress: { _, _, _ in activity() }) else { return nil }
             total.frames += outcome.videoOutput.frames
             total.bytes += outcome.videoOutput.bytes

@@ -116,19 +116,19 @@ package final class Transcoder {
     package var debugStallAtOutputTime: Double?
     /// Test hook: packets of streams of this kind are not written (a broken output the verifier must catch).
     package var debugLoseStreamKind: SourceStream.Kind?
-    /// Threads each decoder, encoder and filter graph may use (`ExportRequest.threads`); nil: FFmpeg's automatic count.
-    private let threads: Int?
+    /// How the codecs run: their threads, and whether deterministic (`CodecRun`).
+    private let codecs: CodecRun
     /// The container tags the output gets (see `OutputTags`).
     private let tags: [String: String]
     private let info: SourceInfo
 
     /// Takes the source's demuxer (see `ProbedSource.takeDemuxer`) for a possible plan. How the plan is run, not what
-    /// it makes: `pipelined` decodes the video on a thread of its own (`DecodeThread`); `threads` is what each
-    /// decoder, encoder and filter graph may use (`ExportRequest.threads`; nil: FFmpeg's automatic count).
+    /// it makes: `pipelined` decodes the video on a thread of its own (`DecodeThread`); `codecs` is how each
+    /// decoder, encoder and filter graph runs (`CodecRun`: threads, deterministic).
     package init(source: ProbedSource, plan: ExportPlan, target: OutputTarget?, cancel: CancelToken, errors: ErrorPolicy = ErrorPolicy(),
-                 tags: [String: String]? = nil, pass: EncoderPass? = nil, pipelined: Bool = false, threads: Int? = nil) throws {
+                 tags: [String: String]? = nil, pass: EncoderPass? = nil, pipelined: Bool = false, codecs: CodecRun = CodecRun()) throws {
         self.pipelined = pipelined
-        self.threads = threads
+        self.codecs = codecs
         guard plan.isPossible, let container = plan.container else {
             throw ExportError.noUsableStreams(path: source.info.path, reason: plan.impossible ?? "no container for this extension")
         }
@@ -156,7 +156,7 @@ package final class Transcoder {
             switch decision.action {
             case .transcodeVideo(let v):
                 stages.append(try VideoTranscodeStage(input: input, plan: v, muxer: muxer, timeline: timeline, strict: errors.strict, path: source,
-                                                      pass: pass, pipelined: pipelined, threads: threads))
+                                                      pass: pass, pipelined: pipelined, codecs: codecs))
             case .transcodeAudio(let a):
                 // Audio stops at its own end too: decoders emit an encoder's end padding that the source's
                 // edit list hides, which would make the output a frame longer than the input.
@@ -167,7 +167,7 @@ package final class Transcoder {
                     audioTimeline.length = decision.expectedDuration ?? expectedDuration
                 }
                 stages.append(try AudioTranscodeStage(input: input, plan: a, muxer: muxer, timeline: audioTimeline, strict: errors.strict, path: source,
-                                                      threads: threads))
+                                                      codecs: codecs))
             case .transcodeSubtitle(let codec):
                 stages.append(try SubtitleTranscodeStage(input: input, encoderName: codec, muxer: muxer, timeline: timeline,
                                                          strict: errors.strict, path: source))

@@ -5,7 +5,7 @@ import MediaExportCore
 extension VideoPlan {
     /// The encoder options this plan asks for, each naming the preset field behind it, so that an option the
     /// encoder does not use is reported against that field.
-    func encoderOptions(pass: Transcoder.EncoderPass? = nil) -> [EncoderOption] {
+    func encoderOptions(pass: Transcoder.EncoderPass? = nil, codecs: CodecRun = CodecRun()) -> [EncoderOption] {
         var options = [EncoderOption(key: "preset", value: settings.encoderPreset, field: "video.encoderPreset")]
         // An average bit rate replaces the CRF (both wrappers let a given `crf` win over `bit_rate`).
         if settings.bitrate == nil { options.append(EncoderOption(key: "crf", value: String(settings.crf), field: "video.crf")) }
@@ -25,14 +25,37 @@ extension VideoPlan {
             case .second(let log): params += ["pass=2", "stats=\(log)"]
             case nil: break
             }
+            // x265's SIMD kernels decide differently from level to level (AVX2 and SSE4.2 give other bitstreams): the
+            // x86-64 baseline's everywhere. It sizes its pool and frame threads from the cores, and frame threads
+            // change the bitstream.
+            if codecs.deterministic, let threads = codecs.threads {
+                params += ["asm=sse2", "pools=\(threads)", "frame-threads=\(Self.x265FrameThreads(threads))"]
+            }
             options.append(EncoderOption(key: "x265-params", value: params.joined(separator: ":"), field: "video.codec"))
-        } else if let pass {
+            return options
+        }
+        // x264's own promise of the same bitstream on every CPU (some of its SIMD takes other decisions than its C).
+        if codecs.deterministic { options.append(EncoderOption(key: "x264-params", value: "cpu-independent=1", field: "deterministic")) }
+        if let pass {
             // x264's statistics file (`x264_2pass.log` in the working folder unless told), as ffmpeg's `-passlogfile`.
             switch pass {
             case .first(let log), .second(let log): options.append(EncoderOption(key: "stats", value: log, field: "video.twoPass"))
             }
         }
         return options
+    }
+
+    /// x265's own choice of frame threads for a pool of `threads` (its `frame-threads` auto rule, on threads
+    /// instead of cores): fixed by the thread count alone.
+    static func x265FrameThreads(_ threads: Int) -> Int {
+        switch threads {
+        case 32...: 6
+        case 16...: 5
+        case 8...: 4
+        case 4...: 3
+        case 2...: 2
+        default: 1
+        }
     }
 }
 
@@ -59,8 +82,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     let decoding: Decoding
     /// The input clock's reading for the frame being placed (a threaded decoder's frame carries its packet's).
     private var frameClock: InputClock.Reading?
-    /// Threads of the decoder, encoder and filter graph (`ExportRequest.threads`; 0: FFmpeg's automatic count).
-    private let threads: Int32
+    /// How the decoder, encoder and filter graph run (`CodecRun`: threads, deterministic).
+    private let codecs: CodecRun
     private let scaler: VideoScaler
     private let path: String
     private let frame = Frame()
@@ -102,13 +125,13 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
 
     /// `pipelined` decodes on a thread of its own (`DecodeThread`): the same frames, overlapped with the encoding.
     init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String,
-         pass: Transcoder.EncoderPass? = nil, pipelined: Bool = false, threads: Int? = nil) throws {
+         pass: Transcoder.EncoderPass? = nil, pipelined: Bool = false, codecs: CodecRun = CodecRun()) throws {
         inputIndex = stream.pointee.index
-        self.threads = Int32(clamping: threads ?? 0)
+        self.codecs = codecs
         crop = plan.crop
         self.plan = plan
         let width = Int32(plan.width), height = Int32(plan.height), settings = plan.settings
-        let decoder = try StreamDecoder(stream: stream, path: path, strict: strict, threads: self.threads)
+        let decoder = try StreamDecoder(stream: stream, path: path, strict: strict, codecs: codecs)
         decoding = pipelined ? .threaded(DecodeThread(decoder: decoder)) : .inline(decoder)
         self.path = muxer.path
         let inTimeBase = stream.pointee.time_base
@@ -147,7 +170,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         if plan.deinterlace != .off || par.field_order == AV_FIELD_PROGRESSIVE { enc.pointee.field_order = AV_FIELD_PROGRESSIVE }
         // 0 as the ffmpeg CLI: threads=auto (x264: 1.5 frame threads a core, plus lookahead threads). A count given is
         // x264's `threads`; its lookahead threads are derived from it, so 1 runs x264 on the exporting thread alone.
-        enc.pointee.thread_count = self.threads
+        enc.pointee.thread_count = codecs.count
         if let max = settings.maxBitrate {
             // CRF capped by the VBV, as `-maxrate`/`-bufsize` (both encoders read them from the context).
             enc.pointee.rc_max_rate = Int64(max)
@@ -163,7 +186,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         case nil: break
         }
         if muxer.needsGlobalHeader { enc.pointee.flags |= cff_codec_flag_global_header() }
-        try encoder.open(plan.encoderOptions(pass: pass))
+        try encoder.open(plan.encoderOptions(pass: pass, codecs: codecs))
         frameDuration = max(1, av_rescale_q(1, av_inv_q(rate), inTimeBase))
 
         outputStream = try muxer.addStream()
@@ -386,7 +409,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             decided.append("interlaced frames (\(f.top_field_first != 0 ? "top" : "bottom") field first, flagged by the decoder): deinterlaced (bwdif)")
         }
         graph = try VideoFilterGraph(description: description, first: frame.pointer, timeBase: inTimeBase, frameRate: frameRate, path: path,
-                                     threads: threads)
+                                     threads: codecs.count)
         graphInput = VideoScaler(width: f.width, height: f.height, format: AVPixelFormat(rawValue: f.format), path: path)
     }
 

@@ -46,7 +46,7 @@ enum ColorProbe {
         // start a pool to decode one frame (a quarter of a second of CPU for a 1080p HEVC stream).
         guard color.transferKind == .pq, color.mastering == nil, color.contentLight == nil,
               let demuxer = try? Demuxer(path: path, cancel: nil), streamIndex < demuxer.streams.count,
-              let decoder = try? StreamDecoder(stream: demuxer.streams[streamIndex], path: path, threads: 1) else { return }
+              let decoder = try? StreamDecoder(stream: demuxer.streams[streamIndex], path: path, codecs: CodecRun(threads: 1)) else { return }
         let packet = Packet(), frame = Frame()
         var gotFrame = false
         for _ in 0..<300 {

@@ -1,0 +1,47 @@
+/* Which code paths the libraries' CPU dispatch may take, so that a picture does not depend on the CPU it was
+   made on (issue 28; docs/regress.md, "Reproducible outputs").
+
+   FFmpeg's own SIMD is chosen from av_get_cpu_flags(), which av_force_cpu_flags() fixes process-wide. zimg (the
+   zscale filter's library, used for HDR tone mapping) chooses its own: FFmpeg 5.1's zscale asks for
+   ZIMG_CPU_AUTO_64B, which takes zimg's AVX-512 kernels where the CPU has them, and those give a different (and
+   noisier) picture than the AVX2 ones. The filter has no option for it, so this file defines
+   zimg_filter_graph_build itself: the executable's definition comes first in the process's symbol lookup, so
+   libavfilter's call lands here, and the real function (found with RTLD_NEXT) is called with the CPU type this
+   file chooses. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <zimg.h>
+#include <libavutil/cpu.h>
+#include "include/CFFmpegLog.h"
+
+/* AUTO: the best kernels short of 512-bit ones, the same on an AVX-512 CPU as on an AVX2 one. */
+static _Atomic int zimg_cpu = ZIMG_CPU_AUTO;
+static _Atomic int zimg_calls = 0;
+
+typedef zimg_filter_graph *(*graph_build_fn)(const zimg_image_format *, const zimg_image_format *,
+                                             const zimg_graph_builder_params *);
+
+zimg_filter_graph *zimg_filter_graph_build(const zimg_image_format *src, const zimg_image_format *dst,
+                                           const zimg_graph_builder_params *params) {
+    static _Atomic(graph_build_fn) real = NULL;
+    graph_build_fn build = atomic_load(&real);
+    if (!build) {
+        build = (graph_build_fn)dlsym(RTLD_NEXT, "zimg_filter_graph_build");
+        if (!build) return NULL;  /* zimg's own failure value: the filter reports it */
+        atomic_store(&real, build);
+    }
+    if (!params) return build(src, dst, params);  /* zimg's defaults; FFmpeg's zscale always gives its own */
+    zimg_graph_builder_params chosen = *params;
+    chosen.cpu_type = (zimg_cpu_type_e)atomic_load(&zimg_cpu);
+    atomic_fetch_add(&zimg_calls, 1);
+    return build(src, dst, &chosen);
+}
+
+void cff_pin_cpu_paths(void) {
+    /* The x86-64 baseline every such CPU has: FFmpeg's SSE2 code runs the same everywhere. */
+    av_force_cpu_flags(AV_CPU_FLAG_MMX | AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE | AV_CPU_FLAG_SSE2 | AV_CPU_FLAG_CMOV);
+    atomic_store(&zimg_cpu, ZIMG_CPU_NONE);
+}
+
+int cff_zimg_graphs_built(void) { return atomic_load(&zimg_calls); }

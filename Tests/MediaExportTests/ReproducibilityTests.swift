@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+@testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
+
+/// Same input, same bytes: every run on one machine, and with `--deterministic` on any x86-64 CPU and core count
+/// (issue 28; docs/reproducible-outputs.md).
+@Suite struct ReproducibilityTests {
+    /// An iPhone-like clip: several QuickTime metadata keys, which a Dictionary's order used to shuffle in the file.
+    static func quickTimeKeysClip(in dir: URL) throws -> String {
+        let path = dir.appendingPathComponent("IMG_0100.MOV").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:d=1", "-f", "lavfi", "-i", "sine=d=1",
+                                "-c:v", "libx264", "-c:a", "aac", "-movflags", "use_metadata_tags",
+                                "-metadata", "com.apple.quicktime.make=Apple", "-metadata", "com.apple.quicktime.model=iPhone 15",
+                                "-metadata", "com.apple.quicktime.software=17.1",
+                                "-metadata", "com.apple.quicktime.location.ISO6709=+48.8584+002.2945/",
+                                "-metadata", "creation_time=2024-05-01T12:34:56Z", path])
+        return path
+    }
+
+    /// A Matroska file with two audio tracks, subtitles and chapters (its segment and track UIDs used to be random).
+    static func richMatroska(in dir: URL) throws -> String {
+        let srt = dir.appendingPathComponent("s.srt")
+        try "1\n00:00:00,000 --> 00:00:01,000\nHello\n".write(to: srt, atomically: true, encoding: .utf8)
+        let chapters = try TestSupport.twoChapters(in: dir, title: "Two tracks")
+        let path = dir.appendingPathComponent("rich.mkv").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:d=4", "-f", "lavfi", "-i", "sine=f=440:d=4",
+                                "-f", "lavfi", "-i", "sine=f=880:d=4", "-i", srt.path, "-i", chapters.path,
+                                "-map", "0", "-map", "1", "-map", "2", "-map", "3", "-map_metadata", "4", "-map_chapters", "4",
+                                "-c:v", "libx264", "-c:a", "aac", "-c:s", "srt",
+                                "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", path])
+        return path
+    }
+
+    /// Exports `input` twice with `arguments` and returns the two outputs' SHA-256s.
+    static func twice(_ input: String, _ arguments: [String], ext: String, in dir: URL) throws -> [String] {
+        try (1...2).map { n in
+            let out = dir.appendingPathComponent("out-\(n).\(ext)").path
+            let r = try TestSupport.tool(["-q", "-y"] + arguments + [input, out])
+            #expect(r.status == 0, "\(r.stderr)")
+            return try TestSupport.sha256(out)
+        }
+    }
+
+    @Test("the same export twice gives the same bytes", arguments: [("passthrough", "mov"), ("highest", "mp4")])
+    func quickTimeKeysComeOutTheSameEveryRun(preset: String, ext: String) throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = try Self.quickTimeKeysClip(in: dir)
+        let sums = try Self.twice(input, ["--preset", preset], ext: ext, in: dir)
+        #expect(sums[0] == sums[1])
+        // The keys are all there, in key order.
+        let tags = try FFprobe(dir.appendingPathComponent("out-1.\(ext)").path).tags
+        #expect(tags["com.apple.quicktime.make"] == "Apple" && tags["com.apple.quicktime.location.ISO6709"] != nil)
+    }
+
+    @Test("a Matroska file with two audio tracks, subtitles and chapters comes out the same every run",
+          arguments: ["passthrough", "highest"])
+    func matroskaComesOutTheSameEveryRun(preset: String) throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = try Self.richMatroska(in: dir)
+        let sums = try Self.twice(input, ["--preset", preset], ext: "mkv", in: dir)
+        #expect(sums[0] == sums[1])
+        let probe = try FFprobe(dir.appendingPathComponent("out-1.mkv").path)
+        #expect(probe.streams.map(\.type) == ["video", "audio", "audio", "subtitle"])
+    }
+
+    @Test("--deterministic gives the same bytes on one core as on all of them")
+    func deterministicIgnoresTheCoreCount() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        var sums: [String] = []
+        for (n, prefix) in [[], ["/usr/bin/taskset", "-c", "0"]].enumerated() {
+            let out = dir.appendingPathComponent("\(n).mp4").path
+            let command = prefix + [TestSupport.binary, "-q", "-y", "--deterministic", "--preset", "low", TestSupport.fixture("hdr-pq.mp4"), out]
+            let r = try TestSupport.run(command[0], Array(command.dropFirst()))
+            #expect(r.status == 0, "\(r.stderr)")
+            sums.append(try TestSupport.sha256(out))
+        }
+        #expect(sums[0] == sums[1])
+    }
+
+    @Test("--deterministic sets x264's cpu-independent and fixes x265's pools; not asked, neither is set")
+    func deterministicEncoderOptions() throws {
+        let source = SourceInfo(path: "/x.mov", formatName: "mov,mp4,m4a,3gp,3g2,mj2", duration: 1, size: 1_000_000, streams: [
+            SourceStream(index: 0, kind: .video, codec: "h264", duration: 1, width: 1920, height: 1080, frameRate: 30, pixelFormat: "yuv420p"),
+        ], mainVideo: 0)
+        for codec in [VideoCodec.h264, .hevc] {
+            var preset = try TestSupport.preset(codec == .h264 ? "highest" : "hevc-1920x1080")
+            preset.video?.codec = codec
+            let plan = try ExportPlanner.plan(source: source, preset: preset, route: .transcode, container: .mp4, edits: nil, range: nil)
+            guard case .transcodeVideo(let video) = try #require(plan.streams.first).action else { Issue.record("no video"); continue }
+            let plain = video.encoderOptions().map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let fixed = video.encoderOptions(codecs: CodecRun(threads: 4, deterministic: true)).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            #expect(!plain.contains("cpu-independent") && !plain.contains("pools="))
+            #expect(codec == .h264 ? fixed.contains("x264-params=cpu-independent=1") : fixed.contains("asm=sse2:pools=4:frame-threads=3"))
+        }
+        #expect(ExportRequest(input: "a", output: "b", preset: try TestSupport.preset("low")).codecThreads == nil)
+        var request = ExportRequest(input: "a", output: "b", preset: try TestSupport.preset("low"))
+        request.deterministic = true
+        #expect(request.codecThreads == ExportRequest.deterministicThreads)
+        request.threads = 2
+        #expect(request.codecThreads == 2)
+    }
+
+    @Test("tone mapping goes through mediaexport's choice of zimg's code path (never its AVX-512 kernels)")
+    func toneMappingUsesTheChosenZimgPath() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let before = CodecRun.zimgGraphsBuilt
+        let done = try TestSupport.export(TestSupport.fixture("hdr-hlg.mov"), to: dir.appendingPathComponent("t.mp4").path, preset: "low")
+        #expect(done.route == .transcode)
+        #expect(CodecRun.zimgGraphsBuilt > before)
+    }
+
+    static let qemu = "/usr/bin/qemu-x86_64"
+
+    @Test("--deterministic gives the same bytes on a CPU without AVX (Nehalem) as here, for HEVC and HDR tone mapping",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: qemu), "needs Debian's qemu-user to emulate another CPU"),
+          arguments: [("landscape.mov", "hevc-1920x1080"), ("hdr-hlg.mov", "low")])
+    func deterministicOnAnotherCPU(sample: String, preset: String) throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        var sums: [String] = []
+        for (n, prefix) in [[], [Self.qemu, "-cpu", "Nehalem"]].enumerated() {
+            let out = dir.appendingPathComponent("\(n).mp4").path
+            let command = prefix + [TestSupport.binary, "-q", "-y", "--deterministic", "--preset", preset, TestSupport.fixture(sample), out]
+            let r = try TestSupport.run(command[0], Array(command.dropFirst()))
+            #expect(r.status == 0, "\(r.stderr.split(separator: "\n").filter { !$0.contains("TCG") }.joined(separator: "\n"))")
+            sums.append(try TestSupport.sha256(out))
+        }
+        #expect(sums[0] == sums[1])
+    }
+}
