@@ -32,4 +32,12 @@ typedef void (*cff_log_sink)(int level, const char *line);
 /// Sends FFmpeg's lines at `level` or more severe to `sink` (NULL: back to stderr at the printing level).
 void cff_set_log_sink(cff_log_sink sink, int level);
 
+/// The file name (symlinks resolved, e.g. `libx264.so.164`) of the loaded shared library whose name starts with
+/// `prefix` (e.g. `libx264.so.`), into `out`; 1 when one is loaded, else 0 and an empty `out`.
+int cff_loaded_library(const char *prefix, char *out, int size);
+/// x265's own version string (`x265_version_str`) when libx265 is loaded, into `out`; 1 when found.
+int cff_x265_version(char *out, int size);
+/// zimg's version (`zimg_get_version_info`, e.g. `3.0.4`) when libzimg is loaded, into `out`; 1 when found.
+int cff_zimg_version(char *out, int size);
+
 #endif

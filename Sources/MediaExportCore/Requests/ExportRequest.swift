@@ -87,6 +87,8 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     /// Threads each decoder and encoder of the export may use (`--threads`); nil: FFmpeg's automatic count (about
     /// one a core, x264 1.5 a core). A batch running several exports at once gives each its share of the cores.
     public var threads: Int?
+    /// Byte-identical output on any x86-64 CPU and core count (see docs/regress.md).
+    public var deterministic = false
 
     /// The size limit that applies: the request's, else the preset's.
     public var sizeLimit: Int64? { maxFileSize ?? preset.maxFileSize }
