@@ -55,51 +55,89 @@ struct Regress: ParsableCommand {
     @Flag(help: "Print one JSON record per case and a final summary record.")
     var json = false
 
+    @Flag(help: "Check only some of the baseline's entries: the ones this run does not check are a note, not a failure.")
+    var subset = false
+
+    @Option(name: .customLong("keep-failed"), help: ArgumentHelp("Keep the output of every failing case in this folder.", valueName: "dir"),
+            completion: .directory)
+    var keepFailed: String?
+
+    @Flag(help: "Export deterministically (the same bytes on any x86-64 CPU and core count), and record and compare every output's SHA-256.")
+    var deterministic = false
+
     func run() throws {
         FFmpegLog.setVerbose(false)
         let signals = SignalCancellation()  // no cooperative cancel here: a signal ends the run, removing temporary files
         defer { signals.stop() }
         do {
-            let catalog = try PresetCatalog.builtIn()
-            let presets = try (preset.isEmpty ? ["highest"] : preset).map { try catalog.resolve($0) }
             let base = try Baseline.load(baseline)
             if !json && base.ffmpeg != FFmpegVersions.lines && !base.entries.isEmpty {
                 printError("note: the baseline was made with \(base.ffmpeg.joined(separator: ", ")); running \(FFmpegVersions.lines.joined(separator: ", "))")
             }
-            let runner = RegressRunner(samples: samples, presets: presets)
-            runner.version = assetVersion
-            runner.tolerances = Tolerances(durationFrames: durationFrames, sizeRatio: sizeRatio, psnrDrop: psnrDrop, ssimDrop: ssimDrop)
-            if json { runner.onCase = { c in printLine(RegressRecord(kind: "case", payload: c).line) } }
-            let (cases, measured) = try runner.run(baseline: base)
+            let (cases, measured) = try makeRunner().run(baseline: base)
             if let junit {
                 do { try RegressRunner.junit(cases).write(toFile: junit, atomically: true, encoding: .utf8) } catch {
                     throw ExportError.outputUnwritable(path: junit, reason: error.localizedDescription)
                 }
             }
-            let failed = cases.filter { $0.status != .pass }
-            if updateBaseline {
-                var merged = measured
-                for (k, v) in base.entries where merged.entries[k] == nil { merged.entries[k] = v }
-                let changes = RegressRunner.changes(from: base, to: merged)
-                try merged.save(baseline)
-                if !json {
-                    printLine(changes.isEmpty ? "baseline \(baseline): unchanged" : "baseline \(baseline) updated:\n  " + changes.joined(separator: "\n  "))
-                }
-                return
-            }
-            if json {
-                printLine(RegressRecord(kind: "regressFinished", payload: ["cases": cases.count, "failed": failed.count]).line)
-            } else {
-                printLine(RegressTable.render(cases))
-                if let estimates = RegressRunner.estimateSummary(cases) { printLine(estimates) }
-                printLine("\(cases.count - failed.count) passed, \(failed.count) failed")
-            }
-            if !failed.isEmpty { throw ExitCode(ExitStatus.regression) }
+            if updateBaseline { return try update(base, measured) }
+            try report(cases, unchecked: RegressRunner.unchecked(base, cases))
         } catch let error as ExportError {
             printError(error.description)
             throw ExitCode(error.exitCode)
         }
     }
+
+    /// The runner for these options: sample keys relative to the baseline file's folder.
+    private func makeRunner() throws -> RegressRunner {
+        let catalog = try PresetCatalog.builtIn()
+        let presets = try (preset.isEmpty ? ["highest"] : preset).map { try catalog.resolve($0) }
+        let runner = RegressRunner(samples: samples, presets: presets)
+        runner.version = assetVersion
+        runner.tolerances = Tolerances(durationFrames: durationFrames, sizeRatio: sizeRatio, psnrDrop: psnrDrop, ssimDrop: ssimDrop)
+        let folder = (baseline as NSString).deletingLastPathComponent
+        runner.keyFolder = folder.isEmpty ? "." : folder
+        runner.keepFailed = keepFailed
+        runner.deterministic = deterministic
+        if json { runner.onCase = { c in printLine(RegressRecord(kind: "case", payload: c).line) } }
+        return runner
+    }
+
+    /// `--update-baseline`: the run's entries, and the baseline's that were not run, written back.
+    private func update(_ base: Baseline, _ measured: Baseline) throws {
+        var merged = measured
+        for key in base.entries.keys.sorted() where merged.entries[key] == nil { merged.entries[key] = base.entries[key] }
+        let changes = RegressRunner.changes(from: base, to: merged)
+        try merged.save(baseline)
+        if !json {
+            printLine(changes.isEmpty ? "baseline \(baseline): unchanged" : "baseline \(baseline) updated:\n  " + changes.joined(separator: "\n  "))
+        }
+    }
+
+    /// The table (or the summary record), and exit 4 on a case that did not pass or, without `--subset`, an entry
+    /// not checked.
+    private func report(_ cases: [RegressCase], unchecked: [String]) throws {
+        let failed = cases.filter { $0.status != .pass }
+        if json {
+            printLine(RegressRecord(kind: "regressFinished", payload: RegressSummary(cases: cases.count, failed: failed.count,
+                                                                                    notChecked: unchecked, subset: subset)).line)
+        } else {
+            printLine(RegressTable.render(cases))
+            if !unchecked.isEmpty { printLine((subset ? "note: not checked (--subset): " : "not checked: ") + unchecked.joined(separator: ", ")) }
+            if let estimates = RegressRunner.estimateSummary(cases) { printLine(estimates) }
+            printLine("\(cases.count - failed.count) passed, \(failed.count) failed" + (unchecked.isEmpty ? "" : ", \(unchecked.count) not checked"))
+        }
+        if !failed.isEmpty || (!unchecked.isEmpty && !subset) { throw ExitCode(ExitStatus.regression) }
+    }
+}
+
+/// The final record of `regress --json`.
+struct RegressSummary: Encodable {
+    var cases: Int
+    var failed: Int
+    /// The baseline's entries the run did not check (a failure unless `subset`).
+    var notChecked: [String]
+    var subset: Bool
 }
 
 /// A JSON Lines record of `regress --json`.
