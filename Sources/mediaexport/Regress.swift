@@ -75,13 +75,15 @@ struct Regress: ParsableCommand {
                 printError("note: the baseline was made with \(base.ffmpeg.joined(separator: ", ")); running \(FFmpegVersions.lines.joined(separator: ", "))")
             }
             let (cases, measured) = try makeRunner().run(baseline: base)
+            let unchecked = RegressRunner.unchecked(base, cases)
             if let junit {
-                do { try RegressRunner.junit(cases).write(toFile: junit, atomically: true, encoding: .utf8) } catch {
+                let xml = RegressRunner.junit(cases, notChecked: unchecked, subset: subset || updateBaseline)
+                do { try xml.write(toFile: junit, atomically: true, encoding: .utf8) } catch {
                     throw ExportError.outputUnwritable(path: junit, reason: error.localizedDescription)
                 }
             }
             if updateBaseline { return try update(base, measured) }
-            try report(cases, unchecked: RegressRunner.unchecked(base, cases))
+            try report(cases, unchecked: unchecked)
         } catch let error as ExportError {
             printError(error.description)
             throw ExitCode(error.exitCode)

@@ -283,18 +283,26 @@ public final class RegressRunner {
         return notes
     }
 
-    /// JUnit XML: one test suite, one test case per sample × preset.
-    public static func junit(_ cases: [RegressCase]) -> String {
+    /// JUnit XML: one test suite, one test case per sample × preset, and one per baseline entry `notChecked` (a failure,
+    /// or skipped when `subset`).
+    public static func junit(_ cases: [RegressCase], notChecked: [String] = [], subset: Bool = false) -> String {
         func esc(_ s: String) -> String {
             s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
                 .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
         }
-        let failures = cases.filter { $0.status == .fail || $0.status == .missing }.count
+        let failures = cases.filter { $0.status == .fail || $0.status == .missing }.count + (subset ? 0 : notChecked.count)
         let errors = cases.filter { $0.status == .error }.count
         let time = cases.reduce(0) { $0 + $1.seconds }
+        let tests = cases.count + notChecked.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\">\n"
-        xml += "  <testsuite name=\"mediaexport regress\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\">\n"
+        xml += "<testsuites tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\">\n"
+        xml += "  <testsuite name=\"mediaexport regress\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\">\n"
+        for key in notChecked {
+            let cut = key.lastIndex(of: "|") ?? key.endIndex
+            let sample = String(key[..<cut]), preset = cut < key.endIndex ? String(key[key.index(after: cut)...]) : ""
+            let verdict = subset ? "<skipped message=\"not checked (--subset)\"/>" : "<failure message=\"not checked by this run\"/>"
+            xml += "    <testcase classname=\"\(esc(sample))\" name=\"\(esc(preset))\" time=\"0.000\">\n      \(verdict)\n    </testcase>\n"
+        }
         for c in cases {
             xml += "    <testcase classname=\"\(esc(c.sample))\" name=\"\(esc(c.preset))\" time=\"\(String(format: "%.3f", c.seconds))\""
             switch c.status {
