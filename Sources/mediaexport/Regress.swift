@@ -15,10 +15,18 @@ struct Regress: ParsableCommand {
         packet checksums against the source (stream copies). Tolerances: duration ± 1 frame, size ± 10 %, PSNR \
         −0.5 dB, SSIM −0.005, everything else exact; overridable here and per sample in the baseline.
 
+        A sample's key is its path relative to the baseline file's folder, however it was given. Baseline entries \
+        the run does not check fail it (exit 4) unless --subset. Each entry records the SHA-256 of its sample and of its \
+        preset, and the baseline the environment (FFmpeg, x264/x265/zimg, CPU features, cores), so a failing case \
+        names its first cause: sample changed, preset changed (with the settings that differ), libraries changed, CPU \
+        differs (not for a --deterministic baseline), then the properties that moved, quality before size. \
+        --keep-failed DIR keeps failing outputs, never over an existing file. See docs/regress.md.
+
         Examples:
           mediaexport regress samples/ --preset 1280x720 --preset passthrough --baseline regress.json
           mediaexport regress samples/ --preset 1280x720 --baseline regress.json --update-baseline
           mediaexport regress samples/ --preset low --baseline regress.json --junit regress.xml
+          mediaexport regress samples/a.mov --preset low --baseline regress.json --subset --keep-failed failed/
         """
     )
 
