@@ -76,6 +76,8 @@ import Testing
         let r = try Self.regress(dir, [folder, files[1]])
         #expect(r.status == ExitStatus.usage)
         #expect(r.stderr.contains("samples/portrait-rotated.mov") && r.stderr.contains(folder) && r.stderr.contains(files[1]), "\(r.stderr)")
+        let presets = try Self.regress(dir, [files[0]], ["--preset", TestSupport.repoRoot.path + "/Presets/low.json"])
+        #expect(presets.status == ExitStatus.usage && presets.stderr.contains("two presets are named low"), "\(presets.stderr)")
     }
 
     @Test("a sample replaced by another encode of the same name fails as 'sample changed'")

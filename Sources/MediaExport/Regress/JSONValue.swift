@@ -3,11 +3,17 @@ import Foundation
 /// Any JSON value, kept as written: how a baseline records a preset's settings (`presetSettings`), so that a
 /// baseline stays readable and comparable whatever fields a later `Preset` gains or drops.
 public enum JSONValue: Codable, Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// Any number (JSON does not tell integers apart).
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object; its keys are sorted wherever it is shown or encoded with `.sortedKeys`.
     case object([String: JSONValue])
 
     /// Decodes whichever kind of value is there.

@@ -52,7 +52,14 @@ public struct PresetRecord: Sendable, Equatable {
 public struct RegressCause: Codable, Sendable, Equatable, CustomStringConvertible {
     /// The causes, in the order they are looked for: the first that holds is the one named.
     public enum Kind: String, Codable, Sendable {
-        case sampleChanged, presetChanged, librariesChanged, cpuDiffers
+        /// The sample's SHA-256 differs.
+        case sampleChanged
+        /// The preset's SHA-256 differs: a preset of that name with other settings.
+        case presetChanged
+        /// FFmpeg (its release or a libav* version), x264, x265 or zimg differs.
+        case librariesChanged
+        /// The CPU's vector features differ, and the baseline is not deterministic.
+        case cpuDiffers
     }
     /// Which cause.
     public var kind: Kind

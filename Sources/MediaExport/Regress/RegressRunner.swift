@@ -83,6 +83,10 @@ public final class RegressRunner {
     /// Runs every case against `baseline`; returns the cases and the measured baseline (for `--update-baseline`).
     public func run(baseline: Baseline) throws -> (cases: [RegressCase], measured: Baseline) {
         let assets = try assets()
+        let names = presets.map(\.name)
+        if let twice = names.first(where: { name in names.filter { $0 == name }.count > 1 }) {
+            throw ExportError.usage(reason: "two presets are named \(twice): a case's key is SAMPLE|PRESET, so each preset needs a name of its own")
+        }
         let records = try presets.map { try PresetRecord($0) }
         if let keepFailed { try BatchPlanner.makeDirectories(keepFailed) }
         let sandbox = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("mediaexport-regress-\(UUID().uuidString.prefix(8))")
@@ -163,10 +167,11 @@ public final class RegressRunner {
         }
     }
 
-    /// The file a case left in its folder, if any.
+    /// The output a case left in its folder (`output.EXT`; a byte copy keeps the source's extension), if any; never
+    /// a hidden temporary file.
     private static func output(in folder: String) -> String? {
-        (FileSystem.contents(ofDirectory: folder) ?? []).sorted().map { (folder as NSString).appendingPathComponent($0) }
-            .first { FileSystem.isRegularFile($0) }
+        (FileSystem.contents(ofDirectory: folder) ?? []).filter { $0.hasPrefix("output") }.sorted()
+            .map { (folder as NSString).appendingPathComponent($0) }.first { FileSystem.isRegularFile($0) }
     }
 
     /// Moves `file` into `folder` as `KEY.EXT` (`hdr-pq.mp4_low.mp4`), or `KEY-2.EXT`… when that name is taken:
