@@ -15,10 +15,18 @@ struct Regress: ParsableCommand {
         packet checksums against the source (stream copies). Tolerances: duration ± 1 frame, size ± 10 %, PSNR \
         −0.5 dB, SSIM −0.005, everything else exact; overridable here and per sample in the baseline.
 
+        A sample's key is its path relative to the baseline file's folder, however it was given. Baseline entries \
+        the run does not check fail it (exit 4) unless --subset. Each entry records the SHA-256 of its sample and of its \
+        preset, and the baseline the environment (FFmpeg, x264/x265/zimg, CPU features, cores), so a failing case \
+        names its first cause: sample changed, preset changed (with the settings that differ), libraries changed, CPU \
+        differs (not for a --deterministic baseline), then the properties that moved, quality before size. \
+        --keep-failed DIR keeps failing outputs, never over an existing file. See docs/regress.md.
+
         Examples:
           mediaexport regress samples/ --preset 1280x720 --preset passthrough --baseline regress.json
           mediaexport regress samples/ --preset 1280x720 --baseline regress.json --update-baseline
           mediaexport regress samples/ --preset low --baseline regress.json --junit regress.xml
+          mediaexport regress samples/a.mov --preset low --baseline regress.json --subset --keep-failed failed/
         """
     )
 
@@ -55,51 +63,91 @@ struct Regress: ParsableCommand {
     @Flag(help: "Print one JSON record per case and a final summary record.")
     var json = false
 
+    @Flag(help: "Check only some of the baseline's entries: the ones this run does not check are a note, not a failure.")
+    var subset = false
+
+    @Option(name: .customLong("keep-failed"), help: ArgumentHelp("Keep the output of every failing case in this folder.", valueName: "dir"),
+            completion: .directory)
+    var keepFailed: String?
+
+    @Flag(help: "Export deterministically (the same bytes on any x86-64 CPU and core count), and record and compare every output's SHA-256.")
+    var deterministic = false
+
     func run() throws {
         FFmpegLog.setVerbose(false)
         let signals = SignalCancellation()  // no cooperative cancel here: a signal ends the run, removing temporary files
         defer { signals.stop() }
         do {
-            let catalog = try PresetCatalog.builtIn()
-            let presets = try (preset.isEmpty ? ["highest"] : preset).map { try catalog.resolve($0) }
             let base = try Baseline.load(baseline)
             if !json && base.ffmpeg != FFmpegVersions.lines && !base.entries.isEmpty {
                 printError("note: the baseline was made with \(base.ffmpeg.joined(separator: ", ")); running \(FFmpegVersions.lines.joined(separator: ", "))")
             }
-            let runner = RegressRunner(samples: samples, presets: presets)
-            runner.version = assetVersion
-            runner.tolerances = Tolerances(durationFrames: durationFrames, sizeRatio: sizeRatio, psnrDrop: psnrDrop, ssimDrop: ssimDrop)
-            if json { runner.onCase = { c in printLine(RegressRecord(kind: "case", payload: c).line) } }
-            let (cases, measured) = try runner.run(baseline: base)
+            let (cases, measured) = try makeRunner().run(baseline: base)
+            let unchecked = RegressRunner.unchecked(base, cases)
             if let junit {
-                do { try RegressRunner.junit(cases).write(toFile: junit, atomically: true, encoding: .utf8) } catch {
+                let xml = RegressRunner.junit(cases, notChecked: unchecked, subset: subset || updateBaseline)
+                do { try xml.write(toFile: junit, atomically: true, encoding: .utf8) } catch {
                     throw ExportError.outputUnwritable(path: junit, reason: error.localizedDescription)
                 }
             }
-            let failed = cases.filter { $0.status != .pass }
-            if updateBaseline {
-                var merged = measured
-                for (k, v) in base.entries where merged.entries[k] == nil { merged.entries[k] = v }
-                let changes = RegressRunner.changes(from: base, to: merged)
-                try merged.save(baseline)
-                if !json {
-                    printLine(changes.isEmpty ? "baseline \(baseline): unchanged" : "baseline \(baseline) updated:\n  " + changes.joined(separator: "\n  "))
-                }
-                return
-            }
-            if json {
-                printLine(RegressRecord(kind: "regressFinished", payload: ["cases": cases.count, "failed": failed.count]).line)
-            } else {
-                printLine(RegressTable.render(cases))
-                if let estimates = RegressRunner.estimateSummary(cases) { printLine(estimates) }
-                printLine("\(cases.count - failed.count) passed, \(failed.count) failed")
-            }
-            if !failed.isEmpty { throw ExitCode(ExitStatus.regression) }
+            if updateBaseline { return try update(base, measured) }
+            try report(cases, unchecked: unchecked)
         } catch let error as ExportError {
             printError(error.description)
             throw ExitCode(error.exitCode)
         }
     }
+
+    /// The runner for these options: sample keys relative to the baseline file's folder.
+    private func makeRunner() throws -> RegressRunner {
+        let catalog = try PresetCatalog.builtIn()
+        let presets = try (preset.isEmpty ? ["highest"] : preset).map { try catalog.resolve($0) }
+        let runner = RegressRunner(samples: samples, presets: presets)
+        runner.version = assetVersion
+        runner.tolerances = Tolerances(durationFrames: durationFrames, sizeRatio: sizeRatio, psnrDrop: psnrDrop, ssimDrop: ssimDrop)
+        let folder = (baseline as NSString).deletingLastPathComponent
+        runner.keyFolder = folder.isEmpty ? "." : folder
+        runner.keepFailed = keepFailed
+        runner.deterministic = deterministic
+        if json { runner.onCase = { c in printLine(RegressRecord(kind: "case", payload: c).line) } }
+        return runner
+    }
+
+    /// `--update-baseline`: the run's entries, and the baseline's that were not run, written back.
+    private func update(_ base: Baseline, _ measured: Baseline) throws {
+        var merged = measured
+        for key in base.entries.keys.sorted() where merged.entries[key] == nil { merged.entries[key] = base.entries[key] }
+        let changes = RegressRunner.changes(from: base, to: merged)
+        try merged.save(baseline)
+        if !json {
+            printLine(changes.isEmpty ? "baseline \(baseline): unchanged" : "baseline \(baseline) updated:\n  " + changes.joined(separator: "\n  "))
+        }
+    }
+
+    /// The table (or the summary record), and exit 4 on a case that did not pass or, without `--subset`, an entry
+    /// not checked.
+    private func report(_ cases: [RegressCase], unchecked: [String]) throws {
+        let failed = cases.filter { $0.status != .pass }
+        if json {
+            printLine(RegressRecord(kind: "regressFinished", payload: RegressSummary(cases: cases.count, failed: failed.count,
+                                                                                    notChecked: unchecked, subset: subset)).line)
+        } else {
+            printLine(RegressTable.render(cases))
+            if !unchecked.isEmpty { printLine((subset ? "note: not checked (--subset): " : "not checked: ") + unchecked.joined(separator: ", ")) }
+            if let estimates = RegressRunner.estimateSummary(cases) { printLine(estimates) }
+            printLine("\(cases.count - failed.count) passed, \(failed.count) failed" + (unchecked.isEmpty ? "" : ", \(unchecked.count) not checked"))
+        }
+        if !failed.isEmpty || (!unchecked.isEmpty && !subset) { throw ExitCode(ExitStatus.regression) }
+    }
+}
+
+/// The final record of `regress --json`.
+struct RegressSummary: Encodable {
+    var cases: Int
+    var failed: Int
+    /// The baseline's entries the run did not check (a failure unless `subset`).
+    var notChecked: [String]
+    var subset: Bool
 }
 
 /// A JSON Lines record of `regress --json`.

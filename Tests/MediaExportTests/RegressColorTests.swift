@@ -107,7 +107,10 @@ import Testing
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let baseline = dir.appendingPathComponent("baseline.json")
-        let args = ["regress", TestSupport.fixture("hdr-hlg.mov"), "--preset", "passthrough", "--baseline", baseline.path]
+        // Beside the baseline: a sample's key is its path relative to the baseline's folder.
+        let sample = dir.appendingPathComponent("hdr-hlg.mov").path
+        try FileManager.default.copyItem(atPath: TestSupport.fixture("hdr-hlg.mov"), toPath: sample)
+        let args = ["regress", sample, "--preset", "passthrough", "--baseline", baseline.path]
         let update = try TestSupport.tool(args + ["--update-baseline"])
         #expect(update.status == 0, "\(update.stdout)\(update.stderr)")
         let recorded = try #require(try Baseline.load(baseline.path).entries["hdr-hlg.mov|passthrough"]?.measurement?.color)

@@ -38,5 +38,12 @@ void cff_pin_cpu_paths(void);
 /// How many zimg graphs this process built through the interposed zimg_filter_graph_build (a test's proof that
 /// the interposition is in force).
 int cff_zimg_graphs_built(void);
+/// The file name (symlinks resolved, e.g. `libx264.so.164`) of the loaded shared library whose name starts with
+/// `prefix` (e.g. `libx264.so.`), into `out`; 1 when one is loaded, else 0 and an empty `out`.
+int cff_loaded_library(const char *prefix, char *out, int size);
+/// x265's own version string (`x265_version_str`) when libx265 is loaded, into `out`; 1 when found.
+int cff_x265_version(char *out, int size);
+/// zimg's version (`zimg_get_version_info`, e.g. `3.0.4`) when libzimg is loaded, into `out`; 1 when found.
+int cff_zimg_version(char *out, int size);
 
 #endif

@@ -27,8 +27,10 @@ public struct Tolerances: Codable, Sendable, Equatable {
     }
 }
 
-/// The committed reference: one measurement per sample × preset, with optional tolerances.
+/// The committed reference: one measurement per sample × preset, with optional tolerances, and what each was made
+/// from (the sample's and the preset's hashes, the environment), so that a failure names its cause first.
 public struct Baseline: Codable, Sendable, Equatable {
+    /// One sample × preset. The provenance fields are nil in a baseline made before they were recorded.
     public struct Entry: Codable, Sendable, Equatable {
         /// What the export measured; nil when the export is expected to fail.
         public var measurement: MediaExportCore.Measurement?
@@ -36,14 +38,29 @@ public struct Baseline: Codable, Sendable, Equatable {
         public var tolerances: Tolerances?
         /// The expected failure (`STAGE/EXIT`, e.g. `edit/80`), for a sample the preset must refuse.
         public var failure: String?
+        /// SHA-256 of the sample's main resource file.
+        public var sampleSHA256: String?
+        /// SHA-256 of the preset as JSON with sorted keys (`PresetRecord`).
+        public var presetSHA256: String?
+        /// The preset's settings, as that JSON.
+        public var presetSettings: JSONValue?
+
+        /// Creates an entry.
+        public init(measurement: MediaExportCore.Measurement? = nil, tolerances: Tolerances? = nil, failure: String? = nil,
+                    sampleSHA256: String? = nil, preset: PresetRecord? = nil) {
+            self.measurement = measurement; self.tolerances = tolerances; self.failure = failure
+            self.sampleSHA256 = sampleSHA256; self.presetSHA256 = preset?.sha256; self.presetSettings = preset?.settings
+        }
     }
 
     public var version: Int = 1
-    /// The FFmpeg libraries the baseline was made with.
+    /// The FFmpeg libraries (libav*) the baseline was made with.
     public var ffmpeg: [String]
+    /// The rest of what the outputs depend on: FFmpeg's release, x264/x265/zimg, the CPU, deterministic or not.
+    public var environment: RegressEnvironment?
     /// File-wide overrides of the defaults.
     public var tolerances: Tolerances?
-    /// Keyed `SAMPLE|PRESET`.
+    /// Keyed `SAMPLE|PRESET`, the sample's path relative to the baseline file's folder.
     public var entries: [String: Entry]
 
     public init(ffmpeg: [String], tolerances: Tolerances? = nil, entries: [String: Entry] = [:]) {
@@ -81,56 +98,56 @@ public struct Difference: Codable, Sendable, Equatable, CustomStringConvertible 
 
 /// Compares a measurement with its baseline.
 public enum BaselineComparison {
-    /// Every difference beyond tolerance, in a fixed property order (the first is the one to report).
+    /// Every difference beyond tolerance, in a fixed property order (the first is the one to report): the stream
+    /// layout, colour, timing, then quality before size (a quality drop is named, not the size change it comes with),
+    /// then the checksums.
     public static func differences(_ actual: MediaExportCore.Measurement, _ base: MediaExportCore.Measurement, _ t: Tolerances) -> [Difference] {
-        var out: [Difference] = []
-        func exact<T: Equatable>(_ name: String, _ a: T, _ b: T) {
-            if a != b { out.append(Difference(property: name, baseline: show(b), actual: show(a))) }
-        }
-        exact("route", actual.route, base.route)
-        exact("container", actual.container, base.container)
-        exact("codecs", actual.codecs, base.codecs)
-        exact("videoProfile", actual.videoProfile, base.videoProfile)
-        exact("width", actual.width, base.width)
-        exact("height", actual.height, base.height)
-        exact("pixelFormat", actual.pixelFormat, base.pixelFormat)
-        // Colour, exact; a value the baseline lacks (made before it was measured) is not recorded, so not compared.
-        if let b = base.color {
-            let a = actual.color ?? MediaExportCore.Measurement.Color()
-            func recorded<T: Equatable>(_ name: String, _ a: T?, _ b: T?) { if b != nil { exact("color.\(name)", a, b) } }
-            recorded("hdr", a.hdr?.rawValue, b.hdr?.rawValue)
-            recorded("transfer", a.transfer, b.transfer)
-            recorded("primaries", a.primaries, b.primaries)
-            recorded("matrix", a.matrix, b.matrix)
-            recorded("range", a.range, b.range)
-            recorded("bitDepth", a.bitDepth, b.bitDepth)
-            recorded("fieldOrder", a.fieldOrder, b.fieldOrder)
-            recorded("mastering", a.mastering, b.mastering)
-            recorded("contentLight", a.contentLight, b.contentLight)
-            recorded("dolbyVision", a.dolbyVision, b.dolbyVision)
-        }
-        exact("rotation", actual.rotation, base.rotation)
-        exact("frameCount", actual.frameCount, base.frameCount)
+        [layout(actual, base), color(actual.color, base.color), timing(actual, base, t), quality(actual, base, t),
+         size(actual, base, t), checksums(actual, base)].flatMap { $0 }
+    }
+
+    private static func exact<T: Equatable>(_ name: String, _ a: T, _ b: T) -> [Difference] {
+        a == b ? [] : [Difference(property: name, baseline: show(b), actual: show(a))]
+    }
+
+    private static func layout(_ a: MediaExportCore.Measurement, _ b: MediaExportCore.Measurement) -> [Difference] {
+        [exact("route", a.route, b.route), exact("container", a.container, b.container), exact("codecs", a.codecs, b.codecs),
+         exact("videoProfile", a.videoProfile, b.videoProfile), exact("width", a.width, b.width),
+         exact("height", a.height, b.height), exact("pixelFormat", a.pixelFormat, b.pixelFormat)].flatMap { $0 }
+    }
+
+    /// Colour, exact; a value the baseline lacks (made before it was measured) is not recorded, so not compared.
+    private static func color(_ actual: MediaExportCore.Measurement.Color?, _ base: MediaExportCore.Measurement.Color?) -> [Difference] {
+        guard let b = base else { return [] }
+        let a = actual ?? MediaExportCore.Measurement.Color()
+        func recorded<T: Equatable>(_ name: String, _ a: T?, _ b: T?) -> [Difference] { b == nil ? [] : exact("color.\(name)", a, b) }
+        return [recorded("hdr", a.hdr?.rawValue, b.hdr?.rawValue), recorded("transfer", a.transfer, b.transfer),
+                recorded("primaries", a.primaries, b.primaries), recorded("matrix", a.matrix, b.matrix),
+                recorded("range", a.range, b.range), recorded("bitDepth", a.bitDepth, b.bitDepth),
+                recorded("fieldOrder", a.fieldOrder, b.fieldOrder), recorded("mastering", a.mastering, b.mastering),
+                recorded("contentLight", a.contentLight, b.contentLight), recorded("dolbyVision", a.dolbyVision, b.dolbyVision)].flatMap { $0 }
+    }
+
+    private static func timing(_ actual: MediaExportCore.Measurement, _ base: MediaExportCore.Measurement, _ t: Tolerances) -> [Difference] {
+        var out = exact("rotation", actual.rotation, base.rotation) + exact("frameCount", actual.frameCount, base.frameCount)
         let frame = base.frameDuration ?? actual.frameDuration ?? (1.0 / 30)
         let durationTolerance = (t.durationFrames ?? 1) * frame + 1e-6
         if abs(actual.duration - base.duration) > durationTolerance {
             out.append(Difference(property: "duration", baseline: String(format: "%.4f s", base.duration),
                                   actual: String(format: "%.4f s (tolerance ±%.4f s)", actual.duration, durationTolerance)))
         }
-        exact("audioChannels", actual.audioChannels, base.audioChannels)
-        exact("sampleRate", actual.sampleRate, base.sampleRate)
-        exact("creationTimeKept", actual.creationTimeKept, base.creationTimeKept)
+        out += exact("audioChannels", actual.audioChannels, base.audioChannels) + exact("sampleRate", actual.sampleRate, base.sampleRate)
+        out += exact("creationTimeKept", actual.creationTimeKept, base.creationTimeKept)
         if let a = actual.avStartOffset, let b = base.avStartOffset, abs(a - b) > 0.001 {
             out.append(Difference(property: "avStartOffset", baseline: String(format: "%.4f s", b), actual: String(format: "%.4f s", a)))
         } else if (actual.avStartOffset == nil) != (base.avStartOffset == nil) {
-            exact("avStartOffset", actual.avStartOffset, base.avStartOffset)
+            out += exact("avStartOffset", actual.avStartOffset, base.avStartOffset)
         }
-        exact("timestampsIncreasing", actual.timestampsIncreasing, base.timestampsIncreasing)
-        let sizeTolerance = t.sizeRatio ?? 0.10
-        if base.size > 0, abs(Double(actual.size - base.size)) / Double(base.size) > sizeTolerance {
-            out.append(Difference(property: "size", baseline: "\(base.size) bytes",
-                                  actual: "\(actual.size) bytes (tolerance ±\(Int(sizeTolerance * 100)) %)"))
-        }
+        return out + exact("timestampsIncreasing", actual.timestampsIncreasing, base.timestampsIncreasing)
+    }
+
+    private static func quality(_ actual: MediaExportCore.Measurement, _ base: MediaExportCore.Measurement, _ t: Tolerances) -> [Difference] {
+        var out: [Difference] = []
         if let b = base.psnr {
             let drop = t.psnrDrop ?? 0.5
             if (actual.psnr ?? -Double.infinity) < b - drop {
@@ -145,9 +162,21 @@ public enum BaselineComparison {
                                       actual: actual.ssim.map { String(format: "%.5f (may drop %.4f)", $0, drop) } ?? "not measured"))
             }
         }
-        exact("packetChecksums", actual.packetChecksums, base.packetChecksums)
-        exact("packetsMatchSource", actual.packetsMatchSource, base.packetsMatchSource)
         return out
+    }
+
+    private static func size(_ actual: MediaExportCore.Measurement, _ base: MediaExportCore.Measurement, _ t: Tolerances) -> [Difference] {
+        let tolerance = t.sizeRatio ?? 0.10
+        guard base.size > 0, abs(Double(actual.size - base.size)) / Double(base.size) > tolerance else { return [] }
+        return [Difference(property: "size", baseline: "\(base.size) bytes", actual: "\(actual.size) bytes (tolerance ±\(Int(tolerance * 100)) %)")]
+    }
+
+    /// The whole file's hash only when both were deterministic (only then is it recorded), then the copied packets'.
+    private static func checksums(_ actual: MediaExportCore.Measurement, _ base: MediaExportCore.Measurement) -> [Difference] {
+        var out: [Difference] = []
+        if let a = actual.outputSHA256, let b = base.outputSHA256 { out += exact("outputSHA256", a, b) }
+        return out + exact("packetChecksums", actual.packetChecksums, base.packetChecksums)
+            + exact("packetsMatchSource", actual.packetsMatchSource, base.packetsMatchSource)
     }
 
     private static func show<T>(_ v: T) -> String {

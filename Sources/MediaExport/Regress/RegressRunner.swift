@@ -16,6 +16,17 @@ public struct RegressCase: Codable, Sendable, Equatable {
     /// Why the export or measurement failed (`error`), or that the baseline has no entry (`missing`).
     public var message: String?
     public var seconds: Double
+    /// For a failing case: the first thing its baseline entry was made from that is different here (the sample, the
+    /// preset, the libraries, the CPU), named before the differences; nil when nothing recorded differs.
+    public var cause: RegressCause? = nil
+    /// Where `--keep-failed` kept this failing case's output.
+    public var keptOutput: String? = nil
+
+    /// One line on why the case did not pass: its cause, then its first difference (or its message).
+    public var headline: String {
+        let detail = status == .fail ? differences.first?.description : message
+        return [cause?.description, detail].compactMap { $0 }.joined(separator: "; ")
+    }
 }
 
 /// `mediaexport regress`: exports samples with presets into a temporary sandbox, measures the results, and
@@ -26,6 +37,12 @@ public final class RegressRunner {
     public var version: AssetVersion = .current
     /// Per-run tolerance overrides (over the baseline's file-wide and per-entry ones... per-entry win).
     public var tolerances = Tolerances()
+    /// The folder sample keys are relative to: the baseline file's (default: the current folder).
+    public var keyFolder = FileManager.default.currentDirectoryPath
+    /// Keeps the output of every failing case here (`--keep-failed`), named after its key; nil: none is kept.
+    public var keepFailed: String?
+    /// Exports with `ExportRequest.deterministic`, and records and compares every output's SHA-256.
+    public var deterministic = false
     /// Called after each case.
     public var onCase: (@Sendable (RegressCase) -> Void)?
 
@@ -34,76 +51,64 @@ public final class RegressRunner {
         self.presets = presets
     }
 
-    /// The assets to run: sample files and folders (walked), one per asset, keyed by a path relative to the sample.
-    func assets() throws -> [(key: String, path: String)] {
-        var result: [(String, String)] = []
+    /// The assets to run, one per asset of every sample file and folder (walked), keyed by their path relative to
+    /// `keyFolder`, sorted by key. Two with one key (a file given twice, or also inside a folder given) are an error.
+    func assets() throws -> [(key: String, path: String, given: String)] {
+        let folder = SampleKey.resolvedFolder(keyFolder)
+        var found: [(key: String, path: String, given: String)] = []
         for sample in samples {
-            guard FileSystem.exists(sample) else { throw ExportError.inputUnreadable(path: sample, reason: "no such file or folder") }
-            let files: [String]
-            let folder: String?
-            if FileSystem.isDirectory(sample) {
-                // Walked from its real path, and keys made relative to that same path (a sample folder given
-                // through a symlink keys its files as the folder itself would).
-                let real = FileSystem.realPath(sample) ?? sample
-                var scan = BatchScan()
-                files = scan.walk(real, outRoot: "/nonexistent")
-                folder = real
-            } else {
-                files = [URL(fileURLWithPath: sample).standardizedFileURL.path]
-                folder = nil
-            }
-            for asset in BatchPlanner.group(files) {
-                guard let main = asset.original ?? asset.renderedEdit else { continue }
-                let key = folder.map { BatchPlanner.relativePath(main.path, to: $0) } ?? (files[0] as NSString).lastPathComponent
-                result.append((key, main.path))
-            }
+            found += try Self.mainFiles(sample).map { (SampleKey.relative($0, to: folder), $0, sample) }
         }
-        return result.sorted { $0.0 < $1.0 }
+        var seen: [String: String] = [:]
+        for asset in found {
+            if let other = seen[asset.key] {
+                throw ExportError.usage(reason: "two samples have the key \(asset.key): \(other) and \(asset.given)")
+            }
+            seen[asset.key] = asset.given
+        }
+        return found.sorted { $0.key < $1.key }
+    }
+
+    /// The main resource of each asset in `sample`, a file or a folder (walked from its real path).
+    static func mainFiles(_ sample: String) throws -> [String] {
+        guard FileSystem.exists(sample) else { throw ExportError.inputUnreadable(path: sample, reason: "no such file or folder") }
+        var files = [SampleKey.resolved(sample)]
+        if FileSystem.isDirectory(sample) {
+            var scan = BatchScan()
+            files = scan.walk(SampleKey.resolvedFolder(sample), outRoot: "/nonexistent")
+        }
+        return BatchPlanner.group(files).compactMap { ($0.original ?? $0.renderedEdit)?.path }
     }
 
     /// Runs every case against `baseline`; returns the cases and the measured baseline (for `--update-baseline`).
     public func run(baseline: Baseline) throws -> (cases: [RegressCase], measured: Baseline) {
+        let assets = try assets()
+        let names = presets.map(\.name)
+        if let twice = names.first(where: { name in names.filter { $0 == name }.count > 1 }) {
+            throw ExportError.usage(reason: "two presets are named \(twice): a case's key is SAMPLE|PRESET, so each preset needs a name of its own")
+        }
+        let records = try presets.map { try PresetRecord($0) }
+        if let keepFailed { try BatchPlanner.makeDirectories(keepFailed) }
         let sandbox = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("mediaexport-regress-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: sandbox, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: sandbox) }
+        let here = RegressEnvironment.current(deterministic: deterministic)
+        let finder = CauseFinder(baseline: baseline, here: here, libav: FFmpegVersions.lines)
         var measured = Baseline(ffmpeg: FFmpegVersions.lines, tolerances: baseline.tolerances)
+        measured.environment = here
         var cases: [RegressCase] = []
-        for (n, asset) in try assets().enumerated() {
-            for preset in presets {
-                let key = "\(asset.key)|\(preset.name)"
-                let began = Date()
-                var c = RegressCase(key: key, sample: asset.key, preset: preset.name, status: .error, differences: [], measurement: nil,
-                                    message: nil, seconds: 0)
-                do {
-                    let out = sandbox.appendingPathComponent("\(n)-\(preset.name).\(preset.defaultExtension)").path
-                    let m = try measure(asset.path, preset: preset, output: out, sandbox: sandbox.path)
-                    c.measurement = m
-                    measured.entries[key] = Baseline.Entry(measurement: m, tolerances: baseline.entries[key]?.tolerances)
-                    if let entry = baseline.entries[key], let expected = entry.failure {
-                        c.status = .fail
-                        c.differences = [Difference(property: "failure", baseline: expected, actual: "exported")]
-                    } else if let entry = baseline.entries[key], let base = entry.measurement {
-                        let t = tolerances.over(entry.tolerances ?? Tolerances()).over(baseline.tolerances ?? Tolerances()).over(.defaults)
-                        c.differences = BaselineComparison.differences(m, base, t)
-                        c.status = c.differences.isEmpty ? .pass : .fail
-                    } else {
-                        c.status = .missing
-                        c.message = "not in the baseline (run with --update-baseline to add it)"
-                    }
-                } catch {
-                    let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: asset.path, code: -1, message: "\(error)")
-                    let failure = "\(e.stage.rawValue)/\(e.kind.rawValue)"
-                    c.message = e.description
-                    measured.entries[key] = Baseline.Entry(measurement: nil, tolerances: baseline.entries[key]?.tolerances, failure: failure)
-                    if let expected = baseline.entries[key]?.failure {
-                        c.status = expected == failure ? .pass : .fail
-                        if expected != failure { c.differences = [Difference(property: "failure", baseline: expected, actual: failure)] }
-                    } else if baseline.entries[key]?.measurement != nil {
-                        c.status = .fail
-                        c.differences = [Difference(property: "failure", baseline: "exported", actual: "\(failure): \(e.description)")]
-                    }
+        for (n, asset) in assets.enumerated() {
+            let sampleSHA256 = try? SHA256Hasher.file(asset.path)
+            for (p, preset) in presets.enumerated() {
+                let folder = sandbox.appendingPathComponent("\(n)-\(p)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                var (c, entry) = runCase(asset, preset, records[p], sampleSHA256: sampleSHA256, in: folder.path, baseline: baseline)
+                if c.status == .fail || c.status == .error {
+                    if let old = baseline.entries[c.key] { c.cause = finder.cause(entry: old, sampleSHA256: sampleSHA256, preset: records[p]) }
+                    if let keepFailed, let output = Self.output(in: folder.path) { c.keptOutput = try Self.keep(output, key: c.key, in: keepFailed) }
                 }
-                c.seconds = Date().timeIntervalSince(began)
+                try? FileManager.default.removeItem(at: folder)
+                measured.entries[c.key] = entry
                 cases.append(c)
                 onCase?(c)
             }
@@ -111,19 +116,107 @@ public final class RegressRunner {
         return (cases, measured)
     }
 
+    /// Exports one case into `folder` and judges it; the entry records the measurement and what it was made from.
+    private func runCase(_ asset: (key: String, path: String, given: String), _ preset: Preset, _ record: PresetRecord,
+                         sampleSHA256: String?, in folder: String, baseline: Baseline) -> (RegressCase, Baseline.Entry) {
+        let key = "\(asset.key)|\(preset.name)"
+        let began = Date()
+        let old = baseline.entries[key]
+        var c = RegressCase(key: key, sample: asset.key, preset: preset.name, status: .error, differences: [], measurement: nil,
+                            message: nil, seconds: 0)
+        var entry = Baseline.Entry(tolerances: old?.tolerances, sampleSHA256: sampleSHA256, preset: record)
+        do {
+            let output = (folder as NSString).appendingPathComponent("output.\(preset.defaultExtension)")
+            let m = try measure(asset.path, preset: preset, output: output, sandbox: folder)
+            c.measurement = m
+            entry.measurement = m
+            judge(&c, m, against: old, fileWide: baseline.tolerances)
+        } catch {
+            let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: asset.path, code: -1, message: "\(error)")
+            entry.failure = "\(e.stage.rawValue)/\(e.kind.rawValue)"
+            c.message = e.description
+            Self.judge(&c, failure: entry.failure!, against: old)
+        }
+        c.seconds = Date().timeIntervalSince(began)
+        return (c, entry)
+    }
+
+    /// Judges an export that succeeded with measurement `m`.
+    private func judge(_ c: inout RegressCase, _ m: MediaExportCore.Measurement, against old: Baseline.Entry?, fileWide: Tolerances?) {
+        if let expected = old?.failure {
+            c.status = .fail
+            c.differences = [Difference(property: "failure", baseline: expected, actual: "exported")]
+        } else if let old, let base = old.measurement {
+            let t = tolerances.over(old.tolerances ?? Tolerances()).over(fileWide ?? Tolerances()).over(.defaults)
+            c.differences = BaselineComparison.differences(m, base, t)
+            c.status = c.differences.isEmpty ? .pass : .fail
+        } else {
+            c.status = .missing
+            c.message = "not in the baseline (run with --update-baseline to add it)"
+        }
+    }
+
+    /// Judges an export that failed with `failure` (`STAGE/KIND`); the case stays an error when nothing was expected.
+    private static func judge(_ c: inout RegressCase, failure: String, against old: Baseline.Entry?) {
+        if let expected = old?.failure {
+            c.status = expected == failure ? .pass : .fail
+            if expected != failure { c.differences = [Difference(property: "failure", baseline: expected, actual: failure)] }
+        } else if old?.measurement != nil {
+            c.status = .fail
+            c.differences = [Difference(property: "failure", baseline: "exported", actual: "\(failure): \(c.message ?? "")")]
+        }
+    }
+
+    /// The output a case left in its folder (`output.EXT`; a byte copy keeps the source's extension), if any; never
+    /// a hidden temporary file.
+    private static func output(in folder: String) -> String? {
+        (FileSystem.contents(ofDirectory: folder) ?? []).filter { $0.hasPrefix("output") }.sorted()
+            .map { (folder as NSString).appendingPathComponent($0) }.first { FileSystem.isRegularFile($0) }
+    }
+
+    /// Moves `file` into `folder` as `KEY.EXT` (`hdr-pq.mp4_low.mp4`), or `KEY-2.EXT`… when that name is taken:
+    /// never over a file that is already there. Returns where it went.
+    static func keep(_ file: String, key: String, in folder: String) throws -> String {
+        let ext = (file as NSString).pathExtension
+        let stem = SampleKey.fileName(key)
+        var n = 1
+        while true {
+            let name = (n == 1 ? stem : "\(stem)-\(n)") + (ext.isEmpty ? "" : ".\(ext)")
+            let target = (folder as NSString).appendingPathComponent(name)
+            n += 1
+            if FileSystem.exists(target) { continue }
+            do {
+                try FileManager.default.moveItem(atPath: file, toPath: target)
+                return target
+            } catch where FileSystem.exists(target) {
+                continue
+            } catch {
+                throw ExportError.outputUnwritable(path: target, reason: error.localizedDescription)
+            }
+        }
+    }
+
+    /// The baseline's entries this run did not check, sorted.
+    public static func unchecked(_ baseline: Baseline, _ cases: [RegressCase]) -> [String] {
+        let checked = Set(cases.map(\.key))
+        return baseline.entries.keys.filter { !checked.contains($0) }.sorted()
+    }
+
     /// Exports one sample and measures the result.
     func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> MediaExportCore.Measurement {
         var request = ExportRequest(input: input, output: output, preset: preset, overwrite: true, sandbox: sandbox, version: version)
+        request.deterministic = deterministic
         // The estimate's error is one of the things measured: the sampled one, as `--estimate samples` gives.
         request.estimate = .samples
         let session = ExportSession(request: request)
         let estimate = LockedBox<Int64?>(nil)
         session.onEvent = { event in if case .started(let s) = event { estimate.withLock { $0 = s.estimatedBytes } } }
+        // The output stays for the caller (`--keep-failed`), who removes it.
         let done = try session.run()
-        defer { try? FileManager.default.removeItem(atPath: done.output) }
         let source = done.version?.resource ?? input
         let route = done.fallbacks.isEmpty ? done.route.rawValue : "fallback:\(done.route.rawValue)"
         var m = try Measurer.measure(output: done.output, source: source, route: route)
+        if deterministic { m.outputSHA256 = try SHA256Hasher.file(done.output) }
         if let estimated = estimate.withLock({ $0 }), m.size > 0 {
             m.estimatedBytes = estimated
             m.estimateError = Double(estimated) / Double(m.size) - 1
@@ -158,47 +251,74 @@ public final class RegressRunner {
         var lines: [String] = []
         for key in new.entries.keys.sorted() {
             guard let before = old.entries[key] else { lines.append("added \(key)"); continue }
-            let after = new.entries[key]!
-            if before.failure != after.failure {
-                lines.append("changed \(key): failure \(before.failure ?? "none") → \(after.failure ?? "none")")
-                continue
-            }
-            guard let a = after.measurement, let b = before.measurement else { continue }
-            let diffs = BaselineComparison.differences(a, b, Tolerances(durationFrames: 0, sizeRatio: 0, psnrDrop: 0, ssimDrop: 0))
-            var notes = diffs.map { "\($0.property) \($0.baseline) → \($0.actual)" }
-            // Values the old baseline did not record are not differences, but the file now has them: say so.
-            if a.color != b.color && !diffs.contains(where: { $0.property.hasPrefix("color.") }) { notes.append("colour now recorded") }
-            if notes.isEmpty { continue }
-            lines.append("changed \(key): " + notes.joined(separator: "; "))
+            let notes = changes(from: before, to: new.entries[key]!)
+            if !notes.isEmpty { lines.append("changed \(key): " + notes.joined(separator: "; ")) }
         }
         for key in old.entries.keys.sorted() where new.entries[key] == nil { lines.append("kept \(key) (not run)") }
         if old.ffmpeg != new.ffmpeg { lines.append("FFmpeg: \(old.ffmpeg.joined(separator: ", ")) → \(new.ffmpeg.joined(separator: ", "))") }
+        let hashed = old.entries.filter { key, entry in entry.sampleSHA256 == nil && new.entries[key]?.sampleSHA256 != nil }.count
+        if hashed > 0 { lines.append("now recorded: the sample's and the preset's hashes of \(hashed) entries") }
+        if old.environment == nil, let after = new.environment {
+            lines.append("now recorded: the environment (FFmpeg \(after.ffmpeg ?? "?"); \((after.libraries ?? []).joined(separator: ", ")); "
+                         + "CPU \((after.cpu ?? []).joined(separator: " ")); \(after.cores ?? 0) cores; deterministic \(after.deterministic ?? false))")
+        }
+        if let before = old.environment, let after = new.environment {
+            let moved = CauseFinder.moved(before.libraries ?? [], after.libraries ?? [])
+            if before.libraries != nil && !moved.isEmpty { lines.append("libraries: " + moved.joined(separator: ", ")) }
+            if let cpu = before.cpu, cpu != after.cpu { lines.append("CPU: \(cpu.joined(separator: " ")) → \((after.cpu ?? []).joined(separator: " "))") }
+            if let d = before.deterministic, d != after.deterministic { lines.append("deterministic: \(d) → \(after.deterministic ?? false)") }
+        }
         return lines
     }
 
-    /// JUnit XML: one test suite, one test case per sample × preset.
-    public static func junit(_ cases: [RegressCase]) -> String {
+    /// What changed in one entry: its sample, its preset, its failure, or the properties measured.
+    private static func changes(from before: Baseline.Entry, to after: Baseline.Entry) -> [String] {
+        var notes: [String] = []
+        if let a = before.sampleSHA256, a != after.sampleSHA256 { notes.append("sample changed") }
+        if let a = before.presetSHA256, a != after.presetSHA256 {
+            let settings = before.presetSettings.flatMap { b in after.presetSettings.map { JSONValue.changes(from: b, to: $0) } } ?? []
+            notes.append(settings.isEmpty ? "preset changed" : "preset changed (\(settings.joined(separator: ", ")))")
+        }
+        if before.failure != after.failure { return notes + ["failure \(before.failure ?? "none") → \(after.failure ?? "none")"] }
+        guard let a = after.measurement, let b = before.measurement else { return notes }
+        let diffs = BaselineComparison.differences(a, b, Tolerances(durationFrames: 0, sizeRatio: 0, psnrDrop: 0, ssimDrop: 0))
+        notes += diffs.map { "\($0.property) \($0.baseline) → \($0.actual)" }
+        // Values the old baseline did not record are not differences, but the file now has them: say so.
+        if a.color != b.color && !diffs.contains(where: { $0.property.hasPrefix("color.") }) { notes.append("colour now recorded") }
+        return notes
+    }
+
+    /// JUnit XML: one test suite, one test case per sample × preset, and one per baseline entry `notChecked` (a failure,
+    /// or skipped when `subset`).
+    public static func junit(_ cases: [RegressCase], notChecked: [String] = [], subset: Bool = false) -> String {
         func esc(_ s: String) -> String {
             s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
                 .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
         }
-        let failures = cases.filter { $0.status == .fail || $0.status == .missing }.count
+        let failures = cases.filter { $0.status == .fail || $0.status == .missing }.count + (subset ? 0 : notChecked.count)
         let errors = cases.filter { $0.status == .error }.count
         let time = cases.reduce(0) { $0 + $1.seconds }
+        let tests = cases.count + notChecked.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\">\n"
-        xml += "  <testsuite name=\"mediaexport regress\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\">\n"
+        xml += "<testsuites tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\">\n"
+        xml += "  <testsuite name=\"mediaexport regress\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\">\n"
+        for key in notChecked {
+            let cut = key.lastIndex(of: "|") ?? key.endIndex
+            let sample = String(key[..<cut]), preset = cut < key.endIndex ? String(key[key.index(after: cut)...]) : ""
+            let verdict = subset ? "<skipped message=\"not checked (--subset)\"/>" : "<failure message=\"not checked by this run\"/>"
+            xml += "    <testcase classname=\"\(esc(sample))\" name=\"\(esc(preset))\" time=\"0.000\">\n      \(verdict)\n    </testcase>\n"
+        }
         for c in cases {
             xml += "    <testcase classname=\"\(esc(c.sample))\" name=\"\(esc(c.preset))\" time=\"\(String(format: "%.3f", c.seconds))\""
             switch c.status {
             case .pass: xml += "/>\n"
             case .fail:
-                let first = c.differences.first?.description ?? "differs"
+                let first = c.headline.isEmpty ? "differs" : c.headline
                 xml += ">\n      <failure message=\"\(esc(first))\">\(esc(c.differences.map(\.description).joined(separator: "\n")))</failure>\n    </testcase>\n"
             case .missing:
                 xml += ">\n      <failure message=\"\(esc(c.message ?? "missing"))\"/>\n    </testcase>\n"
             case .error:
-                xml += ">\n      <error message=\"\(esc(c.message ?? "error"))\"/>\n    </testcase>\n"
+                xml += ">\n      <error message=\"\(esc(c.headline.isEmpty ? "error" : c.headline))\"/>\n    </testcase>\n"
             }
         }
         xml += "  </testsuite>\n</testsuites>\n"

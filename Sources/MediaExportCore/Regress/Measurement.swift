@@ -31,6 +31,9 @@ public struct Measurement: Codable, Sendable, Equatable {
     /// For stream-copied streams: SHA-256 over every packet's bytes, per stream, and whether each equals the source's.
     public var packetChecksums: [String]?
     public var packetsMatchSource: Bool?
+    /// SHA-256 of the whole output file, recorded by a `--deterministic` run only, and compared exactly only when the
+    /// baseline and the run both have it.
+    public var outputSHA256: String?
     /// The video's colour (nil without a video, and in a baseline made before colour was measured, where it is
     /// not compared).
     public var color: Color?

@@ -89,7 +89,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     public var threads: Int?
     /// Byte-identical outputs on any x86-64 CPU and core count (`--deterministic`): the libraries' CPU-dependent code
     /// paths are pinned for the rest of the process, and the codecs run on `threads`, else `deterministicThreads`,
-    /// whatever the cores (docs/regress.md, "Reproducible outputs").
+    /// whatever the cores (docs/reproducible-outputs.md).
     public var deterministic = false
     /// The encoders' thread count under `deterministic` when `threads` is not given: a fixed number, since x264's and
     /// x265's bitstreams depend on it.

@@ -219,19 +219,15 @@ public enum ResourceTable {
     }
 }
 
-/// The regress table: sample × preset, pass/fail and the first differing property.
+/// The regress table: sample × preset, pass/fail, the first cause and the first differing property; then where
+/// `--keep-failed` kept outputs.
 enum RegressTable {
     static func render(_ cases: [RegressCase]) -> String {
         var rows = [["SAMPLE", "PRESET", "RESULT", "FIRST DIFFERENCE"]]
         for c in cases {
-            let detail: String
-            switch c.status {
-            case .pass: detail = ""
-            case .fail: detail = c.differences.first?.description ?? ""
-            case .missing, .error: detail = c.message ?? ""
-            }
-            rows.append([c.sample, c.preset, c.status.rawValue.uppercased(), detail])
+            rows.append([c.sample, c.preset, c.status.rawValue.uppercased(), c.status == .pass ? "" : c.headline])
         }
-        return PresetTable.align(rows)
+        let kept = cases.compactMap { c in c.keptOutput.map { "kept \(c.key): \($0)" } }
+        return ([PresetTable.align(rows)] + kept).joined(separator: "\n")
     }
 }
