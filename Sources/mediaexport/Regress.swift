@@ -15,10 +15,15 @@ struct Regress: ParsableCommand {
         packet checksums against the source (stream copies). Tolerances: duration ± 1 frame, size ± 10 %, PSNR \
         −0.5 dB, SSIM −0.005, everything else exact; overridable here and per sample in the baseline.
 
+        --html writes one self-contained page (no network, nothing beside it): each case's status and every \
+        property against the baseline, and for transcoded video the source and the output at the worst frame \
+        (lowest PSNR) with per-frame PSNR and SSIM plots.
+
         Examples:
           mediaexport regress samples/ --preset 1280x720 --preset passthrough --baseline regress.json
           mediaexport regress samples/ --preset 1280x720 --baseline regress.json --update-baseline
           mediaexport regress samples/ --preset low --baseline regress.json --junit regress.xml
+          mediaexport regress samples/ --preset low --baseline regress.json --html regress.html
         """
     )
 
@@ -36,6 +41,9 @@ struct Regress: ParsableCommand {
 
     @Option(help: "Write JUnit XML here.")
     var junit: String?
+
+    @Option(help: "Write a self-contained HTML report here (worst frames, per-frame PSNR/SSIM).", completion: .file())
+    var html: String?
 
     @Option(name: .customLong("asset-version"), help: "current or original.")
     var assetVersion: AssetVersion = .current
@@ -68,6 +76,7 @@ struct Regress: ParsableCommand {
             }
             let runner = RegressRunner(samples: samples, presets: presets)
             runner.version = assetVersion
+            runner.collectFrames = html != nil
             runner.tolerances = Tolerances(durationFrames: durationFrames, sizeRatio: sizeRatio, psnrDrop: psnrDrop, ssimDrop: ssimDrop)
             if json { runner.onCase = { c in printLine(RegressRecord(kind: "case", payload: c).line) } }
             let (cases, measured) = try runner.run(baseline: base)
@@ -76,6 +85,7 @@ struct Regress: ParsableCommand {
                     throw ExportError.outputUnwritable(path: junit, reason: error.localizedDescription)
                 }
             }
+            if let html { try RegressHTML.write(cases: cases, baseline: base, to: html) }
             let failed = cases.filter { $0.status != .pass }
             if updateBaseline {
                 var merged = measured

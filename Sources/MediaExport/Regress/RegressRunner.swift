@@ -16,6 +16,9 @@ public struct RegressCase: Codable, Sendable, Equatable {
     /// Why the export or measurement failed (`error`), or that the baseline has no entry (`missing`).
     public var message: String?
     public var seconds: Double
+    /// Per-frame PSNR/SSIM and the worst frame's pictures, for a transcoded video when the runner `collectFrames`
+    /// (`--html`); its pictures are left out of JSON.
+    public var quality: QualityDetail?
 }
 
 /// `mediaexport regress`: exports samples with presets into a temporary sandbox, measures the results, and
@@ -28,6 +31,8 @@ public final class RegressRunner {
     public var tolerances = Tolerances()
     /// Called after each case.
     public var onCase: (@Sendable (RegressCase) -> Void)?
+    /// Keep each transcode's per-frame scores and worst frame in `RegressCase.quality` (for `--html`).
+    public var collectFrames = false
 
     public init(samples: [String], presets: [Preset]) {
         self.samples = samples
@@ -76,8 +81,9 @@ public final class RegressRunner {
                                     message: nil, seconds: 0)
                 do {
                     let out = sandbox.appendingPathComponent("\(n)-\(preset.name).\(preset.defaultExtension)").path
-                    let m = try measure(asset.path, preset: preset, output: out, sandbox: sandbox.path)
+                    let (m, quality) = try measure(asset.path, preset: preset, output: out, sandbox: sandbox.path)
                     c.measurement = m
+                    c.quality = quality
                     measured.entries[key] = Baseline.Entry(measurement: m, tolerances: baseline.entries[key]?.tolerances)
                     if let entry = baseline.entries[key], let expected = entry.failure {
                         c.status = .fail
@@ -111,8 +117,8 @@ public final class RegressRunner {
         return (cases, measured)
     }
 
-    /// Exports one sample and measures the result.
-    func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> MediaExportCore.Measurement {
+    /// Exports one sample and measures the result (and, when `collectFrames`, a transcode's per-frame quality).
+    func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> (MediaExportCore.Measurement, QualityDetail?) {
         var request = ExportRequest(input: input, output: output, preset: preset, overwrite: true, sandbox: sandbox, version: version)
         // The estimate's error is one of the things measured: the sampled one, as `--estimate samples` gives.
         request.estimate = .samples
@@ -130,10 +136,13 @@ public final class RegressRunner {
         }
         let edits = try done.version?.sidecar.map { try EditSidecar.load(path: $0) }
         let trimmed = edits?.trim != nil
+        var quality: QualityDetail?
         if done.route == .transcode && !preset.passthrough && preset.video != nil && m.width != nil && edits?.crop == nil {
-            if let score = try QualityMeter.compare(output: done.output, source: source, origin: edits?.trim?.start ?? 0) {
+            if let (score, detail) = try QualityMeter.compare(output: done.output, source: source, origin: edits?.trim?.start ?? 0,
+                                                               keepFrames: collectFrames) {
                 m.psnr = score.psnr
                 m.ssim = score.ssim
+                quality = detail
             }
         } else if (done.route == .remux || preset.passthrough) && !trimmed {
             let outSums = try Measurer.packetChecksums(done.output)
@@ -141,7 +150,7 @@ public final class RegressRunner {
             m.packetChecksums = outSums
             m.packetsMatchSource = outSums.allSatisfy { sourceSums.contains($0) }
         }
-        return m
+        return (m, quality)
     }
 
     /// One line on the size estimates of `cases` (the `started` records' `estimatedBytes` against the real sizes):
@@ -178,10 +187,7 @@ public final class RegressRunner {
 
     /// JUnit XML: one test suite, one test case per sample × preset.
     public static func junit(_ cases: [RegressCase]) -> String {
-        func esc(_ s: String) -> String {
-            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-        }
+        let esc = Markup.escape
         let failures = cases.filter { $0.status == .fail || $0.status == .missing }.count
         let errors = cases.filter { $0.status == .error }.count
         let time = cases.reduce(0) { $0 + $1.seconds }
