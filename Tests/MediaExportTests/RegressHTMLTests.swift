@@ -79,8 +79,10 @@ import Testing
     /// `--html` and `--json`; returns the run, the page's path and the PSNR the baseline first measured.
     static func failingReport(_ dir: URL) throws -> (run: TestSupport.RunResult, page: String, psnr: Double) {
         let arguments = ["regress", TestSupport.fixture("landscape.mov"), "--preset", "low", "--baseline", dir.appendingPathComponent("baseline.json").path]
-        let update = try TestSupport.tool(arguments + ["--update-baseline"])
+        let update = try TestSupport.tool(arguments + ["--update-baseline", "--json"])
         #expect(update.status == 0, "\(update.stderr)")
+        let plain = try #require(update.stdout.split(separator: "\n").first { $0.contains("\"kind\":\"case\"") })
+        #expect(!plain.contains("\"quality\""), "without --html no per-frame scores are kept")
         let measured = try #require(try Baseline.load(dir.appendingPathComponent("baseline.json").path).entries["landscape.mov|low"]?.measurement?.psnr)
         try RegressTests.editBaseline(dir) { m in m["psnr"] = 99.0 }
         let page = dir.appendingPathComponent("r.html").path

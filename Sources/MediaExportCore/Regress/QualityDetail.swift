@@ -22,9 +22,11 @@ public struct QualityDetail: Codable, Sendable, Equatable {
     public var worstIndex: Int
     /// The source time (seconds, source timeline) of the picture the worst frame was paired with.
     public var worstSourceTime: Double
-    /// The worst output frame's luma, and its source's (scaled to the output's size as measured), as PNG bytes.
-    /// Left out of JSON (`regress --json` records stay small).
+    /// The worst output frame's luma as PNG bytes (nil when it could not be made). Left out of JSON, so
+    /// `regress --json` records stay small.
     public var outputPNG: Data?
+    /// The source picture it was compared with (scaled to the output's size, as measured), as PNG bytes; left out
+    /// of JSON too.
     public var sourcePNG: Data?
 
     /// Creates a detail record.
