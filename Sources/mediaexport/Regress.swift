@@ -22,11 +22,16 @@ struct Regress: ParsableCommand {
         differs (not for a --deterministic baseline), then the properties that moved, quality before size. \
         --keep-failed DIR keeps failing outputs, never over an existing file. See docs/regress.md.
 
+        --html writes one self-contained page (no network, nothing beside it): each case's status and every \
+        property against the baseline, and for transcoded video the source and the output at the worst frame \
+        (lowest PSNR) with per-frame PSNR and SSIM plots.
+
         Examples:
           mediaexport regress samples/ --preset 1280x720 --preset passthrough --baseline regress.json
           mediaexport regress samples/ --preset 1280x720 --baseline regress.json --update-baseline
           mediaexport regress samples/ --preset low --baseline regress.json --junit regress.xml
           mediaexport regress samples/a.mov --preset low --baseline regress.json --subset --keep-failed failed/
+          mediaexport regress samples/ --preset low --baseline regress.json --html regress.html
         """
     )
 
@@ -44,6 +49,9 @@ struct Regress: ParsableCommand {
 
     @Option(help: "Write JUnit XML here.")
     var junit: String?
+
+    @Option(help: "Write a self-contained HTML report here (worst frames, per-frame PSNR/SSIM).", completion: .file())
+    var html: String?
 
     @Option(name: .customLong("asset-version"), help: "current or original.")
     var assetVersion: AssetVersion = .current
@@ -90,6 +98,7 @@ struct Regress: ParsableCommand {
                     throw ExportError.outputUnwritable(path: junit, reason: error.localizedDescription)
                 }
             }
+            if let html { try RegressHTML.write(cases: cases, baseline: base, to: html) }
             if updateBaseline { return try update(base, measured) }
             try report(cases, unchecked: unchecked)
         } catch let error as ExportError {
@@ -105,10 +114,11 @@ struct Regress: ParsableCommand {
         let runner = RegressRunner(samples: samples, presets: presets)
         runner.version = assetVersion
         runner.tolerances = Tolerances(durationFrames: durationFrames, sizeRatio: sizeRatio, psnrDrop: psnrDrop, ssimDrop: ssimDrop)
-        let folder = (baseline as NSString).deletingLastPathComponent
-        runner.keyFolder = folder.isEmpty ? "." : folder
+        // URL's parent, not NSString's deletingLastPathComponent, which traps on a one-letter path (`--baseline b`).
+        runner.keyFolder = URL(fileURLWithPath: baseline).deletingLastPathComponent().path
         runner.keepFailed = keepFailed
         runner.deterministic = deterministic
+        runner.collectFrames = html != nil
         if json { runner.onCase = { c in printLine(RegressRecord(kind: "case", payload: c).line) } }
         return runner
     }

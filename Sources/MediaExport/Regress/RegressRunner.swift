@@ -27,6 +27,9 @@ public struct RegressCase: Codable, Sendable, Equatable {
         let detail = status == .fail ? differences.first?.description : message
         return [cause?.description, detail].compactMap { $0 }.joined(separator: "; ")
     }
+    /// Per-frame PSNR/SSIM and the worst frame's pictures, for a transcoded video when the runner `collectFrames`
+    /// (`--html`); its pictures are left out of JSON.
+    public var quality: QualityDetail?
 }
 
 /// `mediaexport regress`: exports samples with presets into a temporary sandbox, measures the results, and
@@ -45,6 +48,8 @@ public final class RegressRunner {
     public var deterministic = false
     /// Called after each case.
     public var onCase: (@Sendable (RegressCase) -> Void)?
+    /// Keep each transcode's per-frame scores and worst frame in `RegressCase.quality` (for `--html`).
+    public var collectFrames = false
 
     public init(samples: [String], presets: [Preset]) {
         self.samples = samples
@@ -127,8 +132,9 @@ public final class RegressRunner {
         var entry = Baseline.Entry(tolerances: old?.tolerances, sampleSHA256: sampleSHA256, preset: record)
         do {
             let output = (folder as NSString).appendingPathComponent("output.\(preset.defaultExtension)")
-            let m = try measure(asset.path, preset: preset, output: output, sandbox: folder)
+            let (m, quality) = try measure(asset.path, preset: preset, output: output, sandbox: folder)
             c.measurement = m
+            c.quality = quality
             entry.measurement = m
             judge(&c, m, against: old, fileWide: baseline.tolerances)
         } catch {
@@ -202,8 +208,8 @@ public final class RegressRunner {
         return baseline.entries.keys.filter { !checked.contains($0) }.sorted()
     }
 
-    /// Exports one sample and measures the result.
-    func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> MediaExportCore.Measurement {
+    /// Exports one sample and measures the result (and, when `collectFrames`, a transcode's per-frame quality).
+    func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> (MediaExportCore.Measurement, QualityDetail?) {
         var request = ExportRequest(input: input, output: output, preset: preset, overwrite: true, sandbox: sandbox, version: version)
         request.deterministic = deterministic
         // The estimate's error is one of the things measured: the sampled one, as `--estimate samples` gives.
@@ -223,10 +229,13 @@ public final class RegressRunner {
         }
         let edits = try done.version?.sidecar.map { try EditSidecar.load(path: $0) }
         let trimmed = edits?.trim != nil
+        var quality: QualityDetail?
         if done.route == .transcode && !preset.passthrough && preset.video != nil && m.width != nil && edits?.crop == nil {
-            if let score = try QualityMeter.compare(output: done.output, source: source, origin: edits?.trim?.start ?? 0) {
+            if let (score, detail) = try QualityMeter.compare(output: done.output, source: source, origin: edits?.trim?.start ?? 0,
+                                                               keepFrames: collectFrames) {
                 m.psnr = score.psnr
                 m.ssim = score.ssim
+                quality = detail
             }
         } else if (done.route == .remux || preset.passthrough) && !trimmed {
             let outSums = try Measurer.packetChecksums(done.output)
@@ -234,7 +243,7 @@ public final class RegressRunner {
             m.packetChecksums = outSums
             m.packetsMatchSource = outSums.allSatisfy { sourceSums.contains($0) }
         }
-        return m
+        return (m, quality)
     }
 
     /// One line on the size estimates of `cases` (the `started` records' `estimatedBytes` against the real sizes):
@@ -291,10 +300,7 @@ public final class RegressRunner {
     /// JUnit XML: one test suite, one test case per sample × preset, and one per baseline entry `notChecked` (a failure,
     /// or skipped when `subset`).
     public static func junit(_ cases: [RegressCase], notChecked: [String] = [], subset: Bool = false) -> String {
-        func esc(_ s: String) -> String {
-            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-        }
+        let esc = Markup.escape
         let failures = cases.filter { $0.status == .fail || $0.status == .missing }.count + (subset ? 0 : notChecked.count)
         let errors = cases.filter { $0.status == .error }.count
         let time = cases.reduce(0) { $0 + $1.seconds }

@@ -11,27 +11,23 @@ package enum QualityMeter {
 
     /// `origin` is the source time (seconds) that the output's time 0 came from (the trim start).
     package static func compare(output: String, source: String, origin: Double = 0) throws -> Score? {
+        try compare(output: output, source: source, origin: origin, keepFrames: false)?.score
+    }
+
+    /// The same single pass; with `keepFrames` it also keeps every pair's scores and the worst pair's pictures
+    /// (lowest PSNR), returned as a `QualityDetail` with grayscale PNGs at most `QualityTally.imageWidth` wide.
+    package static func compare(output: String, source: String, origin: Double = 0,
+                                keepFrames: Bool) throws -> (score: Score, detail: QualityDetail?)? {
         let out = try LumaFrames(path: output)
         guard let width = out.width, let height = out.height else { return nil }
-        let src = try LumaFrames(path: source, targetWidth: width, targetHeight: height)
-        var psnrSum = 0.0, ssimSum = 0.0, frames = 0
-        // Two-frame window over the source: the last frame at or before the output's time and the one after.
-        var before: (time: Double, luma: [UInt8])? = nil
-        var after = try src.next()
+        var pairing = try SourcePairing(frames: LumaFrames(path: source, targetWidth: width, targetHeight: height), origin: origin)
+        var tally = QualityTally(width: width, height: height, keepFrames: keepFrames)
         while let o = try out.next() {
-            while let a = after, a.time - origin <= o.time + 1e-6 {
-                before = a
-                after = try src.next()
-            }
-            let candidates = [before, after].compactMap { $0 }
-            guard let match = candidates.min(by: { abs($0.time - origin - o.time) < abs($1.time - origin - o.time) }),
-                  abs(match.time - origin - o.time) < 0.05 else { continue }
-            psnrSum += min(100, psnr(o.luma, match.luma))
-            ssimSum += ssim(o.luma, match.luma, width: width, height: height)
-            frames += 1
+            guard let match = try pairing.match(o.time) else { continue }
+            tally.add(output: o, source: match)
         }
-        guard frames > 0 else { return nil }
-        return Score(psnr: (psnrSum / Double(frames)).rounded(toPlaces: 3), ssim: (ssimSum / Double(frames)).rounded(toPlaces: 5), frames: frames)
+        guard let score = tally.score else { return nil }
+        return (score, keepFrames ? tally.detail(clockwise: out.clockwise, path: output) : nil)
     }
 
     static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
@@ -72,6 +68,79 @@ package enum QualityMeter {
     }
 }
 
+/// Pairs output times with source pictures: over a two-frame window of the source (the last picture at or before
+/// the output's time and the one after), the nearer one, when within 50 ms.
+struct SourcePairing {
+    let frames: LumaFrames
+    let origin: Double
+    private var before: (time: Double, luma: [UInt8])?
+    private var after: (time: Double, luma: [UInt8])?
+
+    init(frames: LumaFrames, origin: Double) throws {
+        self.frames = frames
+        self.origin = origin
+        after = try frames.next()
+    }
+
+    /// The source picture for the output time `time`, or nil when none is near enough.
+    mutating func match(_ time: Double) throws -> (time: Double, luma: [UInt8])? {
+        while let a = after, a.time - origin <= time + 1e-6 {
+            before = a
+            after = try frames.next()
+        }
+        let candidates = [before, after].compactMap { $0 }
+        guard let match = candidates.min(by: { abs($0.time - origin - time) < abs($1.time - origin - time) }),
+              abs(match.time - origin - time) < 0.05 else { return nil }
+        return match
+    }
+}
+
+/// The running sums of a comparison (the averaged `Score`) and, when asked, each pair's scores and the worst pair.
+struct QualityTally {
+    /// The widest picture a detail keeps (pictures are scaled down to it).
+    static let imageWidth = 480
+    let width: Int
+    let height: Int
+    let keepFrames: Bool
+    private var psnrSum = 0.0, ssimSum = 0.0, count = 0
+    private var frames: [QualityDetail.Frame] = []
+    private var worst: (index: Int, psnr: Double, sourceTime: Double, output: [UInt8], source: [UInt8])?
+
+    init(width: Int, height: Int, keepFrames: Bool) {
+        self.width = width; self.height = height; self.keepFrames = keepFrames
+    }
+
+    mutating func add(output o: (time: Double, luma: [UInt8]), source s: (time: Double, luma: [UInt8])) {
+        let psnr = min(100, QualityMeter.psnr(o.luma, s.luma))
+        let ssim = QualityMeter.ssim(o.luma, s.luma, width: width, height: height)
+        psnrSum += psnr
+        ssimSum += ssim
+        count += 1
+        guard keepFrames else { return }
+        frames.append(QualityDetail.Frame(time: o.time.rounded(toPlaces: 4), psnr: psnr.rounded(toPlaces: 3), ssim: ssim.rounded(toPlaces: 5)))
+        if worst.map({ psnr < $0.psnr }) ?? true { worst = (frames.count - 1, psnr, s.time, o.luma, s.luma) }
+    }
+
+    /// The averages, rounded as baselines record them; nil when no frame was paired.
+    var score: QualityMeter.Score? {
+        guard count > 0 else { return nil }
+        return QualityMeter.Score(psnr: (psnrSum / Double(count)).rounded(toPlaces: 3),
+                                  ssim: (ssimSum / Double(count)).rounded(toPlaces: 5), frames: count)
+    }
+
+    /// The kept series and the worst pair as PNGs, turned `clockwise` as the output is displayed. A picture that
+    /// cannot be made is left out: it illustrates the measurement, it does not change it.
+    func detail(clockwise: Int, path: String) -> QualityDetail? {
+        guard let worst else { return nil }
+        func png(_ luma: [UInt8]) -> Data? {
+            try? RGBPicture.luma(luma, width: width, height: height, fittingWidth: Self.imageWidth, path: path)
+                .rotated(clockwise: clockwise).encode(png: true, path: path)
+        }
+        return QualityDetail(frames: frames, worstIndex: worst.index, worstSourceTime: worst.sourceTime.rounded(toPlaces: 4),
+                             outputPNG: png(worst.output), sourcePNG: png(worst.source))
+    }
+}
+
 /// Decodes a file's main video stream into 8-bit luma pictures, optionally scaled.
 final class LumaFrames {
     private let reader: FrameReader
@@ -79,6 +148,8 @@ final class LumaFrames {
     /// The picture size produced.
     let width: Int?
     let height: Int?
+    /// How far the stream is turned clockwise when displayed (0, 90, 180, 270).
+    let clockwise: Int
 
     init(path: String, targetWidth: Int? = nil, targetHeight: Int? = nil) throws {
         let demuxer = try Demuxer(path: path, cancel: nil)
@@ -89,6 +160,7 @@ final class LumaFrames {
         reader = try FrameReader(demuxer: demuxer, stream: stream, path: path, from: 0)
         width = targetWidth ?? Int(stream.pointee.codecpar.pointee.width)
         height = targetHeight ?? Int(stream.pointee.codecpar.pointee.height)
+        clockwise = StreamGeometry.sourceClockwise(stream)
     }
 
     deinit { sws_freeContext(scaler) }

@@ -43,6 +43,31 @@ struct RGBPicture {
         return out
     }
 
+    /// A limited-range 8-bit luma plane as a full-range gray RGB picture, scaled down (aspect kept) to at most
+    /// `fittingWidth` wide.
+    static func luma(_ luma: [UInt8], width: Int, height: Int, fittingWidth: Int, path: String) throws -> RGBPicture {
+        let outW = min(width, fittingWidth)
+        let outH = max(1, Int((Double(height) * Double(outW) / Double(width)).rounded()))
+        guard let sws = sws_getContext(Int32(width), Int32(height), AV_PIX_FMT_GRAY8, Int32(outW), Int32(outH), AV_PIX_FMT_RGB24,
+                                       SWS_AREA | SWS_ACCURATE_RND, nil, nil, nil) else {
+            throw ExportError.ffmpeg(stage: .filter, path: path, code: -1, message: "cannot convert luma to RGB")
+        }
+        defer { sws_freeContext(sws) }
+        let coefficients = sws_getCoefficients(SWS_CS_DEFAULT)
+        _ = sws_setColorspaceDetails(sws, coefficients, 0, coefficients, 1, 0, 1 << 16, 1 << 16)
+        var out = RGBPicture(width: outW, height: outH, pixels: [UInt8](repeating: 0, count: outW * outH * 3))
+        luma.withUnsafeBufferPointer { src in
+            out.pixels.withUnsafeMutableBufferPointer { buf in
+                var srcPlanes: [UnsafePointer<UInt8>?] = [src.baseAddress, nil, nil, nil]
+                var srcStride: [Int32] = [Int32(width), 0, 0, 0]
+                var dst: [UnsafeMutablePointer<UInt8>?] = [buf.baseAddress, nil, nil, nil]
+                var stride: [Int32] = [Int32(outW * 3), 0, 0, 0]
+                _ = sws_scale(sws, &srcPlanes, &srcStride, 0, Int32(height), &dst, &stride)
+            }
+        }
+        return out
+    }
+
     /// Turned clockwise by 0, 90, 180 or 270 degrees.
     func rotated(clockwise degrees: Int) -> RGBPicture {
         let d = ((degrees % 360) + 360) % 360
