@@ -78,7 +78,10 @@ import Testing
     /// Makes a baseline of `landscape.mov` with `low`, sets its PSNR to 99 (so the case fails), and runs again with
     /// `--html` and `--json`; returns the run, the page's path and the PSNR the baseline first measured.
     static func failingReport(_ dir: URL) throws -> (run: TestSupport.RunResult, page: String, psnr: Double) {
-        let arguments = ["regress", TestSupport.fixture("landscape.mov"), "--preset", "low", "--baseline", dir.appendingPathComponent("baseline.json").path]
+        // Beside the baseline, so that its key is its name (keys are relative to the baseline's folder).
+        let sample = dir.appendingPathComponent("landscape.mov").path
+        try FileManager.default.copyItem(atPath: TestSupport.fixture("landscape.mov"), toPath: sample)
+        let arguments = ["regress", sample, "--preset", "low", "--baseline", dir.appendingPathComponent("baseline.json").path]
         let update = try TestSupport.tool(arguments + ["--update-baseline", "--json"])
         #expect(update.status == 0, "\(update.stderr)")
         let plain = try #require(update.stdout.split(separator: "\n").first { $0.contains("\"kind\":\"case\"") })
@@ -96,7 +99,7 @@ import Testing
         defer { TestSupport.cleanup(dir) }
         let (run, page, psnr) = try Self.failingReport(dir)
         #expect(run.status == ExitStatus.regression, "\(run.stderr)")
-        #expect(TestSupport.contents(dir) == ["baseline.json", "r.html"], "written atomically: no temporary file left")
+        #expect(TestSupport.contents(dir) == ["baseline.json", "landscape.mov", "r.html"], "written atomically: no temporary file left")
         let html = try String(contentsOfFile: page, encoding: .utf8)
         #expect(html.contains("0 passed, 1 failed") && html.contains("<span class=\"badge fail\">FAIL</span>"))
         #expect(html.contains("<tr class=\"beyond\"><th>psnr</th><td>99</td>"))

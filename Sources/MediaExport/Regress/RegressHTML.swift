@@ -173,50 +173,14 @@ struct SeriesPlot {
     func format(_ value: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
 }
 
-/// A measurement's fields as displayed text, flattened to `a.b` names (the names `Difference` uses), read back
-/// from its JSON so every field (and any added later) is shown without listing them here.
-enum DisplayedFields: Decodable {
-    case bool(Bool), integer(Int64), number(Double), text(String), list([DisplayedFields]), object([String: DisplayedFields]), null
-
-    init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let v = try? c.decode(Bool.self) { self = .bool(v) }
-        else if let v = try? c.decode(Int64.self) { self = .integer(v) }
-        else if let v = try? c.decode(Double.self) { self = .number(v) }
-        else if let v = try? c.decode(String.self) { self = .text(v) }
-        else if let v = try? c.decode([DisplayedFields].self) { self = .list(v) }
-        else { self = .object(try c.decode([String: DisplayedFields].self)) }
-    }
-
+/// A measurement's fields as displayed text, by the dotted names `Difference` uses (`color.transfer`), read back from
+/// its JSON so every field (and any added later) is shown without listing them here.
+enum DisplayedFields {
     /// `value`'s fields by name; empty for nil.
     static func of<T: Encodable>(_ value: T?) -> [String: String] {
         guard let value, let data = try? JSONEncoder().encode(value),
-              let tree = try? JSONDecoder().decode(DisplayedFields.self, from: data) else { return [:] }
-        var fields: [String: String] = [:]
-        tree.flatten(into: &fields, name: "")
-        return fields
-    }
-
-    func flatten(into fields: inout [String: String], name: String) {
-        switch self {
-        case .object(let members):
-            for (key, member) in members { member.flatten(into: &fields, name: name.isEmpty ? key : "\(name).\(key)") }
-        case .null: break
-        default: fields[name] = text
-        }
-    }
-
-    var text: String {
-        switch self {
-        case .bool(let v): return v ? "true" : "false"
-        case .integer(let v): return "\(v)"
-        case .number(let v): return "\(v)"
-        case .text(let v): return v
-        case .list(let items): return items.map(\.text).joined(separator: ", ")
-        case .object(let members): return members.keys.sorted().map { "\($0): \(members[$0]!.text)" }.joined(separator: ", ")
-        case .null: return "none"
-        }
+              let tree = try? JSONDecoder().decode(JSONValue.self, from: data) else { return [:] }
+        return Dictionary(tree.leaves().filter { $0.value != "null" }, uniquingKeysWith: { first, _ in first })
     }
 }
 
