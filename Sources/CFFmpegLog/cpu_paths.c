@@ -38,7 +38,17 @@ zimg_filter_graph *zimg_filter_graph_build(const zimg_image_format *src, const z
     return build(src, dst, &chosen);
 }
 
+/* The CPU's own flags, kept when they are pinned: what a record of the environment should name. */
+static _Atomic int detected_flags = -1;
+
+int cff_detected_cpu_flags(void) {
+    int kept = atomic_load(&detected_flags);
+    return kept != -1 ? kept : av_get_cpu_flags();
+}
+
 void cff_pin_cpu_paths(void) {
+    int none = -1;
+    atomic_compare_exchange_strong(&detected_flags, &none, av_get_cpu_flags());
     /* The x86-64 baseline every such CPU has: FFmpeg's SSE2 code runs the same everywhere. */
     av_force_cpu_flags(AV_CPU_FLAG_MMX | AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE | AV_CPU_FLAG_SSE2 | AV_CPU_FLAG_CMOV);
     atomic_store(&zimg_cpu, ZIMG_CPU_NONE);

@@ -67,6 +67,28 @@ import Testing
         #expect(probe.streams.map(\.type) == ["video", "audio", "audio", "subtitle"])
     }
 
+    @Test("a batch run twice into two folders gives the same bytes for every output")
+    func batchOutputsComeOutTheSameEveryRun() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let uploads = dir.appendingPathComponent("uploads")
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        _ = try Self.quickTimeKeysClip(in: uploads)
+        _ = try Self.richMatroska(in: uploads)
+        for name in ["s.srt", "chapters.txt"] { try? FileManager.default.removeItem(at: uploads.appendingPathComponent(name)) }
+        try FileManager.default.copyItem(atPath: TestSupport.fixture("portrait-rotated.mov"), toPath: uploads.appendingPathComponent("p.mov").path)
+        var sums: [[String: String]] = []
+        for n in 1...2 {
+            let out = dir.appendingPathComponent("ready-\(n)")
+            let r = try TestSupport.tool(["batch", uploads.path, "--out", out.path, "--preset", "low", "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let names = TestSupport.contents(out).filter { !$0.hasPrefix(".") }
+            sums.append(Dictionary(uniqueKeysWithValues: try names.map { ($0, try TestSupport.sha256(out.appendingPathComponent($0).path)) }))
+        }
+        #expect(sums[0].count >= 3)
+        #expect(sums[0] == sums[1])
+    }
+
     @Test("--deterministic gives the same bytes on one core as on all of them")
     func deterministicIgnoresTheCoreCount() throws {
         let dir = TestSupport.tempDir()

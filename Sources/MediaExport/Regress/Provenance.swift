@@ -38,13 +38,11 @@ public struct PresetRecord: Sendable, Equatable {
 
     /// Records `preset`.
     public init(_ preset: Preset) throws {
+        // The hash a batch keeps for its settings (the same JSON), so both name one preset alike.
+        sha256 = BatchPlanner.presetHash(preset)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let json = try encoder.encode(preset)
-        let hasher = SHA256Hasher()
-        json.withUnsafeBytes { hasher.update($0) }
-        sha256 = hasher.finish()
-        settings = try JSONDecoder().decode(JSONValue.self, from: json)
+        settings = try JSONDecoder().decode(JSONValue.self, from: encoder.encode(preset))
     }
 }
 

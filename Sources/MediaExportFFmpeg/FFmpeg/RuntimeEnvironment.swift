@@ -31,11 +31,11 @@ public enum ExternalLibraries {
 /// choose among.
 public enum CPUFeatures {
     /// The features present, weakest first (`sse2`, `sse3`, `ssse3`, `sse4.1`, `sse4.2`, `avx`, `fma3`, `avx2`,
-    /// `avx512`, `avx512icl`); empty on other architectures. FFmpeg's forced flags (`av_force_cpu_flags`) when a caller
-    /// set some.
+    /// `avx512`, `avx512icl`); empty on other architectures. The CPU's own, also once `--deterministic` pinned the
+    /// paths FFmpeg takes.
     public static var vector: [String] {
         #if arch(x86_64)
-        let flags = av_get_cpu_flags()
+        let flags = cff_detected_cpu_flags()
         let known: [(String, Int32)] = [
             ("sse2", AV_CPU_FLAG_SSE2), ("sse3", AV_CPU_FLAG_SSE3), ("ssse3", AV_CPU_FLAG_SSSE3), ("sse4.1", AV_CPU_FLAG_SSE4),
             ("sse4.2", AV_CPU_FLAG_SSE42), ("avx", AV_CPU_FLAG_AVX), ("fma3", AV_CPU_FLAG_FMA3), ("avx2", AV_CPU_FLAG_AVX2),
