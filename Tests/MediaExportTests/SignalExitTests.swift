@@ -107,4 +107,30 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: output))
         #expect(TestSupport.contents(dir) == ["result.mov"], "no temporary file left")
     }
+
+    /// A process stopped (Ctrl-Z, a frozen cgroup, a paused VM) for longer than `--stall-timeout` made no
+    /// progress because it did not run: once continued, the transcode goes on and is delivered, not abandoned for
+    /// a remux (issue 29, item 5).
+    @Test("a transcode stopped longer than --stall-timeout, then continued, is delivered as a transcode")
+    func stoppedIsNotStalled() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = dir.appendingPathComponent("clip.mp4").path, output = dir.appendingPathComponent("out.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=30:d=4", "-c:v", "libx264", "-preset", "ultrafast", input])
+        let export = try Running(["--json", "--preset", "highest", "--stall-timeout", "2", "--overwrite", input, output])
+        #expect(export.await("\"progress\"", onStdout: true), "no progress: \(export.stderr)")
+        kill(export.process.processIdentifier, SIGSTOP)
+        sleep(4)
+        // A stopped process cannot end: still running here means the stop really came in the middle of the transcode.
+        let stoppedMidway = export.process.isRunning
+        kill(export.process.processIdentifier, SIGCONT)
+        let status = export.finish()
+        #expect(stoppedMidway, "the export ended before it was stopped: make the clip longer")
+        #expect(status == 0, "\(export.stderr)")
+        let completed = export.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["kind"] as? String == "completed" }?["payload"] as? [String: Any]
+        #expect(completed?["route"] as? String == "transcode", "\(export.stdout)")
+        #expect((completed?["fallbacks"] as? [Any])?.isEmpty ?? true, "\(completed ?? [:])")
+    }
 }

@@ -46,9 +46,18 @@ public struct SourceInfo: Sendable, Equatable, Codable {
     /// Why the file looks cut short: its data ends well before the container's duration (the same test the
     /// transcode applies to what it wrote). nil when it does not, or when `dataEnd` was not measured.
     public var truncation: String? {
-        guard !durationsEstimated, let end = dataEnd, let expected = duration, expected - end > max(0.5, expected * 0.1) else { return nil }
+        guard !durationsEstimated, let end = dataEnd, let expected = duration, Self.isTruncated(end: end, of: expected) else { return nil }
         return String(format: "the data ends at %.2f s of %.2f s: the file is truncated", end, expected)
     }
+
+    /// The truncation rule, for the whole file (`truncation`) and for each stream a route reads: data that ends more
+    /// than half a second and more than a tenth before the declared length is a file cut short.
+    public static func isTruncated(end: Double, of expected: Double) -> Bool { expected - end > max(0.5, expected * 0.1) }
+
+    /// True when the header declares each video stream's frame count apart from its index, so that frames missing
+    /// from the data are frames lost: AVI (`dwLength`; the demuxer numbers the frames it finds after damage without
+    /// a gap, and a file cut short loses its index, from which FFmpeg would otherwise take the duration).
+    public var declaresFrameCounts: Bool { formatName == "avi" }
 
     /// True when the container's per-stream durations are exact to a frame: MP4/MOV (track headers and edit
     /// lists), Matroska (the per-track `DURATION` tag), Ogg (granule positions), FLAC, WAV, AIFF, CAF. Other

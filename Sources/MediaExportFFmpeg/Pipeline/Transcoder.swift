@@ -72,7 +72,9 @@ package final class Transcoder {
         /// Notes where an input packet ends (before a stage takes it).
         mutating func noteRead(_ p: AVPacket) {
             let i = Int(p.stream_index)
-            guard i >= 0 && i < inputEnd.count, p.pts != AVCode.noPTS else { return }
+            guard i >= 0 && i < inputEnd.count else { return }
+            inputPackets[i] += 1
+            guard p.pts != AVCode.noPTS else { return }
             let start = Double(p.pts) * inputBases[i]
             let end = Double(p.pts + max(0, p.duration)) * inputBases[i]
             inputEnd[i] = max(inputEnd[i] ?? end, end)
@@ -80,6 +82,8 @@ package final class Transcoder {
         }
         /// Per input stream: the earliest packet start read (an Opus stream may begin well before 0).
         var inputStart: [Double?] = []
+        /// Per input stream: packets read (a video's frames, held against the count its header declares).
+        var inputPackets: [Int] = []
 
         /// Per output stream: packets written, the earliest start and the furthest end, in seconds.
         var packets: [Int] = []
@@ -219,6 +223,7 @@ package final class Transcoder {
         counts.summed = Array(repeating: 0, count: ordered.count)
         counts.inputEnd = Array(repeating: nil, count: demuxer.streams.count)
         counts.inputStart = Array(repeating: nil, count: demuxer.streams.count)
+        counts.inputPackets = Array(repeating: 0, count: demuxer.streams.count)
         counts.inputBases = demuxer.streams.map { av_q2d($0.pointee.time_base) }
         var video = EncodedVideo()
         let mainVideo: Int32? = ordered.first { $0 is VideoTranscodeStage }?.inputIndex
@@ -346,18 +351,16 @@ package final class Transcoder {
             let written = (span ?? 0) + counts.summed[j]
             return DeliveredStream(packets: counts.packets[j], duration: span == nil && written == 0 ? nil : written)
         }
+        // Frames the header declares that the data did not hold were lost in damaged data: skipped, as corrupt packets are.
+        counts.skippedPackets += kept.compactMap { declaredFrames($0, counts: counts)?.missing }.reduce(0, +)
         let damaged = counts.skippedPackets > 0
         // Repaired timestamps move media on the timeline: the header's durations no longer describe the output, what
         // was written does (the repairs are counted and said).
         let verification = try verify(delivered: delivered, damaged: damaged || counts.timestampRepairs > 0, inputEnd: counts.inputEnd)
         try beforeCommit()
         progress(counts.outputTime, counts.videoFrames, true)
-        var shortfalls: [String] = []
-        for (j, decision) in kept.enumerated() where damaged && (decision.kind == .video || decision.kind == .audio) {
-            if let want = decision.expectedDuration, let got = delivered[j].duration, want - got > 0.1 {
-                shortfalls.append(String(format: "%@ stream #%d: %.2f s of %.2f s delivered: the rest did not decode (corrupt packets skipped)",
-                                         decision.kind.rawValue, decision.index, got, want))
-            }
+        let shortfalls = kept.enumerated().compactMap { j, decision in
+            damaged ? shortfall(decision, delivered: delivered[j], counts: counts) : nil
         }
         return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
@@ -395,6 +398,31 @@ package final class Transcoder {
         return bytes * 100 <= info.size ? bytes : nil
     }
 
+    /// The warning for a kept stream that came out short of its expected duration because damaged input was
+    /// skipped, or that lost frames its header declares (each such frame is named, however short); nil otherwise.
+    private func shortfall(_ decision: StreamDecision, delivered: DeliveredStream, counts: Counts) -> String? {
+        guard decision.kind == .video || decision.kind == .audio, let want = decision.expectedDuration, let got = delivered.duration else { return nil }
+        let frames = declaredFrames(decision, counts: counts).flatMap { $0.missing > 0 ? $0 : nil }
+        guard want - got > 0.1 || frames != nil else { return nil }
+        let cause = frames == nil ? "the rest did not decode (corrupt packets skipped)"
+                                  : "the rest did not decode or was missing from the data (corrupt packets skipped, frames lost)"
+        return String(format: "%@ stream #%d: %.2f s of %.2f s delivered%@: %@", decision.kind.rawValue, decision.index, got, want,
+                      frames.map { " (\($0.clause))" } ?? "", cause)
+    }
+
+    /// A kept video's frames against the count its header declares, for a container that declares one
+    /// (`SourceInfo.declaresFrameCounts`) and an export of the whole stream at its own speed; nil otherwise.
+    private func declaredFrames(_ decision: StreamDecision, counts: Counts) -> DeclaredFrames? {
+        guard info.declaresFrameCounts, decision.kind == .video, timeline.length == nil, timeline.slowMotion == nil,
+              timeline.origin <= info.startTime, decision.index < counts.inputPackets.count else { return nil }
+        let stream = info.streams[decision.index]
+        guard let declared = stream.frameCount, let seconds = stream.duration else { return nil }
+        let i = decision.index, tick = counts.inputBases[i]
+        let span = counts.inputEnd[i].flatMap { end in counts.inputStart[i].map { end - $0 } } ?? 0
+        let slots = tick > 0 ? Int(max(0, min(Double(declared), (span / tick).rounded()))) : 0
+        return DeclaredFrames(declared: declared, held: max(counts.inputPackets[i], slots), declaredSeconds: seconds)
+    }
+
     /// Why the output is short, if a kept stream's data ended well before its own expected duration (a stream
     /// the preset drops is never the measure). Where the data ends is measured on the packets read, so a stream
     /// whose packets were there but did not decode is damage (counted, and said in the warnings), not truncation.
@@ -416,9 +444,13 @@ package final class Transcoder {
             // On the output's clock (slow motion stretches it): the written end already is.
             end = timeline.slowMotion.map { $0.outputSeconds(end - (origin - from)) + (origin - from) } ?? end
             if j < counts.endTime.count, let written = counts.endTime[j] { end = max(end, written + (origin - from)) }
-            if expected - end > max(0.5, expected * 0.1) {
-                return String(format: "%@ stream #%d: the data ends at %.2f s of %.2f s: the file is truncated",
-                              decision.kind.rawValue, decision.index, max(0, end), expected)
+            // Frames the header declares and the data lacks shorten it as much as a cut would (a demuxer that numbers
+            // the frames it finds may place the last at the full length).
+            let frames = declaredFrames(decision, counts: counts).flatMap { $0.missing > 0 ? $0 : nil }
+            if let frames { end = min(end, frames.heldSeconds) }
+            if SourceInfo.isTruncated(end: end, of: expected) {
+                return String(format: "%@ stream #%d: the data ends at %.2f s of %.2f s%@: the file is truncated",
+                              decision.kind.rawValue, decision.index, max(0, end), expected, frames.map { " (\($0.clause))" } ?? "")
             }
         }
         return nil

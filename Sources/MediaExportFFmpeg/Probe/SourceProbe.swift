@@ -79,7 +79,22 @@ enum SourceProbe {
         info.creationTime = tags["creation_time"] ?? tags["com.apple.quicktime.creationdate"]
         info.tags = tags
         info.durationsEstimated = demuxer.durationsEstimated
+        if info.declaresFrameCounts { declareFrameLengths(&info, demuxer.streams) }
         return info
+    }
+
+    /// A header that declares its video's frame count (AVI) declares its length too: the frames at the stream's rate,
+    /// a frame a tick of its time base. FFmpeg takes the duration from the index instead, which a file cut short has
+    /// lost; the header's length is what a truncation is judged against.
+    static func declareFrameLengths(_ info: inout SourceInfo, _ streams: [UnsafeMutablePointer<AVStream>]) {
+        for (i, stream) in streams.enumerated() where info.streams[i].kind == .video && !info.streams[i].isAttachedPicture {
+            guard let count = info.streams[i].frameCount else { continue }
+            let declared = Double(count) * av_q2d(stream.pointee.time_base)
+            guard declared > (info.streams[i].duration ?? 0) else { continue }
+            info.streams[i].duration = declared
+            info.streams[i].durationIsOwn = true
+            info.duration = max(info.duration ?? 0, declared)
+        }
     }
 
     static func stream(_ stream: UnsafeMutablePointer<AVStream>) -> SourceStream {
