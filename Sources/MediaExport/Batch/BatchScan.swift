@@ -54,13 +54,13 @@ struct BatchScan {
                 scan.roots.append(Root(given: input, root: real, isFolder: true, files: scan.walk(real, outRoot: outRoot)))
             case S_IFREG:
                 // The file keeps the name it was given by (it may be a symlink); its folder is resolved.
-                let folder = FileSystem.realPath((input as NSString).deletingLastPathComponent.isEmpty ? "." : (input as NSString).deletingLastPathComponent) ?? "/"
+                let folder = FileSystem.realPath(PathName.directory(input)) ?? "/"
                 if inside(real, outRoot) {
                     scan.notes.append("\(shown): is inside the output folder; skipped")
                     scan.ignore(input, .outputFolder, "is inside the output folder")
                     continue
                 }
-                let path = (folder as NSString).appendingPathComponent((input as NSString).lastPathComponent)
+                let path = PathName.join(folder, PathName.lastComponent(input))
                 scan.roots.append(Root(given: input, root: folder, isFolder: false, files: [path]))
             default:
                 throw ExportError.inputUnreadable(path: shown, reason: "not a regular file or folder")
@@ -86,7 +86,7 @@ struct BatchScan {
                 continue
             }
             for name in names.sorted(by: >) {  // reversed: the stack pops folders in name order
-                let path = dir == "/" ? "/" + name : dir + "/" + name
+                let path = PathName.join(dir, name)
                 guard let st = FileSystem.lstat(path) else { continue }  // gone since readdir
                 let type = st.st_mode & S_IFMT
                 if name.contains(".mediaexport-tmp-") {

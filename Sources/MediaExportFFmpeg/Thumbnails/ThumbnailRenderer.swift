@@ -12,7 +12,7 @@ package enum ThumbnailRenderer {
 
     /// Renders the picture of `request` from the resource `report` names, with the version's `edits`.
     package static func make(_ request: ThumbnailRequest, report: VersionReport, edits: EditSidecar?) throws -> ThumbnailResult {
-        let ext = (request.output as NSString).pathExtension.lowercased()
+        let ext = PathName.pathExtension(request.output).lowercased()
         let source = report.resource
         let demuxer = try Demuxer(path: source, cancel: nil)
         let index = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)

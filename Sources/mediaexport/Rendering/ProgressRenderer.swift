@@ -158,7 +158,7 @@ public enum HumanSummary {
 
     /// `version: current delivered (asked current) from IMG_E1234.MOV — rendered edit IMG_E1234.MOV`
     public static func version(_ v: VersionReport) -> String {
-        let name = FileName.display((v.resource as NSString).lastPathComponent)
+        let name = FileName.display(PathName.lastComponent(v.resource))
         var line = "version: \(v.delivered.rawValue) delivered (asked \(v.requested.rawValue)) from \(name) [\(v.resourceKind.rawValue)] — \(FileName.display(v.reason))"
         if v.requested != v.delivered { line = "WARNING " + line }
         return line
