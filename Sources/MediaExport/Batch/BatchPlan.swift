@@ -58,6 +58,8 @@ public struct IgnoredFile: Codable, Sendable, Equatable {
         case notRegularFile
         /// A folder that cannot be read.
         case unreadableFolder
+        /// A file or folder whose path is longer than the system takes (`PATH_MAX`): it cannot be opened by name.
+        case pathTooLong
         /// The output folder, met as an input or inside one.
         case outputFolder
         /// Left out by `--include`/`--exclude`, `--media` or a duration filter.
@@ -118,6 +120,7 @@ public struct IgnoredFile: Codable, Sendable, Equatable {
         case .symlinkIntoOutput: return "symbolic link\(s) into the output folder"
         case .notRegularFile: return "not regular file\(s)"
         case .unreadableFolder: return "unreadable folder\(s)"
+        case .pathTooLong: return "path\(n == 1 ? "" : "s") longer than PATH_MAX"
         case .outputFolder: return "output folder"
         case .filtered: return "filtered out"
         case .notInShard: return "in other shards"
@@ -265,8 +268,9 @@ public enum BatchPlanner {
                 continue
             }
             switch try describe(asset: asset, main: main, key: key, output: m.output, outRoot: outRoot, options: options, takenOutputs: &takenOutputs) {
-            case .planned(var item):
+            case .planned(var item, let note):
                 try applyResume(&item, options: options, database: database, hashes: &hashes)
+                if let note { item.reason += "; " + note }
                 items.append(item)
             case .filtered(let reason):
                 ignored.append(IgnoredFile(path: main.path, kind: .filtered, reason: reason))
@@ -322,7 +326,8 @@ public enum BatchPlanner {
 
     /// What the planner made of one asset.
     private enum Described {
-        case planned(BatchItem)
+        /// The item, and what a person should know about its output (a shortened name), said after its reason.
+        case planned(BatchItem, note: String?)
         /// Left out by `--media` or a duration filter (why).
         case filtered(String)
         /// A file whose name says nothing, and FFmpeg cannot open as media (FFmpeg's reason).
@@ -349,13 +354,23 @@ public enum BatchPlanner {
 
         var item = BatchItem(key: key, input: main.path, resources: asset.resources.map(\.path), output: "", action: .transcode,
                              reason: "", duration: nil, sourceBytes: main.size, estimatedBytes: nil, created: 0)
-        // Output: the asset's relative path under the output folder (see `outputNames`); never two the same.
+        // Output: the asset's relative path under the output folder (see `outputNames`); never two the same, and
+        // each name within NAME_MAX (a 255-byte upload's name + `.mp4` is not): a shortened one is said on the row.
+        var outputNote: String?
+        func fitted(_ relative: String) -> String {
+            let name = PathName.lastComponent(relative), fit = PathName.fitting(name)
+            if fit != name {
+                outputNote = "output name shortened to fit \(NAME_MAX) bytes (in full it would be \(FileName.bytes(name).count))"
+            }
+            return PathName.replacingName(of: relative, with: fit)
+        }
         func reserveOutput() {
-            let stem = PathName.deletingExtension(relativeOutput), ext = PathName.pathExtension(relativeOutput)
-            var output = PathName.join(outRoot, relativeOutput)
+            let first = fitted(relativeOutput)
+            let stem = PathName.deletingExtension(first), ext = PathName.pathExtension(first)
+            var output = PathName.join(outRoot, first)
             var n = 2
             while takenOutputs.contains(output.lowercased()) {
-                output = PathName.join(outRoot, "\(stem)-\(n).\(ext)")
+                output = PathName.join(outRoot, fitted("\(stem)-\(n).\(ext)"))
                 n += 1
             }
             takenOutputs.insert(output.lowercased())
@@ -369,7 +384,7 @@ public enum BatchPlanner {
             item.reason = "cannot be probed: \(error.description)"
             item.created = modificationTime(main.path)
             reserveOutput()
-            return .planned(item)
+            return .planned(item, note: outputNote)
         }
         var info = source.info
         item.duration = info.duration
@@ -427,7 +442,7 @@ public enum BatchPlanner {
                 }
             }
         }
-        return .planned(item)
+        return .planned(item, note: outputNote)
     }
 
     /// Resume: an asset unchanged since a run that completed (or failed) is skipped.

@@ -87,7 +87,14 @@ struct BatchScan {
             }
             for name in names.sorted(by: >) {  // reversed: the stack pops folders in name order
                 let path = PathName.join(dir, name)
-                guard let st = FileSystem.lstat(path) else { continue }  // gone since readdir
+                guard let st = FileSystem.lstat(path) else {
+                    if errno == ENOENT { continue }  // gone since readdir: nothing there to tell about
+                    if errno == ENAMETOOLONG { ignoreTooLong(path); continue }
+                    let reason = String(cString: strerror(errno))
+                    notes.append("\(FileName.display(dir)): cannot look into the folder (\(reason)); skipped")
+                    ignore(dir, .unreadableFolder, "cannot look into the folder (\(reason))")
+                    break
+                }
                 let type = st.st_mode & S_IFMT
                 if name.contains(".mediaexport-tmp-") {
                     ignore(path, .temporaryFile, "a temporary file of mediaexport (an export in progress, or left by a killed one)")
@@ -116,6 +123,13 @@ struct BatchScan {
             }
         }
         return files.sorted { FileName.bytes($0).lexicographicallyPrecedes(FileName.bytes($1)) }
+    }
+
+    /// An entry whose path the system refuses by name (`ENAMETOOLONG`): in `ignored`, and a note, with its length.
+    private mutating func ignoreTooLong(_ path: String) {
+        let reason = "its path is \(FileName.bytes(path).count) bytes, longer than PATH_MAX (\(PATH_MAX)): the system cannot open it"
+        notes.append("\(FileName.clip(FileName.display(path), limit: 120)): \(reason); skipped")
+        ignore(path, .pathTooLong, reason)
     }
 
     /// A symlink met in the walk: its own path when it leads to a regular file outside the output folder; nil,
