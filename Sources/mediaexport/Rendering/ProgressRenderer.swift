@@ -108,7 +108,7 @@ public final class ProgressRenderer: Sendable {
 
     /// `m:ss` or `h:mm:ss`.
     public static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
+        let s = Int(saturating: seconds.rounded())  // an ETA from a file claiming a duration of 1e21 s
         return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }
 
