@@ -35,3 +35,19 @@ import Testing
         _ = OutputSize.budget(limit: 1 << 40, plan: plan, source: source, ceiling: nil)
     }
 }
+
+extension HardeningConversionTests {
+    @Test("the batch's fit and estimates over a 2³¹−1:1 picture lasting 1e18 s: said, no trap")
+    func batchFitOfHugeNumbers() throws {
+        let source = SourceInfo.make([.h264(0, 1920, 1080, sar: Rational(2_147_483_647, 1), bitRate: 8_000_000), .aac(1)], duration: 1e18)
+        for name in ["highest", "low"] {
+            let preset = Presets.named(name)
+            // Under `highest` (no box) such a file fits, and is remuxed as it is: no encoder is asked for its size.
+            #expect((ExportPlanner.misfit(source, preset: preset) != nil) == (name == "low"))
+            #expect(ExportPlanner.estimatedBytes(source, preset: preset, fits: false) == Int64.max)
+        }
+        let plain = SourceInfo.make([.h264(0, 1280, 720), .aac(1)], duration: 1e18)
+        let plan = try ExportPlanner.plan(source: plain, preset: Presets.named("highest"), route: .transcode, container: .mp4, edits: nil, range: nil)
+        #expect(OutputSize.estimatedBytes(plan: plan, source: plain, videoBitrate: nil) == Int64.max)
+    }
+}

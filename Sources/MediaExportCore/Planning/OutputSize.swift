@@ -78,7 +78,8 @@ public enum OutputSize {
                 break
             }
         }
-        return Int64(bits / 8 + overheadBytes(duration: duration, frameRate: frameRate, audioStreams: audioStreams))
+        // Durations and rates are the file's: their product may pass Int64.
+        return Int64(saturating: bits / 8 + overheadBytes(duration: duration, frameRate: frameRate, audioStreams: audioStreams))
     }
 
     /// The output's frames a second: the source's, at most a frame-rate cap's.
