@@ -72,9 +72,9 @@ public struct Asset: Codable, Sendable, Equatable {
             throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { throw ExportError.inputUnreadable(path: path, reason: "is a directory") }
-        let absolute = path.hasPrefix("/") ? path : (currentDirectory() as NSString).appendingPathComponent(path)
-        let fileName = (absolute as NSString).lastPathComponent
-        let dir = (absolute as NSString).deletingLastPathComponent
+        let absolute = path.hasPrefix("/") ? path : PathName.join(currentDirectory(), path)
+        let fileName = PathName.lastComponent(absolute)
+        let dir = PathName.directory(absolute)
         let folder = FolderAssets.of([fileName], in: dir)
         if let asset = folder.assets.first { return asset }
         let name = ResourceName(fileName)
@@ -92,14 +92,14 @@ public struct Asset: Codable, Sendable, Equatable {
     /// The extension of a still-image file name (`png`), or nil for anything else. An animated GIF is left out:
     /// it is video to FFmpeg.
     static func stillImageExtension(_ path: String) -> String? {
-        let name = ResourceName((path as NSString).lastPathComponent)
+        let name = ResourceName(PathName.lastComponent(path))
         guard case .still = name.role else { return nil }
         return name.ext.lowercased()
     }
 
     static func resource(_ kind: ResourceKind, _ path: String) -> Resource {
-        let name = (path as NSString).lastPathComponent.lowercased()
-        let container = name.hasSuffix(".edit.json") ? "json" : (name as NSString).pathExtension
+        let name = PathName.lastComponent(path).lowercased()
+        let container = name.hasSuffix(".edit.json") ? "json" : PathName.pathExtension(name)
         return Resource(kind: kind, path: path, size: FileSystem.size(path) ?? 0, container: container)
     }
 

@@ -26,7 +26,7 @@ enum VersionResolver {
 
     /// Chooses within an asset already discovered (the batch planner groups whole folders at once).
     static func select(asset: Asset, input: String, version: AssetVersion, editsPath: String?, requireCurrent: Bool) throws -> VersionSelection {
-        let name = { (p: String) in (p as NSString).lastPathComponent }
+        let name = { (p: String) in PathName.lastComponent(p) }
         let told = asset.notes.map { "; " + $0 }.joined()
         guard let original = asset.original ?? asset.renderedEdit else {
             if let ext = Asset.stillImageExtension(input) {

@@ -183,8 +183,6 @@ struct FolderAssets {
         return folder
     }
 
-    /// `folder/name`, as the batch walk writes it.
-    static func join(_ folder: String, _ name: String) -> String {
-        folder == "/" ? "/" + name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
-    }
+    /// `folder/name`: `PathName.join` (kept under this name while other branches still call it).
+    static func join(_ folder: String, _ name: String) -> String { PathName.join(folder, name) }
 }

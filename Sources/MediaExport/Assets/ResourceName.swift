@@ -39,15 +39,15 @@ struct ResourceName: Equatable {
         let suffix = ".edit.json"
         if lower.hasSuffix(suffix) && lower.count > suffix.count {
             let target = String(name.dropLast(suffix.count))
-            let targetExt = (target as NSString).pathExtension
+            let targetExt = PathName.pathExtension(target)
             role = .editSidecar(target: target)
-            base = Self.knownMedia.contains(targetExt.lowercased()) ? (target as NSString).deletingPathExtension : target
+            base = Self.knownMedia.contains(targetExt.lowercased()) ? PathName.deletingExtension(target) : target
             ext = "json"
             return
         }
-        ext = (name as NSString).pathExtension
+        ext = PathName.pathExtension(name)
         let e = ext.lowercased()
-        let stem = (name as NSString).deletingPathExtension
+        let stem = PathName.deletingExtension(name)
         if e == "aae" {
             role = .adjustmentData
             base = Self.unmarked(stem, marker: "O") ?? stem

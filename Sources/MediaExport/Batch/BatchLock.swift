@@ -57,7 +57,7 @@ public final class BatchLock {
     /// or `isCancelled()` (then throws `ExportError.cancelled`).
     public static func acquire(directory: String, wait: Bool, isCancelled: () -> Bool = { false },
                                onWait: (Holder?) -> Void = { _ in }) throws -> BatchLock {
-        let path = (directory as NSString).appendingPathComponent(fileName)
+        let path = PathName.join(directory, fileName)
         // O_NOFOLLOW: a symlink planted as the lock file would make us write our PID into its target.
         // O_NONBLOCK: a FIFO planted there must not hang the open; the type is checked right after.
         let fd = Glibc.open(FileName.cString(path), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o644)

@@ -58,6 +58,8 @@ public struct IgnoredFile: Codable, Sendable, Equatable {
         case notRegularFile
         /// A folder that cannot be read.
         case unreadableFolder
+        /// A file or folder whose path is longer than the system takes (`PATH_MAX`): it cannot be opened by name.
+        case pathTooLong
         /// The output folder, met as an input or inside one.
         case outputFolder
         /// Left out by `--include`/`--exclude`, `--media` or a duration filter.
@@ -94,7 +96,7 @@ public struct IgnoredFile: Codable, Sendable, Equatable {
             guard let group = groups[kind] else { return nil }
             var part = "\(group.count) \(label(kind, group.count))"
             if ![.hidden, .temporaryFile, .sidecar, .livePhotoStill, .renderedEdit, .notInShard].contains(kind) {
-                let names = group.prefix(3).map { FileName.display(($0.path as NSString).lastPathComponent) }
+                let names = group.prefix(3).map { FileName.display(PathName.lastComponent($0.path)) }
                 part += " (" + names.joined(separator: ", ") + (group.count > 3 ? ", …" : "") + ")"
             }
             return part
@@ -118,6 +120,7 @@ public struct IgnoredFile: Codable, Sendable, Equatable {
         case .symlinkIntoOutput: return "symbolic link\(s) into the output folder"
         case .notRegularFile: return "not regular file\(s)"
         case .unreadableFolder: return "unreadable folder\(s)"
+        case .pathTooLong: return "path\(n == 1 ? "" : "s") longer than PATH_MAX"
         case .outputFolder: return "output folder"
         case .filtered: return "filtered out"
         case .notInShard: return "in other shards"
@@ -180,9 +183,9 @@ public enum BatchPlanner {
             if input.isFolder {
                 var names: [String: [String]] = [:], order: [String] = []
                 for file in input.files {
-                    let dir = (file as NSString).deletingLastPathComponent
+                    let dir = PathName.directory(file)
                     if names[dir] == nil { order.append(dir) }
-                    names[dir, default: []].append((file as NSString).lastPathComponent)
+                    names[dir, default: []].append(PathName.lastComponent(file))
                 }
                 folders = order.map { dir in
                     let folder = FolderAssets.group(directory: dir, names: names[dir]!)
@@ -191,7 +194,7 @@ public enum BatchPlanner {
             } else {
                 // A file given alone brings the rest of its asset from its folder (its rendered edit, sidecars …),
                 // and its output is named among the folder's assets as a walk of the folder would name it.
-                let file = input.files[0], dir = (file as NSString).deletingLastPathComponent, name = (file as NSString).lastPathComponent
+                let file = input.files[0], dir = PathName.directory(file), name = PathName.lastComponent(file)
                 let whole = listed[dir] ?? FolderAssets.group(directory: dir, names: FolderAssets.listing(of: dir))
                 listed[dir] = whole
                 let folder = whole.asset(containing: name) != nil || whole.loose.contains(where: { $0.name == name })
@@ -208,8 +211,8 @@ public enum BatchPlanner {
                 }
                 for asset in folder.assets {
                     guard let main = asset.original ?? asset.renderedEdit else { continue }
-                    let relativeFolder = (relativePath(main.path, to: input.root) as NSString).deletingLastPathComponent
-                    let output = (relativeFolder as NSString).appendingPathComponent(outputs[main.path] ?? (main.path as NSString).lastPathComponent)
+                    let output = PathName.replacingName(of: relativePath(main.path, to: input.root),
+                                                        with: outputs[main.path] ?? PathName.lastComponent(main.path))
                     met.append(Met(root: input, asset: asset, main: main, real: FileSystem.realPath(main.path) ?? main.path, output: output))
                     for note in asset.notes where !notes.contains(note) { notes.append(note) }
                 }
@@ -226,7 +229,7 @@ public enum BatchPlanner {
         for m in met {
             let (input, asset, main, real) = (m.root, m.asset, m.main, m.real)
             // The asset's other files under the inputs, each said once: they go with it, whatever becomes of it.
-            let shown = FileName.display((main.path as NSString).lastPathComponent)
+            let shown = FileName.display(PathName.lastComponent(main.path))
             for r in asset.resources where r.path != main.path && given.contains(r.path) {
                 switch r.kind {
                 case .photo: ignored.append(IgnoredFile(path: r.path, kind: .livePhotoStill, reason: "the still of Live Photo \(shown)", of: main.path))
@@ -247,7 +250,7 @@ public enum BatchPlanner {
                 }
                 continue
             }
-            var key = input.isFolder ? relativePath(main.path, to: input.root) : (main.path as NSString).lastPathComponent
+            var key = input.isFolder ? relativePath(main.path, to: input.root) : PathName.lastComponent(main.path)
             if !options.include.isEmpty && !options.include.contains(where: { glob($0, key) }) {
                 ignored.append(IgnoredFile(path: main.path, kind: .filtered, reason: "matches no --include (\(options.include.joined(separator: ", ")))"))
                 continue
@@ -265,8 +268,9 @@ public enum BatchPlanner {
                 continue
             }
             switch try describe(asset: asset, main: main, key: key, output: m.output, outRoot: outRoot, options: options, takenOutputs: &takenOutputs) {
-            case .planned(var item):
+            case .planned(var item, let note):
                 try applyResume(&item, options: options, database: database, hashes: &hashes)
+                if let note { item.reason += "; " + note }
                 items.append(item)
             case .filtered(let reason):
                 ignored.append(IgnoredFile(path: main.path, kind: .filtered, reason: reason))
@@ -294,15 +298,15 @@ public enum BatchPlanner {
     /// the folder, so it is the same in every run, shard and filter.
     static func outputNames(_ folder: FolderAssets, extension ext: String) -> [String: String] {
         let mains = folder.assets.compactMap { ($0.original ?? $0.renderedEdit)?.path }
-        let byStem = Dictionary(grouping: mains) { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased() }
+        let byStem = Dictionary(grouping: mains) { PathName.deletingExtension(PathName.lastComponent($0)).lowercased() }
         var names: [String: String] = [:]
         for (_, group) in byStem {
-            let own = { (p: String) in ((p as NSString).lastPathComponent as NSString).pathExtension }
+            let own = { (p: String) in PathName.pathExtension(p) }
             let keeper = group.count == 1 ? group.first
                 : group.first { own($0) == ext } ?? group.first { own($0).lowercased() == ext.lowercased() }
             for path in group {
-                let name = (path as NSString).lastPathComponent
-                names[path] = path == keeper ? (name as NSString).deletingPathExtension + "." + ext : name + "." + ext
+                let name = PathName.lastComponent(path)
+                names[path] = path == keeper ? PathName.deletingExtension(name) + "." + ext : name + "." + ext
             }
         }
         return names
@@ -313,16 +317,17 @@ public enum BatchPlanner {
     static func group(_ files: [String]) -> [Asset] {
         var byFolder: [String: [String]] = [:], order: [String] = []
         for file in files {
-            let dir = (file as NSString).deletingLastPathComponent
+            let dir = PathName.directory(file)
             if byFolder[dir] == nil { order.append(dir) }
-            byFolder[dir, default: []].append((file as NSString).lastPathComponent)
+            byFolder[dir, default: []].append(PathName.lastComponent(file))
         }
         return order.flatMap { FolderAssets.of(byFolder[$0]!, in: $0).assets }
     }
 
     /// What the planner made of one asset.
     private enum Described {
-        case planned(BatchItem)
+        /// The item, and what a person should know about its output (a shortened name), said after its reason.
+        case planned(BatchItem, note: String?)
         /// Left out by `--media` or a duration filter (why).
         case filtered(String)
         /// A file whose name says nothing, and FFmpeg cannot open as media (FFmpeg's reason).
@@ -343,19 +348,29 @@ public enum BatchPlanner {
             probe = .failure(error)
         }
         if case .failure(.notMedia(_, let reason)) = probe, resource == main.path,
-           case .media(known: false) = ResourceName((main.path as NSString).lastPathComponent).role {
+           case .media(known: false) = ResourceName(PathName.lastComponent(main.path)).role {
             return .notMedia(reason)
         }
 
         var item = BatchItem(key: key, input: main.path, resources: asset.resources.map(\.path), output: "", action: .transcode,
                              reason: "", duration: nil, sourceBytes: main.size, estimatedBytes: nil, created: 0)
-        // Output: the asset's relative path under the output folder (see `outputNames`); never two the same.
+        // Output: the asset's relative path under the output folder (see `outputNames`); never two the same, and
+        // each name within NAME_MAX (a 255-byte upload's name + `.mp4` is not): a shortened one is said on the row.
+        var outputNote: String?
+        func fitted(_ relative: String) -> String {
+            let name = PathName.lastComponent(relative), fit = PathName.fitting(name)
+            if fit != name {
+                outputNote = "output name shortened to fit \(NAME_MAX) bytes (in full it would be \(FileName.bytes(name).count))"
+            }
+            return PathName.replacingName(of: relative, with: fit)
+        }
         func reserveOutput() {
-            let stem = (relativeOutput as NSString).deletingPathExtension, ext = (relativeOutput as NSString).pathExtension
-            var output = (outRoot as NSString).appendingPathComponent(relativeOutput)
+            let first = fitted(relativeOutput)
+            let stem = PathName.deletingExtension(first), ext = PathName.pathExtension(first)
+            var output = PathName.join(outRoot, first)
             var n = 2
             while takenOutputs.contains(output.lowercased()) {
-                output = (outRoot as NSString).appendingPathComponent("\(stem)-\(n).\(ext)")
+                output = PathName.join(outRoot, fitted("\(stem)-\(n).\(ext)"))
                 n += 1
             }
             takenOutputs.insert(output.lowercased())
@@ -369,7 +384,7 @@ public enum BatchPlanner {
             item.reason = "cannot be probed: \(error.description)"
             item.created = modificationTime(main.path)
             reserveOutput()
-            return .planned(item)
+            return .planned(item, note: outputNote)
         }
         var info = source.info
         item.duration = info.duration
@@ -396,7 +411,7 @@ public enum BatchPlanner {
         } else if options.policy == .always {
             item.reason = "policy always"
         } else if let edits = selection.edits, !edits.isEmpty {
-            item.reason = "edits from \((selection.editsFile as NSString?)?.lastPathComponent ?? "a sidecar") to apply"
+            item.reason = "edits from \(selection.editsFile.map(PathName.lastComponent) ?? "a sidecar") to apply"
         } else if let limit = options.maxFileSize ?? preset.maxFileSize, info.size > limit {
             item.reason = "larger than the size limit (\(info.size) > \(limit) bytes)"
         } else if let misfit = ExportPlanner.misfit(info, preset: preset) {
@@ -406,7 +421,7 @@ public enum BatchPlanner {
             item.reason = truncation
             info = source.info
         } else {
-            let ext = (selection.report.resource as NSString).pathExtension.lowercased()
+            let ext = PathName.pathExtension(selection.report.resource).lowercased()
             if ext == preset.defaultExtension.lowercased() {
                 item.action = .copy
                 item.reason = "already fits the preset, in the same container"
@@ -418,7 +433,7 @@ public enum BatchPlanner {
         item.estimatedBytes = ExportPlanner.estimatedBytes(info, preset: preset, fits: item.action != .transcode)
         if options.dryRun && item.action == .transcode {
             // What the export's `started` record would say: the plan's streams at their rates, a CRF video measured on samples.
-            if let plan = try? ExportPlanner.plan(source: info, preset: preset, route: .transcode, container: Container(extension: (item.output as NSString).pathExtension),
+            if let plan = try? ExportPlanner.plan(source: info, preset: preset, route: .transcode, container: Container(extension: PathName.pathExtension(item.output)),
                                           edits: selection.edits, range: nil, tracks: options.tracks), plan.isPossible {
                 let sampled = SampleEncode.videoBitrate(source: source, plan: plan, cancel: CancelToken(), activity: {})
                 if let estimate = OutputSize.estimatedBytes(plan: plan, source: info, videoBitrate: sampled) {
@@ -427,7 +442,7 @@ public enum BatchPlanner {
                 }
             }
         }
-        return .planned(item)
+        return .planned(item, note: outputNote)
     }
 
     /// Resume: an asset unchanged since a run that completed (or failed) is skipped.
@@ -490,7 +505,7 @@ public enum BatchPlanner {
     static func fingerprint(of records: [ExportDatabase.SourceRecord]) -> String {
         let hasher = SHA256Hasher()
         for r in records {
-            let line = "\((r.path as NSString).lastPathComponent)|\(r.size)|\(r.sha256)\n"
+            let line = "\(PathName.lastComponent(r.path))|\(r.size)|\(r.sha256)\n"
             line.utf8CString.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
         }
         return hasher.finish()
@@ -508,12 +523,11 @@ public enum BatchPlanner {
         var missing: [String] = []
         var parent = path.isEmpty ? "." : path
         while FileSystem.realPath(parent) == nil && parent != "/" && parent != "." {
-            missing.insert((parent as NSString).lastPathComponent, at: 0)
-            let up = (parent as NSString).deletingLastPathComponent
-            parent = up.isEmpty ? "." : up
+            missing.insert(PathName.lastComponent(parent), at: 0)
+            parent = PathName.directory(parent)
         }
         var result = FileSystem.realPath(parent) ?? parent
-        for name in missing where name != "." { result = (result as NSString).appendingPathComponent(name) }
+        for name in missing where name != "." { result = PathName.join(result, name) }
         return result
     }
 
@@ -523,8 +537,8 @@ public enum BatchPlanner {
     /// `mkdir -p` on byte-exact names.
     static func makeDirectories(_ path: String) throws {
         if FileSystem.isDirectory(path) { return }
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty && parent != path { try makeDirectories(parent) }
+        let parent = PathName.directory(path)
+        if parent != path { try makeDirectories(parent) }
         if mkdir(FileName.cString(path), 0o755) != 0 && errno != EEXIST {
             throw ExportError.outputUnwritable(path: FileName.display(path), reason: "cannot create the folder: \(String(cString: strerror(errno)))")
         }
@@ -533,14 +547,14 @@ public enum BatchPlanner {
 
     static func relativePath(_ path: String, to root: String) -> String {
         let r = root.hasSuffix("/") ? root : root + "/"
-        return path.hasPrefix(r) ? String(path.dropFirst(r.count)) : (path as NSString).lastPathComponent
+        return path.hasPrefix(r) ? String(path.dropFirst(r.count)) : PathName.lastComponent(path)
     }
 
     /// Shell-style match on the relative path or the file name, ignoring case (`*.mov` matches `IMG_1.MOV`).
     static func glob(_ pattern: String, _ path: String) -> Bool {
         let caseFold: Int32 = 1 << 4  // FNM_CASEFOLD (GNU)
         let p = FileName.cString(pattern)
-        return fnmatch(p, FileName.cString(path), caseFold) == 0 || fnmatch(p, FileName.cString((path as NSString).lastPathComponent), caseFold) == 0
+        return fnmatch(p, FileName.cString(path), caseFold) == 0 || fnmatch(p, FileName.cString(PathName.lastComponent(path)), caseFold) == 0
     }
 
     static func fileSize(_ path: String) -> Int64? { FileSystem.size(path) }

@@ -120,9 +120,9 @@ public enum BatchReport {
 
     /// A temporary file beside `path` (named like the exports' own, so a sweep of stale ones finds it), then `rename`.
     static func writeAtomically(_ data: Data, to path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).mediaexport-tmp-\(getpid())-report"
+        let folder = PathName.directory(path)
+        let name = PathName.lastComponent(path)
+        let temporary = PathName.join(folder, ".\(name).mediaexport-tmp-\(getpid())-report")
         func fail(_ what: String) -> ExportError {
             .outputUnwritable(path: FileName.display(path), reason: "cannot write the report: \(what): \(String(cString: strerror(errno)))")
         }

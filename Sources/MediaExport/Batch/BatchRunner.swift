@@ -140,7 +140,7 @@ public final class BatchRunner: Sendable {
         // Under the lock, so no other batch is writing here: what killed runs left in the output root goes.
         // (Subfolders are swept by each export into them.)
         if folderLock != nil { TemporaryFiles.sweep(directory: outRoot) }
-        let dbPath = (outRoot as NSString).appendingPathComponent(ExportDatabase.fileName)
+        let dbPath = PathName.join(outRoot, ExportDatabase.fileName)
         let database: ExportDatabase? = options.dryRun
             ? (FileSystem.exists(dbPath) ? try ExportDatabase(path: dbPath, readOnly: true) : nil)
             : try ExportDatabase(path: dbPath)
@@ -252,7 +252,7 @@ public final class BatchRunner: Sendable {
             try database.upsert(dbRow)
             // Our own earlier output may be replaced; any other file at that path is left alone.
             let ours = previous?.outputPath == item.output
-            try BatchPlanner.makeDirectories((item.output as NSString).deletingLastPathComponent)
+            try BatchPlanner.makeDirectories(PathName.directory(item.output))
             var request = ExportRequest(input: item.input, output: item.output, preset: options.preset, overwrite: ours,
                                         sandbox: options.outputDirectory, version: options.version, fallback: options.fallback, errors: options.errors)
             request.tracks = options.tracks
@@ -314,7 +314,7 @@ extension BatchRunner {
     /// A poster frame next to the output (`clip.mp4` → `clip.jpg`); nil for assets without video. A poster that
     /// cannot be made never fails the job.
     func poster(for item: BatchItem, output: String) -> String? {
-        let path = (output as NSString).deletingPathExtension + ".jpg"
+        let path = PathName.deletingExtension(output) + ".jpg"
         let request = ThumbnailRequest(input: item.input, output: path, version: options.version, overwrite: true,
                                        sandbox: options.outputDirectory)
         return (try? Thumbnailer.make(request))?.output

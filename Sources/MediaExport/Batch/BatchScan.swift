@@ -54,13 +54,13 @@ struct BatchScan {
                 scan.roots.append(Root(given: input, root: real, isFolder: true, files: scan.walk(real, outRoot: outRoot)))
             case S_IFREG:
                 // The file keeps the name it was given by (it may be a symlink); its folder is resolved.
-                let folder = FileSystem.realPath((input as NSString).deletingLastPathComponent.isEmpty ? "." : (input as NSString).deletingLastPathComponent) ?? "/"
+                let folder = FileSystem.realPath(PathName.directory(input)) ?? "/"
                 if inside(real, outRoot) {
                     scan.notes.append("\(shown): is inside the output folder; skipped")
                     scan.ignore(input, .outputFolder, "is inside the output folder")
                     continue
                 }
-                let path = (folder as NSString).appendingPathComponent((input as NSString).lastPathComponent)
+                let path = PathName.join(folder, PathName.lastComponent(input))
                 scan.roots.append(Root(given: input, root: folder, isFolder: false, files: [path]))
             default:
                 throw ExportError.inputUnreadable(path: shown, reason: "not a regular file or folder")
@@ -86,8 +86,15 @@ struct BatchScan {
                 continue
             }
             for name in names.sorted(by: >) {  // reversed: the stack pops folders in name order
-                let path = dir == "/" ? "/" + name : dir + "/" + name
-                guard let st = FileSystem.lstat(path) else { continue }  // gone since readdir
+                let path = PathName.join(dir, name)
+                guard let st = FileSystem.lstat(path) else {
+                    if errno == ENOENT { continue }  // gone since readdir: nothing there to tell about
+                    if errno == ENAMETOOLONG { ignoreTooLong(path); continue }
+                    let reason = String(cString: strerror(errno))
+                    notes.append("\(FileName.display(dir)): cannot look into the folder (\(reason)); skipped")
+                    ignore(dir, .unreadableFolder, "cannot look into the folder (\(reason))")
+                    break
+                }
                 let type = st.st_mode & S_IFMT
                 if name.contains(".mediaexport-tmp-") {
                     ignore(path, .temporaryFile, "a temporary file of mediaexport (an export in progress, or left by a killed one)")
@@ -116,6 +123,13 @@ struct BatchScan {
             }
         }
         return files.sorted { FileName.bytes($0).lexicographicallyPrecedes(FileName.bytes($1)) }
+    }
+
+    /// An entry whose path the system refuses by name (`ENAMETOOLONG`): in `ignored`, and a note, with its length.
+    private mutating func ignoreTooLong(_ path: String) {
+        let reason = "its path is \(FileName.bytes(path).count) bytes, longer than PATH_MAX (\(PATH_MAX)): the system cannot open it"
+        notes.append("\(FileName.clip(FileName.display(path), limit: 120)): \(reason); skipped")
+        ignore(path, .pathTooLong, reason)
     }
 
     /// A symlink met in the walk: its own path when it leads to a regular file outside the output folder; nil,

@@ -44,9 +44,9 @@ public final class ExportDatabase: Sendable {
     /// elsewhere (`BatchError.unsafeStateFile`): a planted link must not make the batch write outside its folder.
     public init(path: String, readOnly: Bool = false) throws {
         // The folder is resolved first, so only the file itself (and SQLite's files beside it) must not be links.
-        let folder = (path as NSString).deletingLastPathComponent
-        let resolvedFolder = FileSystem.realPath(folder.isEmpty ? "." : folder)
-        self.path = resolvedFolder.map { ($0 as NSString).appendingPathComponent((path as NSString).lastPathComponent) } ?? path
+        let folder = PathName.directory(path)
+        let resolvedFolder = FileSystem.realPath(folder)
+        self.path = resolvedFolder.map { PathName.join($0, PathName.lastComponent(path)) } ?? path
         self.readOnly = readOnly
         let path = self.path
         try Self.checkNotLinked(path)
@@ -54,13 +54,13 @@ public final class ExportDatabase: Sendable {
         var sqlitePath = path
         var descriptor: Int32 = -1
         if FileName.hasRawBytes(path) {
-            let folderPath = (path as NSString).deletingLastPathComponent
-            descriptor = Glibc.open(FileName.cString(folderPath.isEmpty ? "." : folderPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let folderPath = PathName.directory(path)
+            descriptor = Glibc.open(FileName.cString(folderPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 throw ExportError.outputUnwritable(path: FileName.display(path),
                                                    reason: "cannot open the export database: \(String(cString: strerror(errno)))")
             }
-            sqlitePath = "/proc/self/fd/\(descriptor)/" + (path as NSString).lastPathComponent
+            sqlitePath = "/proc/self/fd/\(descriptor)/" + PathName.lastComponent(path)
         }
         folderDescriptor = descriptor
 

@@ -60,7 +60,7 @@ public struct PresetCatalog: Sendable {
         guard let names = FileSystem.contents(ofDirectory: directory.path) else {
             throw ExportError.invalidPreset(path: directory.path, field: "-", reason: "cannot list preset folder: \(String(cString: strerror(errno)))")
         }
-        let files = names.filter { ($0 as NSString).pathExtension.lowercased() == "json" }.sorted()
+        let files = names.filter { PathName.pathExtension($0).lowercased() == "json" }.sorted()
             .map { directory.appendingPathComponent($0) }
         return try files.map { try PresetCatalog.load(file: $0) }
             .sorted { PresetCatalog.displayOrder($0) < PresetCatalog.displayOrder($1) }

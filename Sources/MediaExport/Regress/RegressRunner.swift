@@ -131,7 +131,7 @@ public final class RegressRunner {
                             message: nil, seconds: 0)
         var entry = Baseline.Entry(tolerances: old?.tolerances, sampleSHA256: sampleSHA256, preset: record)
         do {
-            let output = (folder as NSString).appendingPathComponent("output.\(preset.defaultExtension)")
+            let output = PathName.join(folder, "output.\(preset.defaultExtension)")
             let (m, quality) = try measure(asset.path, preset: preset, output: output, sandbox: folder)
             c.measurement = m
             c.quality = quality
@@ -177,18 +177,18 @@ public final class RegressRunner {
     /// a hidden temporary file.
     private static func output(in folder: String) -> String? {
         (FileSystem.contents(ofDirectory: folder) ?? []).filter { $0.hasPrefix("output") }.sorted()
-            .map { (folder as NSString).appendingPathComponent($0) }.first { FileSystem.isRegularFile($0) }
+            .map { PathName.join(folder, $0) }.first { FileSystem.isRegularFile($0) }
     }
 
     /// Moves `file` into `folder` as `KEY.EXT` (`hdr-pq.mp4_low.mp4`), or `KEY-2.EXT`… when that name is taken:
     /// never over a file that is already there. Returns where it went.
     static func keep(_ file: String, key: String, in folder: String) throws -> String {
-        let ext = (file as NSString).pathExtension
+        let ext = PathName.pathExtension(file)
         let stem = SampleKey.fileName(key)
         var n = 1
         while true {
             let name = (n == 1 ? stem : "\(stem)-\(n)") + (ext.isEmpty ? "" : ".\(ext)")
-            let target = (folder as NSString).appendingPathComponent(name)
+            let target = PathName.join(folder, name)
             n += 1
             if FileSystem.exists(target) { continue }
             do {

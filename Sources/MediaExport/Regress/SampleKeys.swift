@@ -17,9 +17,9 @@ enum SampleKey {
     /// resources beside it still group with it).
     static func resolved(_ path: String) -> String {
         let standard = URL(fileURLWithPath: path).standardizedFileURL.path
-        let folder = (standard as NSString).deletingLastPathComponent
+        let folder = PathName.directory(standard)
         let real = FileSystem.realPath(folder) ?? folder
-        return (real as NSString).appendingPathComponent((standard as NSString).lastPathComponent)
+        return PathName.join(real, PathName.lastComponent(standard))
     }
 
     /// A folder as it resolves: standardized, every symlink resolved.

@@ -214,7 +214,7 @@ public final class ExportSession: Sendable {
 
     /// The edits a fallback route cannot apply, if the version delivered would then not be the current one.
     private func editsLost(by route: ExportRoute, selection: VersionSelection) -> String? {
-        ExportPlanner.editsLost(by: route, edits: selection.edits, sidecarName: (selection.editsFile as NSString?)?.lastPathComponent,
+        ExportPlanner.editsLost(by: route, edits: selection.edits, sidecarName: selection.editsFile.map(PathName.lastComponent),
                                 timeRangeGiven: request.timeRange != nil, deliversCurrent: selection.report.delivered == .current)
     }
 
@@ -262,7 +262,7 @@ public final class ExportSession: Sendable {
         let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags())
         var notes = plan.notes
         if !output.fromOriginal.isEmpty, let original = selection.metadataSource {
-            notes.append("\(output.fromOriginal.joined(separator: ", ")) taken from the original \((original as NSString).lastPathComponent)")
+            notes.append("\(output.fromOriginal.joined(separator: ", ")) taken from the original \(PathName.lastComponent(original))")
         }
         let watchdog = run.watchdog
         let limit = request.sizeLimit
@@ -410,8 +410,8 @@ public final class ExportSession: Sendable {
     /// The last route: the resource's bytes under the requested name with the resource's own extension.
     private func byteCopy(run: Run, report: VersionReport, target: inout OutputTarget?) throws -> ExportEvent.Completed {
         let source = run.selection.report.resource
-        let base = (request.output as NSString).deletingPathExtension
-        let ext = (source as NSString).pathExtension.lowercased()
+        let base = PathName.deletingExtension(request.output)
+        let ext = PathName.pathExtension(source).lowercased()
         let t = try makeTarget(ext.isEmpty ? base : base + "." + ext, selection: run.selection, anyExtension: true)
         target = t
         if let limit = request.sizeLimit, run.snapshot.size > limit {
@@ -440,7 +440,7 @@ public final class ExportSession: Sendable {
                                  notes: request.timeRange != nil ? ["time range not applied by a byte copy"] : [], report: report)
         completed.sha256 = sha
         completed.verification = verification
-        var warnings = ["delivered as a byte copy of \((source as NSString).lastPathComponent): no stream was transcoded or remuxed"]
+        var warnings = ["delivered as a byte copy of \(PathName.lastComponent(source)): no stream was transcoded or remuxed"]
         if request.timeRange != nil { warnings.append("time range not applied by a byte copy") }
         if let line = Accounting.versionWarning(report) { warnings.append(line) }
         completed.warnings = warnings

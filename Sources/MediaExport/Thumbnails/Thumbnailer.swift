@@ -8,7 +8,7 @@ import MediaExportFFmpeg
 public enum Thumbnailer {
     /// Makes the picture `request` asks for. Throws `ExportError`.
     public static func make(_ request: ThumbnailRequest) throws -> ThumbnailResult {
-        let ext = (request.output as NSString).pathExtension.lowercased()
+        let ext = PathName.pathExtension(request.output).lowercased()
         guard ["jpg", "jpeg", "png"].contains(ext) else {
             throw ExportError.outputUnwritable(path: request.output, reason: "a thumbnail must be .jpg, .jpeg or .png")
         }

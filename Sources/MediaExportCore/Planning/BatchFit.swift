@@ -34,7 +34,7 @@ extension ExportPlanner {
                 if Double(bitrate) > Double(average) * 1.25 { return "video bit rate \(bitrate / 1000) kb/s is above the preset's \(average / 1000)" }
             } else if let bitrate = v.bitRate, let fps = v.frameRate, w > 0, h > 0 {
                 // A bit-rate ceiling derived from the CRF: about 0.25 bits per pixel at CRF 18, halving every 6 steps.
-                let ceiling = 0.25 * pow(2, Double(18 - settings.crf) / 6) * Double(w * h) * fps * 1.5
+                let ceiling = 0.25 * pow(2, Double(18 - settings.crf) / 6) * Double(w) * Double(h) * fps * 1.5
                 if Double(bitrate) > ceiling { return "video bit rate \(bitrate / 1000) kb/s is above what CRF \(settings.crf) gives (about \(Int(ceiling / 1500)) kb/s)" }
             }
         }
@@ -74,9 +74,9 @@ extension ExportPlanner {
         if let v = source.firstVideo, let settings = preset.video {
             let shown = v.displaySize
             let size = SizeBox.fitting(width: shown.width, height: shown.height, into: settings.maxSize)
-            bits += OutputSize.guessedBitsPerPixel(settings) * Double(size.width * size.height) * min(v.frameRate ?? 30, settings.maxFrameRate ?? .infinity) * duration
+            bits += OutputSize.guessedBitsPerPixel(settings) * Double(size.width) * Double(size.height) * min(v.frameRate ?? 30, settings.maxFrameRate ?? .infinity) * duration
         }
         if source.streams.contains(where: { $0.kind == .audio }), let a = preset.audio { bits += Double(a.bitrate) * duration }
-        return Int64(bits / 8)
+        return Int64(saturating: bits / 8)  // a displayed size from a 2³¹:1 sample aspect ratio, a file's duration
     }
 }

@@ -293,6 +293,11 @@ public enum ExportPlanner {
                 matrix = VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits)
             }
             let size = VideoGeometry.outputSize(codedWidth: s.width, codedHeight: s.height, sampleAspect: s.sampleAspect, crop: crop, box: v.maxSize)
+            // A sample aspect ratio is the file's word (up to 2³¹−1:1): the picture it implies must stay a size an
+            // encoder can be asked for (`Int32`), or the plan says why not.
+            if size.width > VideoGeometry.maximumSide || size.height > VideoGeometry.maximumSide {
+                return drop("picture size \(size.width)×\(size.height) is above \(VideoGeometry.maximumSide) pixels a side")
+            }
             d.width = size.width; d.height = size.height
             var plan = VideoPlan(width: size.width, height: size.height, settings: v, crop: crop, displayMatrix: matrix)
             PictureProcessing.decide(&plan, stream: s)

@@ -101,7 +101,7 @@ public struct FrameRateCap: Sendable, Equatable {
         }
 
         /// The slot output time `seconds` falls into.
-        public func slot(_ seconds: Double) -> Int64 { Int64((seconds * maxFrameRate + slack).rounded(.down)) }
+        public func slot(_ seconds: Double) -> Int64 { Int64(saturating: (seconds * maxFrameRate + slack).rounded(.down)) }
 
         /// Whether the frame shown at `seconds` is kept (it starts a new slot); counts it either way.
         public mutating func keeps(_ seconds: Double) -> Bool {

@@ -78,7 +78,8 @@ public enum OutputSize {
                 break
             }
         }
-        return Int64(bits / 8 + overheadBytes(duration: duration, frameRate: frameRate, audioStreams: audioStreams))
+        // Durations and rates are the file's: their product may pass Int64.
+        return Int64(saturating: bits / 8 + overheadBytes(duration: duration, frameRate: frameRate, audioStreams: audioStreams))
     }
 
     /// The output's frames a second: the source's, at most a frame-rate cap's.
@@ -172,12 +173,12 @@ public enum OutputSize {
         let limitText = "\(limit) bytes"
         guard room > 0 else {
             return .failure(SizeRefusal(reason: fixedBits > 0 ? "the streams copied as they are already take more than \(limitText)"
-                                        : String(format: "%.1f s of output needs about %d bytes for the container alone", duration, Int(overhead))))
+                                        : String(format: "%.1f s of output needs about %d bytes for the container alone", duration, Int(saturating: overhead))))
         }
         var chosenAudio: Int?
         if transcodedAudio > 0 {
             let share = hasVideo ? room / 3 : room
-            let perStream = Int(share / duration / Double(transcodedAudio))
+            let perStream = Int(saturating: share / duration / Double(transcodedAudio))  // a file may say 1e-12 s
             let rate = min(audioRate, perStream)
             guard rate >= minimumAudioBitrate else {
                 return .failure(SizeRefusal(reason: String(format: "%.1f s of audio cannot fit in %@ (%d kb/s a track is the least)", duration, limitText, minimumAudioBitrate / 1000)))
@@ -193,8 +194,8 @@ public enum OutputSize {
             guard rate >= Double(minimumVideoBitrate) else {
                 return .failure(SizeRefusal(reason: String(format: "%.1f s of video would get %d kb/s (at least %d kb/s is needed)", duration, Int(max(0, rate)) / 1000, minimumVideoBitrate / 1000)))
             }
-            chosenVideo = Int(rate)
-            note = "size limit \(limitText): video at \(Int(rate) / 1000) kb/s average, two passes"
+            chosenVideo = Int(saturating: rate)
+            note = "size limit \(limitText): video at \(Int(saturating: rate) / 1000) kb/s average, two passes"
         } else {
             note = "size limit \(limitText)"
         }

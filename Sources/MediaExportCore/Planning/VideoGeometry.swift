@@ -53,6 +53,9 @@ public enum VideoGeometry {
         return DisplayMatrix.flipped(rotated, horizontal: flip == .horizontal, vertical: flip == .vertical)
     }
 
+    /// The longest side an output picture may have (FFmpeg's encoders take `Int32` sizes; none goes near this).
+    public static let maximumSide = 65_536
+
     /// The coded output size for a transcoded video: the displayed picture (sample aspect ratio applied to the
     /// crop, or to the whole coded picture) fitted into the box with square pixels, both sides even. Rotation needs
     /// no special case: the box is orientation-free.

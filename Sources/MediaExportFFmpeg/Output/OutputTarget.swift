@@ -47,14 +47,14 @@ public final class OutputTarget: Sendable {
             throw ExportError.outputUnwritable(path: output, reason: "is a device, pipe or socket, not a file: give a file name")
         }
         // `/dev/stdout` (a file when stdout is redirected to one), `/proc/self/fd/N`: the kernel's folders hold no outputs.
-        let folder = FileSystem.realPath(OutputTarget.split(output).folder) ?? ""
+        let folder = FileSystem.realPath(PathName.directory(output)) ?? ""
         if let kernel = ["/dev", "/proc", "/sys"].first(where: { output.hasPrefix($0 + "/") || folder == $0 || folder.hasPrefix($0 + "/") }) {
             throw ExportError.outputUnwritable(path: output, reason: "is in \(kernel), not a folder for files: give a file name")
         }
         var outputPath = output
-        if OutputTarget.pathExtension(OutputTarget.split(outputPath).name).isEmpty && !anyExtension { outputPath += "." + defaultExtension }
-        let (parent, name) = OutputTarget.split(outputPath)
-        let ext = OutputTarget.pathExtension(name)
+        if PathName.pathExtension(outputPath).isEmpty && !anyExtension { outputPath += "." + defaultExtension }
+        let (parent, name) = (PathName.directory(outputPath), PathName.lastComponent(outputPath))
+        let ext = PathName.pathExtension(name)
         let container = Container(extension: ext)
         if container == nil && !anyExtension {
             throw ExportError.outputUnwritable(path: outputPath, reason: "unsupported container '.\(FileName.display(ext))' (use \(Container.allCases.map { "." + $0.rawValue }.joined(separator: ", ")))")
@@ -280,21 +280,6 @@ public final class OutputTarget: Sendable {
         if p == r || r == [0x2F] { return p.first == 0x2F }
         return p.count > r.count && p.starts(with: r) && p[r.count] == 0x2F
     }
-
-    /// The folder part and the name part of a path, split at the last `/` (the folder is `.` when there is none).
-    static func split(_ path: String) -> (folder: String, name: String) {
-        let scalars = path.unicodeScalars
-        guard let slash = scalars.lastIndex(of: "/") else { return (".", path) }
-        let folder = String(scalars[scalars.startIndex..<slash])
-        return (folder.isEmpty ? "/" : folder, String(scalars[scalars.index(after: slash)...]))
-    }
-
-    /// The extension of a file name (after its last dot; none for `.hidden` or `name.`).
-    static func pathExtension(_ name: String) -> String {
-        let scalars = name.unicodeScalars
-        guard let dot = scalars.lastIndex(of: "."), dot != scalars.startIndex else { return "" }
-        return String(scalars[scalars.index(after: dot)...])
-    }
 }
 
 /// Temporary files: the ones this process has in flight (so a process that must exit at once — a second
@@ -336,15 +321,7 @@ public final class TemporaryFiles: Sendable {
         let suffix = ".mediaexport-tmp-\(pid)-\(token)"
         let budget = Int(NAME_MAX) - 1 - suffix.utf8.count
         if FileName.bytes(name).count <= budget { return "." + name + suffix }
-        var kept = String.UnicodeScalarView()
-        var used = 0
-        for scalar in name.unicodeScalars {
-            let n = FileName.isEscape(scalar) ? 1 : UTF8.width(scalar)
-            if used + n > budget - 1 { break }
-            kept.append(scalar)
-            used += n
-        }
-        return "." + String(kept) + "~" + suffix
+        return "." + PathName.prefix(of: name, bytes: budget - 1) + "~" + suffix
     }
 
     /// The writer's PID when `name` (bytes) is one of our temporary files' names.

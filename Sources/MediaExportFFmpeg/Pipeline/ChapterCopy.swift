@@ -55,8 +55,9 @@ enum ChapterCopy {
             // Numbered from 1: Matroska takes the id as the chapter's UID, which must not be 0.
             out.pointee.id = Int64(existing + k + 1)
             out.pointee.time_base = timeBase
-            out.pointee.start = Int64((chapter.start * Double(timeBase.den)).rounded())
-            out.pointee.end = max(out.pointee.start, Int64((chapter.end * Double(timeBase.den)).rounded()))
+            // A chapter's times are the file's (finite, but as large as it likes).
+            out.pointee.start = Int64(saturating: (chapter.start * Double(timeBase.den)).rounded())
+            out.pointee.end = max(out.pointee.start, Int64(saturating: (chapter.end * Double(timeBase.den)).rounded()))
             list[existing + k] = out
             context.pointee.nb_chapters += 1  // the context owns it from here
             for (key, value) in chapter.tags.sorted(by: { $0.key < $1.key }) {

@@ -167,7 +167,7 @@ final class Demuxer {
 
     /// Seeks so that reading starts at the keyframe at or before `seconds` (on the container's timeline).
     func seek(toSeconds seconds: Double) throws {
-        let ts = Int64((seconds + startTime) * Double(AV_TIME_BASE))
+        let ts = Int64(saturating: (seconds + startTime) * Double(AV_TIME_BASE))  // the file says startTime
         try check(avformat_seek_file(context, -1, Int64.min, ts, ts, 0), .decode, path, "seeking to \(seconds) s")
     }
 

@@ -14,7 +14,7 @@ struct Timeline {
     /// `ts` (a timestamp in `tb`, counted from the origin, on the source's clock) where it lands in the output.
     func outputTimestamp(_ ts: Int64, in tb: AVRational) -> Int64 {
         guard let slow = slowMotion else { return ts }
-        return Int64((slow.outputSeconds(Double(ts) * av_q2d(tb)) / av_q2d(tb)).rounded())
+        return Int64(saturating: (slow.outputSeconds(Double(ts) * av_q2d(tb)) / av_q2d(tb)).rounded())
     }
 
     /// The length of the output, stretched by slow motion.
@@ -27,7 +27,7 @@ struct Timeline {
 
     /// Seconds as a timestamp in `tb` (through AV_TIME_BASE, as libavformat rounds).
     static func timestamp(_ seconds: Double, in tb: AVRational) -> Int64 {
-        av_rescale_q(Int64((seconds * Double(AV_TIME_BASE)).rounded()), cff_time_base_q(), tb)
+        av_rescale_q(Int64(saturating: (seconds * Double(AV_TIME_BASE)).rounded()), cff_time_base_q(), tb)
     }
 }
 

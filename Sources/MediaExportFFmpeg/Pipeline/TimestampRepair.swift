@@ -112,7 +112,7 @@ final class TimestampRepair {
 
     /// Seconds as ticks of `tb`.
     private static func ticks(_ seconds: Double, _ tb: AVRational) -> Int64 {
-        av_rescale_q(Int64(seconds * Double(AV_TIME_BASE)), cff_time_base_q(), tb)
+        av_rescale_q(Int64(saturating: seconds * Double(AV_TIME_BASE)), cff_time_base_q(), tb)
     }
 
     /// Places one demuxed packet of `stage`'s stream on the input's continuous timeline (before the stage sees

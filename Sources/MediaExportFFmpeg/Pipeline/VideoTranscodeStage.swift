@@ -394,7 +394,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         var own = Double(frameDuration) * tick
         if let slow = timeline.slowMotion { own /= slow.rate(atOutput: seconds) }
         if let decimator { own = decimator.shownDuration(at: seconds, own: own) }
-        return max(1, Int64((own / tick).rounded()))
+        return max(1, Int64(saturating: (own / tick).rounded()))
     }
 
     /// Builds the filter graph the plan needs for pictures like `first` (none when swscale does it all). A stream

@@ -115,7 +115,7 @@ enum ColorProbe {
                                                                      MemoryLayout<AVMasteringDisplayMetadata>.size) {
             memset(dst, 0, MemoryLayout<AVMasteringDisplayMetadata>.size)
             dst.withMemoryRebound(to: AVMasteringDisplayMetadata.self, capacity: 1) { p in
-                func r(_ x: Double, _ den: Int32) -> AVRational { AVRational(num: Int32((x * Double(den)).rounded()), den: den) }
+                func r(_ x: Double, _ den: Int32) -> AVRational { AVRational(num: Int32(saturating: (x * Double(den)).rounded()), den: den) }
                 if m.red.count == 2, m.green.count == 2, m.blue.count == 2, m.whitePoint.count == 2 {
                     p.pointee.display_primaries = ((r(m.red[0], 50_000), r(m.red[1], 50_000)),
                                                    (r(m.green[0], 50_000), r(m.green[1], 50_000)),

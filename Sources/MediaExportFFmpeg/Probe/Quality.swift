@@ -172,7 +172,7 @@ final class LumaFrames {
         let w = Int32(width!), h = Int32(height!)
         scaler = sws_getCachedContext(scaler, f.pointee.width, f.pointee.height, AVPixelFormat(rawValue: f.pointee.format),
                                       w, h, AV_PIX_FMT_GRAY8, SWS_BICUBIC, nil, nil, nil)
-        var out = [UInt8](repeating: 0, count: Int(w * h))
+        var out = [UInt8](repeating: 0, count: Int(w) * Int(h))  // Int32 × Int32 could pass Int32
         out.withUnsafeMutableBufferPointer { buf in
             var dst: [UnsafeMutablePointer<UInt8>?] = [buf.baseAddress, nil, nil, nil]
             var stride: [Int32] = [w, 0, 0, 0]

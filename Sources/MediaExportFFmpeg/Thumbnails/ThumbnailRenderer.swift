@@ -12,7 +12,7 @@ package enum ThumbnailRenderer {
 
     /// Renders the picture of `request` from the resource `report` names, with the version's `edits`.
     package static func make(_ request: ThumbnailRequest, report: VersionReport, edits: EditSidecar?) throws -> ThumbnailResult {
-        let ext = (request.output as NSString).pathExtension.lowercased()
+        let ext = PathName.pathExtension(request.output).lowercased()
         let source = report.resource
         let demuxer = try Demuxer(path: source, cancel: nil)
         let index = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
@@ -64,6 +64,11 @@ package enum ThumbnailRenderer {
         let shownW = quarter ? Int(crop.height) : codedDisplayWidth
         let shownH = quarter ? codedDisplayWidth : Int(crop.height)
         let target = targetSize(shownWidth: shownW, shownHeight: shownH, width: request.width, height: request.height, mode: request.mode)
+        // The sample aspect ratio is the file's (up to 2³¹−1:1): a picture no scaler takes (`Int32` sides) is an error.
+        guard max(target.width, target.height) <= VideoGeometry.maximumSide else {
+            throw ExportError.ffmpeg(stage: .filter, path: source, code: -1, message: "the picture as displayed would be "
+                                     + "\(target.width)×\(target.height), above \(VideoGeometry.maximumSide) pixels a side (sample aspect ratio \(sar.num):\(sar.den))")
+        }
         // For fill, crop the centre of the source so its aspect matches the box.
         if request.mode == .fill, request.width != nil, request.height != nil {
             let boxAspect = Double(target.width) / Double(target.height)

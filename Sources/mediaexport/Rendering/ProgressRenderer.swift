@@ -108,7 +108,7 @@ public final class ProgressRenderer: Sendable {
 
     /// `m:ss` or `h:mm:ss`.
     public static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
+        let s = Int(saturating: seconds.rounded())  // an ETA from a file claiming a duration of 1e21 s
         return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }
 
@@ -158,7 +158,7 @@ public enum HumanSummary {
 
     /// `version: current delivered (asked current) from IMG_E1234.MOV — rendered edit IMG_E1234.MOV`
     public static func version(_ v: VersionReport) -> String {
-        let name = FileName.display((v.resource as NSString).lastPathComponent)
+        let name = FileName.display(PathName.lastComponent(v.resource))
         var line = "version: \(v.delivered.rawValue) delivered (asked \(v.requested.rawValue)) from \(name) [\(v.resourceKind.rawValue)] — \(FileName.display(v.reason))"
         if v.requested != v.delivered { line = "WARNING " + line }
         return line

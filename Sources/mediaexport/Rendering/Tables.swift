@@ -185,7 +185,7 @@ public enum ResourceTable {
         }
         var lines = ["asset \(asset.baseName) in \(asset.directory)", PresetTable.align(rows)]
         for r in asset.resources where r.kind == .adjustmentData {
-            let name = (r.path as NSString).lastPathComponent
+            let name = PathName.lastComponent(r.path)
             if let error = r.error { lines.append("\(name): \(error)"); continue }
             guard let info = r.adjustments else { continue }
             lines.append("\(name): \([info.formatIdentifier, info.formatVersion].compactMap { $0 }.joined(separator: " "))"
