@@ -138,6 +138,34 @@ import Testing
         #expect(try TestSupport.sha256(a) == TestSupport.sha256(b))
     }
 
+    /// 64 KiB zeroed in the middle of a Matroska file (a cluster lost), exported by the real tool: the completed
+    /// record names the silence, the exit status is 0, and after the damage the audio plays what the undamaged
+    /// clip plays at the same time.
+    @Test func damagedMatroskaStaysInSyncThroughTheTool() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let clean = dir.appendingPathComponent("clean.mkv").path, damaged = dir.appendingPathComponent("damaged.mkv").path
+        let out = dir.appendingPathComponent("out.mp4").path
+        try Self.makeClip(clean)
+        var data = try Data(contentsOf: URL(fileURLWithPath: clean))
+        data.replaceSubrange(data.count / 2..<data.count / 2 + 65536, with: Data(count: 65536))
+        try data.write(to: URL(fileURLWithPath: damaged))
+        let r = try TestSupport.tool(["--json", "--preset", "highest", damaged, out])
+        #expect(r.status == 0, "\(r.stderr)")
+        let last = try #require(r.stdout.split(separator: "\n").last)
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        #expect(record["kind"] as? String == "completed")
+        let warnings = (record["payload"] as? [String: Any])?["warnings"] as? [String] ?? []
+        let line = try #require(warnings.first { $0.contains("s of silence inserted at") }, "\(warnings)")
+        let m = try #require(line.firstMatch(of: /audio stream #1: ([0-9.]+) s of silence inserted at ([0-9.]+) s where packets are missing/))
+        let resumes = try #require(Double(m.2)) + (try #require(Double(m.1)))
+        let reference = try Self.pcm(clean, timeline: false), output = try Self.pcm(out, timeline: false)
+        for at in [1.0, resumes + 0.3, 7.3] where at < 7.5 {
+            let lag = Self.lag(of: output, against: reference, at: at)
+            #expect(abs(lag) <= 0.04, "at \(at) s the output plays the clip's audio of \(at + lag) s")
+        }
+    }
+
     @Test func warningsNameEachBreak() {
         let gaps = [AudioGap(stream: 1, at: 3.008, seconds: 2.0), AudioGap(stream: 1, at: 6.5, seconds: -0.25),
                     AudioGap(stream: 2, at: 1, seconds: 0.1), AudioGap(stream: 2, at: 2, seconds: 0.2)]

@@ -37,6 +37,11 @@ final class AudioResampler {
     static let tolerance = 0.04
     /// The breaks bridged so far, in order (stream 0: the stage names its stream).
     private(set) var gaps: [AudioGap] = []
+    /// Silence still owed before `waiting` (samples at its rate), made a second at a time as the FIFO empties: a
+    /// long gap is never in memory whole (an hour of stereo float would be 1.4 GB).
+    private var owedSilence: Int64 = 0
+    /// The frame after a gap, converted once the silence before it is made.
+    private var waiting: Frame?
     /// True once the trim end has been reached.
     var isFinished: Bool { finished }
 
@@ -66,6 +71,7 @@ final class AudioResampler {
     @discardableResult
     func push(_ frame: Frame, startTime: Double?) throws -> Bool {
         if finished { return false }
+        while try makeOwed() {}
         let f = frame.pointer
         try configure(for: f)
         let stamped = startTime ?? continuousNext ?? 0
@@ -79,7 +85,13 @@ final class AudioResampler {
         if count > 0 {
             let input = skip > 0 ? try AudioTempo.slice(frame, from: skip, count: count, path: path) : frame
             if f.pointee.sample_rate > 0 { continuousNext! += Double(count) / Double(f.pointee.sample_rate) }
-            try convert(input: input.pointer, maxOut: swr_get_out_samples(swr, count))
+            if owedSilence > 0 {
+                let held = Frame()
+                try check(av_frame_ref(held.pointer, input.pointer), .filter, path, "holding audio after a gap")
+                waiting = held
+            } else {
+                try convert(input: input.pointer, maxOut: swr_get_out_samples(swr, count))
+            }
         }
         return gaps.count > gapsBefore || skip > 0
     }
@@ -103,10 +115,10 @@ final class AudioResampler {
         inputSignature = signature
     }
 
-    /// Bridges a break before a frame stamped `stamped`: silence (through swresample, so it lands after what the
-    /// resampler still holds) when the frame starts more than `tolerance` later than the audio before it ends;
-    /// when it starts that much earlier, how many of its first samples to drop (all of them when it lies wholly
-    /// under audio already placed). Silence past the trim end is not made.
+    /// Bridges a break before a frame stamped `stamped`: silence owed (made through swresample, so it lands after
+    /// what the resampler still holds) when the frame starts more than `tolerance` later than the audio before it
+    /// ends; when it starts that much earlier, how many of its first samples to drop (all of them when it lies
+    /// wholly under audio already placed). Silence past the trim end is not owed.
     private func bridge(to stamped: Double, like frame: Frame) throws -> Int32 {
         let next = continuousNext ?? stamped
         let drift = stamped - next
@@ -118,18 +130,28 @@ final class AudioResampler {
             return drop
         }
         let room = endSample.map { Double($0) / Double(outRate) - next } ?? drift
-        var left = Int64((min(drift, max(0, room)) * rate).rounded())
-        guard left > 0 else { return 0 }
-        note(at: next, seconds: Double(left) / rate)
-        continuousNext = next + Double(left) / rate
-        while left > 0 {
-            // At most a second at a time: the silent frame is allocated, not the whole gap.
-            let n = Int32(min(left, Int64(rate)))
+        let silence = Int64((min(drift, max(0, room)) * rate).rounded())
+        guard silence > 0 else { return 0 }
+        note(at: next, seconds: Double(silence) / rate)
+        continuousNext = next + Double(silence) / rate
+        owedSilence = silence
+        return 0
+    }
+
+    /// Makes up to a second of the silence owed before `waiting`, or, when none is left, converts `waiting`; false
+    /// when nothing is owed.
+    private func makeOwed() throws -> Bool {
+        guard let frame = waiting else { return false }
+        if owedSilence > 0 {
+            let n = Int32(min(owedSilence, Int64(max(1, frame.pointer.pointee.sample_rate))))
             let pad = try AudioTempo.silence(like: frame, count: n, path: path)
             try convert(input: pad.pointer, maxOut: swr_get_out_samples(swr, n))
-            left -= Int64(n)
+            owedSilence -= Int64(n)
+        } else {
+            waiting = nil
+            try convert(input: frame.pointer, maxOut: swr_get_out_samples(swr, frame.pointer.pointee.nb_samples))
         }
-        return 0
+        return true
     }
 
     /// Records a break at `at` (output seconds); a drop that goes on where the previous one stopped (a frame
@@ -147,6 +169,7 @@ final class AudioResampler {
     /// Flushes the resampler's delay into the FIFO at end of stream.
     func drain() throws {
         guard swr != nil, !finished else { return }
+        while try makeOwed() {}
         let maxOut = swr_get_out_samples(swr, 0)
         if maxOut > 0 { try convert(input: nil, maxOut: maxOut) }
     }
@@ -184,7 +207,9 @@ final class AudioResampler {
 
     /// Pops the next encoder-sized frame, or a shorter last one when `flushing`. `nil` when there is not enough audio.
     func pull(flushing: Bool) throws -> Frame? {
-        guard var head = fifoHeadSample, !finished else { return nil }
+        guard fifoHeadSample != nil, !finished else { return nil }
+        while av_audio_fifo_size(fifo) < frameSize, try makeOwed() {}
+        guard var head = fifoHeadSample else { return nil }
         var available = av_audio_fifo_size(fifo)
         if let end = endSample {
             let left = end - head
