@@ -99,6 +99,23 @@ import Testing
         #expect(abs(Self.lag(of: output, against: clean, at: 6.0) + 2) <= 0.04)
     }
 
+    /// A range cut around the break: the silence is named where it is in the output, and the audio after it plays
+    /// what the source plays 2 s later (the range's start).
+    @Test func aRangeAcrossTheGapKeepsItInPlace() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = dir.appendingPathComponent("gap.mkv").path, out = dir.appendingPathComponent("out.mp4").path
+        try Self.makeClip(input, audioBSF: "setts=ts=TS+gte(TS*TB\\,3)*2/TB")
+        let completed = try TestSupport.export(input, to: out, preset: "highest", range: TimeRange(start: 2, end: 7))
+        let warnings = Self.gapWarnings(completed)
+        #expect(warnings.count == 1 && warnings.first?.hasPrefix("audio stream #1: 2.00 s of silence inserted at 1.0") == true, "\(warnings)")
+        let source = try Self.pcm(input, timeline: true), output = try Self.pcm(out, timeline: false)
+        for at in [0.5, 3.5, 4.3] {
+            let lag = Self.lag(of: output, against: source, at: at)
+            #expect(abs(lag - 2) <= 0.04, "at \(at) s the output plays the source's audio of \(at + lag) s")
+        }
+    }
+
     @Test func audioGoingBackOverPlacedAudioIsDroppedAndNamed() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }

@@ -124,6 +124,8 @@ final class AudioResampler {
         let drift = stamped - next
         let rate = Double(frame.pointer.pointee.sample_rate)
         guard abs(drift) > Self.tolerance, rate > 0 else { return 0 }
+        // Past the trim end nothing is placed: no break to bridge or name.
+        if let end = endSample, next * Double(outRate) >= Double(end) { return 0 }
         if drift < 0 {
             let drop = min(frame.pointer.pointee.nb_samples, Int32((-drift * rate).rounded()))
             note(at: next, seconds: -Double(drop) / rate)
