@@ -8,7 +8,7 @@ import MediaExportCore
 /// takes exactly `frame_size` samples a frame: all frames the decoder has for a packet go into it first, then
 /// encoder-sized frames come out one by one, each one's packets handed back before the next is encoded (the
 /// order a push pipeline would call FFmpeg in, so the output is the same). The FIFO holds at most one
-/// packet's worth of audio beyond a frame.
+/// packet's worth of audio beyond a frame (or a second of the silence that fills a gap in the stream).
 final class AudioTranscodeStage: StreamStage {
     let inputIndex: Int32
     var isDone: Bool { resampler.isFinished }
