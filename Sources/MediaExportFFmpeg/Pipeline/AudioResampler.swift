@@ -80,7 +80,7 @@ final class AudioResampler {
             fifoHeadSample = Int64((stamped * Double(outRate)).rounded())
         }
         let gapsBefore = gaps.count
-        let skip = try bridge(to: stamped, like: frame)
+        let skip = bridge(to: stamped, like: frame)
         let count = f.pointee.nb_samples - skip
         if count > 0 {
             let input = skip > 0 ? try AudioTempo.slice(frame, from: skip, count: count, path: path) : frame
@@ -119,7 +119,7 @@ final class AudioResampler {
     /// what the resampler still holds) when the frame starts more than `tolerance` later than the audio before it
     /// ends; when it starts that much earlier, how many of its first samples to drop (all of them when it lies
     /// wholly under audio already placed). Silence past the trim end is not owed.
-    private func bridge(to stamped: Double, like frame: Frame) throws -> Int32 {
+    private func bridge(to stamped: Double, like frame: Frame) -> Int32 {
         let next = continuousNext ?? stamped
         let drift = stamped - next
         let rate = Double(frame.pointer.pointee.sample_rate)
@@ -127,11 +127,12 @@ final class AudioResampler {
         // Past the trim end nothing is placed: no break to bridge or name.
         if let end = endSample, next * Double(outRate) >= Double(end) { return 0 }
         if drift < 0 {
-            let drop = min(frame.pointer.pointee.nb_samples, Int32((-drift * rate).rounded()))
+            let drop = Int32(min(Double(frame.pointer.pointee.nb_samples), (-drift * rate).rounded()))
             note(at: next, seconds: -Double(drop) / rate)
             return drop
         }
-        let room = endSample.map { Double($0) / Double(outRate) - next } ?? drift
+        // No gap is longer than ffmpeg's `-dts_error_threshold` (the demuxer's repair offsets such jumps before).
+        let room = min(endSample.map { Double($0) / Double(outRate) - next } ?? drift, TimestampRepair.errorThreshold)
         let silence = Int64((min(drift, max(0, room)) * rate).rounded())
         guard silence > 0 else { return 0 }
         note(at: next, seconds: Double(silence) / rate)
