@@ -145,9 +145,9 @@ import Testing
         }
     }
 
-    /// The audio's timestamps go back 0.5 s in the middle (the muxer that wrote it repeated one timestamp for
-    /// 21 packets): the transcoded audio stays continuous, frame after frame, and the repair is counted.
-    @Test func audioGoingBackIsKeptContinuousAndCounted() throws {
+    /// The audio's timestamps go back 0.5 s in the middle: the half second they overlap is dropped (the audio
+    /// stays on its pictures, `AudioGapTests`) and named; the transcoded audio stays continuous, frame after frame.
+    @Test func audioGoingBackIsTrimmedAndNamed() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let input = dir.appendingPathComponent("back.mkv").path
@@ -155,7 +155,9 @@ import Testing
         let out = dir.appendingPathComponent("out.mp4").path
         let completed = try TestSupport.export(input, to: out, preset: "highest")
         #expect(completed.route == .transcode)
-        #expect(completed.timestampRepairs >= 1 && completed.droppedFrames == 0)
+        #expect(completed.droppedFrames == 0)
+        let dropped = try #require(completed.warnings.compactMap(AudioGapTests.dropped).first, "\(completed.warnings)")
+        #expect(dropped.seconds > 0.4 && dropped.seconds <= 0.5 && abs(dropped.at - 1.16) < 0.05, "\(completed.warnings)")
         #expect(try Self.count(out, "v") == 75)
         // Every AAC frame starts where the previous one ends: 1024 samples, no gap, no overlap.
         let r = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts", "-of", "csv=p=0", out])

@@ -357,7 +357,8 @@ public final class ExportSession: Sendable {
         completed.droppedFrames = outcome.droppedFrames
         completed.verification = outcome.verification
         completed.warnings = Accounting.warnings(plan: plan, skippedPackets: outcome.skippedPackets, droppedFrames: outcome.droppedFrames,
-                                                 timestampRepairs: outcome.timestampRepairs, version: report) + outcome.shortfalls
+                                                 timestampRepairs: outcome.timestampRepairs, audioGaps: outcome.audioGaps,
+                                                 version: report) + outcome.shortfalls
         return completed
     }
 

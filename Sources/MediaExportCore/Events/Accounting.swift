@@ -5,7 +5,7 @@ import Foundation
 public enum Accounting {
     /// The warnings of a finished route.
     public static func warnings(plan: ExportPlan, skippedPackets: Int, droppedFrames: Int, timestampRepairs: Int,
-                                version: VersionReport?) -> [String] {
+                                audioGaps: [AudioGap] = [], version: VersionReport?) -> [String] {
         var out: [String] = []
         for d in plan.streams {
             guard case .drop(let reason) = d.action, reason != ExportPlanner.chapterTrackReason else { continue }
@@ -18,7 +18,25 @@ public enum Accounting {
         if timestampRepairs > 0 {
             out.append("\(timestampRepairs) timestamp\(timestampRepairs == 1 ? "" : "s") repaired (discontinuities, repeated or missing timestamps)")
         }
+        out += gapWarnings(audioGaps)
         if let line = version.flatMap(versionWarning) { out.append(line) }
+        return out
+    }
+
+    /// One line per audio stream and kind of break: the seconds in all, and where (up to four places named).
+    public static func gapWarnings(_ gaps: [AudioGap]) -> [String] {
+        var out: [String] = []
+        for stream in Set(gaps.map(\.stream)).sorted() {
+            for filled in [true, false] {
+                let these = gaps.filter { $0.stream == stream && ($0.seconds > 0) == filled }
+                guard !these.isEmpty else { continue }
+                let total = String(format: "%.2f", abs(these.reduce(0) { $0 + $1.seconds }))
+                let places = these.prefix(4).map { String(format: "%.2f s", $0.at) }.joined(separator: ", ") + (these.count > 4 ? ", …" : "")
+                let whereText = these.count == 1 ? "at \(places)" : "in \(these.count) places (at \(places))"
+                out.append(filled ? "audio stream #\(stream): \(total) s of silence inserted \(whereText) where packets are missing"
+                                  : "audio stream #\(stream): \(total) s of audio dropped \(whereText) where its timestamps go back over audio already placed")
+            }
+        }
         return out
     }
 
@@ -26,6 +44,22 @@ public enum Accounting {
     public static func versionWarning(_ version: VersionReport) -> String? {
         guard version.requested != version.delivered else { return nil }
         return "the \(version.requested.rawValue) version was asked for; the \(version.delivered.rawValue) was delivered: \(version.reason)"
+    }
+}
+
+/// A break in an audio stream's timeline that an export bridged to keep the audio on its pictures (as the ffmpeg
+/// CLI keeps it by its timestamps): silence where packets are missing, or audio dropped where timestamps go back.
+public struct AudioGap: Codable, Sendable, Equatable {
+    /// The input stream's index.
+    public var stream: Int
+    /// Where the break is, in seconds on the output's timeline.
+    public var at: Double
+    /// Seconds of silence inserted (positive), or of audio dropped (negative).
+    public var seconds: Double
+
+    /// A break of `stream` at `at` seconds: `seconds` of silence (positive) or dropped audio (negative).
+    public init(stream: Int, at: Double, seconds: Double) {
+        self.stream = stream; self.at = at; self.seconds = seconds
     }
 }
 

@@ -8,7 +8,7 @@ import MediaExportCore
 /// takes exactly `frame_size` samples a frame: all frames the decoder has for a packet go into it first, then
 /// encoder-sized frames come out one by one, each one's packets handed back before the next is encoded (the
 /// order a push pipeline would call FFmpeg in, so the output is the same). The FIFO holds at most one
-/// packet's worth of audio beyond a frame.
+/// packet's worth of audio beyond a frame (or a second of the silence that fills a gap in the stream).
 final class AudioTranscodeStage: StreamStage {
     let inputIndex: Int32
     var isDone: Bool { resampler.isFinished }
@@ -140,14 +140,20 @@ final class AudioTranscodeStage: StreamStage {
         try encoder.send(nil)
     }
 
-    /// Puts a decoded frame into the resampler, which keeps the audio continuous; true when its timestamp said
-    /// otherwise (repeated, backwards or ahead: a repaired timestamp). One without a timestamp just follows.
+    /// The breaks in this stream's timeline the resampler bridged (silence where packets are missing, audio dropped
+    /// where timestamps go back), for the warnings.
+    var gaps: [AudioGap] { resampler.gaps.map { AudioGap(stream: Int(inputIndex), at: $0.at, seconds: $0.seconds) } }
+
+    /// Puts a decoded frame into the resampler at its timestamp's place, where a break in the stream is bridged
+    /// (kept in `gaps`, not a repair); one without a timestamp just follows. True when a timestamp was repaired
+    /// (slow motion only: see `pushSlowed`).
     private func pushDecoded(_ frame: Frame) throws -> Bool {
         var ts = frame.pointer.pointee.best_effort_timestamp
         if ts == AVCode.noPTS { ts = frame.pointer.pointee.pts }
         let start = ts == AVCode.noPTS ? nil : Double(ts) * av_q2d(inTimeBase) - timeline.origin
         if let slow = timeline.slowMotion, let motion = slow.slowMotion { return try pushSlowed(frame, start: start, slow: slow, motion: motion) }
-        return try resampler.push(frame, startTime: start)
+        try resampler.push(frame, startTime: start)
+        return false
     }
 
     /// Slow motion: a frame's samples in a slowed region go through that region's tempo graph, the others straight to

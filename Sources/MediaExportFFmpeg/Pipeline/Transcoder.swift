@@ -24,6 +24,8 @@ package final class Transcoder {
         package var verification: Verification
         /// Kept streams that came out shorter than planned because damaged input was skipped, as warnings.
         package var shortfalls: [String] = []
+        /// Breaks in transcoded audio streams bridged to keep them on their pictures (silence inserted, audio dropped).
+        package var audioGaps: [AudioGap] = []
         /// What the main video's encoder produced: what a sample encode measures.
         package var videoOutput = EncodedVideo()
     }
@@ -340,6 +342,7 @@ package final class Transcoder {
         // is read back, so that reading it never adds to the export's peak.
         let streamCount = ordered.count
         let stageNotes = ordered.flatMap { ($0 as? VideoTranscodeStage)?.notes ?? [] }
+        let audioGaps = ordered.flatMap { ($0 as? AudioTranscodeStage)?.gaps ?? [] }
         ordered.removeAll()
         byInput.removeAll()
         let delivered = (0..<streamCount).map { j in
@@ -356,7 +359,8 @@ package final class Transcoder {
         let damaged = counts.skippedPackets > 0
         // Repaired timestamps move media on the timeline: the header's durations no longer describe the output, what
         // was written does (the repairs are counted and said).
-        let verification = try verify(delivered: delivered, damaged: damaged || counts.timestampRepairs > 0, inputEnd: counts.inputEnd)
+        let verification = try verify(delivered: delivered, damaged: damaged || counts.timestampRepairs > 0 || !audioGaps.isEmpty,
+                                      inputEnd: counts.inputEnd)
         try beforeCommit()
         progress(counts.outputTime, counts.videoFrames, true)
         let shortfalls = kept.enumerated().compactMap { j, decision in
@@ -364,7 +368,7 @@ package final class Transcoder {
         }
         return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
-                       videoOutput: video)
+                       audioGaps: audioGaps, videoOutput: video)
     }
 
     /// Room for the moov at the front of an MP4-family output (`Muxer.writeHeader(metadata:reservedIndex:)`), when
