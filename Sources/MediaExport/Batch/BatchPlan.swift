@@ -264,7 +264,10 @@ public enum BatchPlanner {
                 ignored.append(IgnoredFile(path: main.path, kind: .notInShard, reason: "in another shard than \(shard)"))
                 continue
             }
-            switch try describe(asset: asset, main: main, key: key, output: m.output, outRoot: outRoot, options: options, takenOutputs: &takenOutputs) {
+            let described = try describe(asset: asset, main: main, key: key, output: m.output, outRoot: outRoot, options: options,
+                                         takenOutputs: &takenOutputs)
+            FreedMemory.release()  // the probe's buffers: the planner holds what it keeps, not every file's probe
+            switch described {
             case .planned(var item):
                 try applyResume(&item, options: options, database: database, hashes: &hashes)
                 items.append(item)

@@ -224,7 +224,9 @@ public final class BatchRunner: Sendable {
                                 threads: Int) async -> BatchReportRow {
         await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: self.runJob(id: id, item: item, database: database, previous: previous, hashes: hashes, threads: threads))
+                let row = self.runJob(id: id, item: item, database: database, previous: previous, hashes: hashes, threads: threads)
+                FreedMemory.release()  // the export's buffers: the batch holds the jobs in flight, not every job done
+                continuation.resume(returning: row)
             }
             thread.stackSize = 8 << 20
             thread.start()
