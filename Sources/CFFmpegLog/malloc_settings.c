@@ -9,3 +9,7 @@ int cff_fix_mmap_threshold(int bytes) {
     return 0;
 #endif
 }
+
+int cff_release_free_memory(void) {
+    return malloc_trim(0);
+}

@@ -26,6 +26,8 @@ int cff_affinity_cores(void);
 /// freed): blocks of `bytes` or more get their own mappings. 1 when set, 0 where there is no such setting. (A C file:
 /// Swift's Glibc module does not import <malloc.h>.)
 int cff_fix_mmap_threshold(int bytes);
+/// Gives the free pages of every malloc arena back to the system (malloc_trim(0)): 1 when some were released.
+int cff_release_free_memory(void);
 
 /// Receives FFmpeg's log lines (its level, the line without a newline) instead of stderr.
 typedef void (*cff_log_sink)(int level, const char *line);

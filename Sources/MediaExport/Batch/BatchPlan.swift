@@ -267,7 +267,10 @@ public enum BatchPlanner {
                 ignored.append(IgnoredFile(path: main.path, kind: .notInShard, reason: "in another shard than \(shard)"))
                 continue
             }
-            switch try describe(asset: asset, main: main, key: key, output: m.output, outRoot: outRoot, options: options, takenOutputs: &takenOutputs) {
+            let described = try describe(asset: asset, main: main, key: key, output: m.output, outRoot: outRoot, options: options,
+                                         takenOutputs: &takenOutputs)
+            FreedMemory.release()  // the probe's buffers: the planner holds what it keeps, not every file's probe
+            switch described {
             case .planned(var item, let note):
                 try applyResume(&item, options: options, database: database, hashes: &hashes)
                 if let note { item.reason += "; " + note }
@@ -487,12 +490,19 @@ public enum BatchPlanner {
     /// Size, modification time and content hash of every resource, reusing hashes of files whose size and time
     /// did not change (`hashes` is keyed by `path|size|mtime`).
     static func sources(of item: BatchItem, hashes: inout [String: String]) throws -> [ExportDatabase.SourceRecord] {
+        try sources(of: item, cached: { hashes[$0] }, store: { hashes[$0] = $1 })
+    }
+
+    /// The same, with the hashes looked up and stored one by one: a job asks the run's shared cache for its own
+    /// files only, instead of copying every hash of the run (which grows with the folder).
+    static func sources(of item: BatchItem, cached: (String) -> String?,
+                        store: (String, String) -> Void) throws -> [ExportDatabase.SourceRecord] {
         try item.resources.map { path in
             guard let st = FileSystem.stat(path) else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
             let modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
             let cacheKey = "\(path)|\(st.st_size)|\(modified)"
-            let sha = try hashes[cacheKey] ?? SHA256Hasher.file(path)
-            hashes[cacheKey] = sha
+            let sha = try cached(cacheKey) ?? SHA256Hasher.file(path)
+            store(cacheKey, sha)
             return ExportDatabase.SourceRecord(path: path, size: Int64(st.st_size), modified: modified, sha256: sha)
         }
     }

@@ -224,7 +224,9 @@ public final class BatchRunner: Sendable {
                                 threads: Int) async -> BatchReportRow {
         await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: self.runJob(id: id, item: item, database: database, previous: previous, hashes: hashes, threads: threads))
+                let row = self.runJob(id: id, item: item, database: database, previous: previous, hashes: hashes, threads: threads)
+                FreedMemory.release()  // the export's buffers: the batch holds the jobs in flight, not every job done
+                continuation.resume(returning: row)
             }
             thread.stackSize = 8 << 20
             thread.start()
@@ -245,10 +247,8 @@ public final class BatchRunner: Sendable {
                                        startedAt: began.timeIntervalSince1970, finishedAt: nil, wallTime: nil,
                                        ffmpegVersions: FFmpegVersions.lines.joined(separator: ", "))
         do {
-            var cache = hashes.snapshot()
-            dbRow.sources = try BatchPlanner.sources(of: item, hashes: &cache)
+            dbRow.sources = try BatchPlanner.sources(of: item, cached: hashes.hash(_:), store: hashes.store(_:_:))
             dbRow.sourceFingerprint = BatchPlanner.fingerprint(of: dbRow.sources)
-            hashes.merge(cache)
             try database.upsert(dbRow)
             // Our own earlier output may be replaced; any other file at that path is left alone.
             let ours = previous?.outputPath == item.output
@@ -321,10 +321,12 @@ extension BatchRunner {
     }
 }
 
-/// Content hashes shared by the jobs (a file hashed once per run).
+/// Content hashes shared by the jobs (a file hashed once per run), keyed by `path|size|mtime`. A job looks up and
+/// stores its own files' hashes one by one: no job copies the whole cache.
 final class HashCache: Sendable {
     private let values: LockedBox<[String: String]>
     init(_ values: [String: String]) { self.values = LockedBox(values) }
-    func snapshot() -> [String: String] { values.withLock { $0 } }
-    func merge(_ other: [String: String]) { values.withLock { $0.merge(other) { a, _ in a } } }
+    func hash(_ key: String) -> String? { values.withLock { $0[key] } }
+    /// Keeps a hash already there (the first job to hash a file wins).
+    func store(_ key: String, _ sha: String) { values.withLock { if $0[key] == nil { $0[key] = sha } } }
 }
