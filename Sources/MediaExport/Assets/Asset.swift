@@ -85,7 +85,7 @@ public struct Asset: Codable, Sendable, Equatable {
         case .adjustmentData: kind = .adjustmentData
         default: kind = .original  // opened as media, and refused with FFmpeg's reason if it is not
         }
-        return Asset(baseName: name.base, directory: dir, resources: [resource(kind, FolderAssets.join(dir, fileName))],
+        return Asset(baseName: name.base, directory: dir, resources: [resource(kind, PathName.join(dir, fileName))],
                      notes: folder.loose.filter { $0.name == fileName }.map { "\(FileName.display(fileName)): \($0.detail)" })
     }
 

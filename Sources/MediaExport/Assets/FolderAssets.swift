@@ -37,7 +37,7 @@ struct FolderAssets {
 
     /// The asset `name` is a resource of, if any.
     func asset(containing name: String) -> Asset? {
-        let path = Self.join(directory, name)
+        let path = PathName.join(directory, name)
         return assets.first { $0.resources.contains { $0.path == path } }
     }
 
@@ -157,7 +157,7 @@ struct FolderAssets {
                 (order.firstIndex(of: a.kind)!, a.index) < (order.firstIndex(of: b.kind)!, b.index)
             }
             return Asset(baseName: parsed[h].base, directory: directory,
-                         resources: all.map { Asset.resource($0.kind, join(directory, parsed[$0.index].name)) }, notes: notes[h] ?? [])
+                         resources: all.map { Asset.resource($0.kind, PathName.join(directory, parsed[$0.index].name)) }, notes: notes[h] ?? [])
         }
         return FolderAssets(directory: directory, assets: assets, loose: loose)
     }
@@ -166,7 +166,7 @@ struct FolderAssets {
     /// subfolder or a FIFO named like a movie takes no part in grouping.
     static func listing(of directory: String) -> [String] {
         (FileSystem.contents(ofDirectory: directory) ?? []).filter { name in
-            !name.hasPrefix(".") && FileSystem.stat(join(directory, name)).map { ($0.st_mode & S_IFMT) == S_IFREG } == true
+            !name.hasPrefix(".") && FileSystem.stat(PathName.join(directory, name)).map { ($0.st_mode & S_IFMT) == S_IFREG } == true
         }
     }
 
@@ -177,12 +177,9 @@ struct FolderAssets {
         let listed = Set(all), wanted = Set(names)
         all += wanted.subtracting(listed).sorted()  // a hidden file given by name is still itself
         var folder = group(directory: directory, names: all)
-        let paths = Set(names.map { join(directory, $0) })
+        let paths = Set(names.map { PathName.join(directory, $0) })
         folder.assets = folder.assets.filter { $0.resources.contains { paths.contains($0.path) } }
         folder.loose = folder.loose.filter { wanted.contains($0.name) }
         return folder
     }
-
-    /// `folder/name`: `PathName.join` (kept under this name while other branches still call it).
-    static func join(_ folder: String, _ name: String) -> String { PathName.join(folder, name) }
 }

@@ -207,7 +207,7 @@ public enum BatchPlanner {
             for (dir, folder, outputs) in folders {
                 for loose in folder.loose {
                     let kind: IgnoredFile.Kind = loose.why == .notMedia ? .notMedia : loose.why == .stillImage ? .stillImage : .sidecar
-                    ignored.append(IgnoredFile(path: FolderAssets.join(dir, loose.name), kind: kind, reason: loose.detail))
+                    ignored.append(IgnoredFile(path: PathName.join(dir, loose.name), kind: kind, reason: loose.detail))
                 }
                 for asset in folder.assets {
                     guard let main = asset.original ?? asset.renderedEdit else { continue }
