@@ -46,12 +46,18 @@ int cff_detected_cpu_flags(void) {
     return kept != -1 ? kept : av_get_cpu_flags();
 }
 
-void cff_pin_cpu_paths(void) {
+/* x86-64-v2: what every x86-64 CPU since 2009-2011 has (Nehalem, Bulldozer), up to SSE4.2. */
+static const int pinned_flags = AV_CPU_FLAG_MMX | AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE | AV_CPU_FLAG_SSE2 | AV_CPU_FLAG_SSE3 |
+                                AV_CPU_FLAG_SSSE3 | AV_CPU_FLAG_SSE4 | AV_CPU_FLAG_SSE42 | AV_CPU_FLAG_CMOV;
+
+int cff_pin_cpu_paths(void) {
     int none = -1;
     atomic_compare_exchange_strong(&detected_flags, &none, av_get_cpu_flags());
-    /* The x86-64 baseline every such CPU has: FFmpeg's SSE2 code runs the same everywhere. */
-    av_force_cpu_flags(AV_CPU_FLAG_MMX | AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE | AV_CPU_FLAG_SSE2 | AV_CPU_FLAG_CMOV);
+    if ((cff_detected_cpu_flags() & pinned_flags) != pinned_flags) return 0;
+    /* FFmpeg's code for exactly those features runs the same on every CPU that has them. */
+    av_force_cpu_flags(pinned_flags);
     atomic_store(&zimg_cpu, ZIMG_CPU_NONE);
+    return 1;
 }
 
 int cff_zimg_graphs_built(void) { return atomic_load(&zimg_calls); }

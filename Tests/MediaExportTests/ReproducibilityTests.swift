@@ -117,7 +117,7 @@ import Testing
             let plain = video.encoderOptions().map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             let fixed = video.encoderOptions(codecs: CodecRun(threads: 4, deterministic: true)).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             #expect(!plain.contains("cpu-independent") && !plain.contains("pools="))
-            #expect(codec == .h264 ? fixed.contains("x264-params=cpu-independent=1") : fixed.contains("asm=sse2:pools=4:frame-threads=3"))
+            #expect(codec == .h264 ? fixed.contains("x264-params=cpu-independent=1") : fixed.contains("asm=sse4.2:pools=4:frame-threads=3"))
         }
         #expect(ExportRequest(input: "a", output: "b", preset: try TestSupport.preset("low")).codecThreads == nil)
         var request = ExportRequest(input: "a", output: "b", preset: try TestSupport.preset("low"))

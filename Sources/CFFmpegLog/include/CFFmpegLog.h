@@ -34,9 +34,10 @@ typedef void (*cff_log_sink)(int level, const char *line);
 /// Sends FFmpeg's lines at `level` or more severe to `sink` (NULL: back to stderr at the printing level).
 void cff_set_log_sink(cff_log_sink sink, int level);
 
-/// Pins the code paths of FFmpeg's SIMD (to the x86-64 baseline, SSE2) and of zimg (to its C code) for the rest of
-/// the process, so that what they compute is the same on every x86-64 CPU (`--deterministic`).
-void cff_pin_cpu_paths(void);
+/// Pins the code paths of FFmpeg's SIMD (to x86-64-v2: up to SSE4.2) and of zimg (to its C code) for the rest of the
+/// process, so that what they compute is the same on every such CPU (`--deterministic`). 1 when pinned; 0, pinning
+/// nothing, on a CPU without SSE4.2.
+int cff_pin_cpu_paths(void);
 /// The CPU's own FFmpeg flags (`av_get_cpu_flags` as detected), also after `cff_pin_cpu_paths` forced others.
 int cff_detected_cpu_flags(void);
 /// How many zimg graphs this process built through the interposed zimg_filter_graph_build (a test's proof that

@@ -110,11 +110,13 @@ public final class ExportSession: Sendable {
     public func run() throws -> ExportEvent.Completed {
         let began = Date()
         state.withLock { $0.status = .exporting }
-        if request.deterministic { CodecRun.pinCPUPaths() }
         let watchdog = StallWatchdog(timeout: request.errors.stallTimeout, token: token)
         defer { watchdog.stop() }
         do {
             if token.isSet { throw ExportError.cancelled }
+            if request.deterministic && !CodecRun.pinCPUPaths() {
+                throw ExportError.usage(reason: "--deterministic needs an x86-64-v2 CPU (SSE4.2), and this one has \(CPUFeatures.vector.last ?? "none") at most")
+            }
             let selection = try VersionResolver.select(input: request.input, version: request.version,
                                                        editsPath: request.editsPath, requireCurrent: request.requireCurrent)
             let snapshot = try InputSnapshot(path: selection.report.resource)
