@@ -53,7 +53,7 @@ import Testing
         let source = try ProbedSource(path: TestSupport.fixture("hd1080.mp4"), cancel: nil)
         let plan = try ExportPlanner.plan(source: source.info, preset: preset, route: .transcode, container: .mp4, edits: nil, range: nil)
         let decision = try #require(plan.streams.first { if case .transcodeVideo = $0.action { return true }; return false })
-        guard case .transcodeVideo(let video) = decision.action else { return }
+        guard case .transcodeVideo(let video) = decision.action else { Issue.record("no video transcode in the plan"); return }
         let demuxer = try source.takeDemuxer()
         let muxer = try Muxer(discardingFor: .mp4, cancel: CancelToken())
         let timeline = Timeline(origin: plan.timeline.origin, length: nil, slowMotion: nil)

@@ -25,12 +25,14 @@ extension VideoPlan {
             case .second(let log): params += ["pass=2", "stats=\(log)"]
             case nil: break
             }
-            // x265's SIMD kernels decide differently from level to level (AVX2 and SSE4.2 give other bitstreams):
-            // x86-64-v2's everywhere (SSE2 alone would leave most of x265 in C: 3.5 times the CPU time, measured). It
-            // sizes its pool and frame threads from the cores, and frame threads change the bitstream.
-            if codecs.deterministic, let threads = codecs.threads {
-                params += ["asm=sse4.2", "pools=\(threads)", "frame-threads=\(Self.x265FrameThreads(threads))"]
-            }
+            // x265's frame threads make its rate control depend on timing: a starved process (a busy machine, a
+            // batch's parallel jobs) gave 3 other bitstreams in 24 runs. One frame at a time, its rows in parallel
+            // (wavefront): the same bytes every run, the same CPU time (measured: docs/reproducible-outputs.md).
+            params.append("frame-threads=1")
+            // Its SIMD kernels decide differently from level to level (AVX2 and SSE4.2 give other bitstreams):
+            // x86-64-v2's everywhere (SSE2 alone would leave most of x265 in C: 3.5 times the CPU time, measured),
+            // and its pool sized by the thread count instead of the cores.
+            if codecs.deterministic, let threads = codecs.threads { params += ["asm=sse4.2", "pools=\(threads)"] }
             options.append(EncoderOption(key: "x265-params", value: params.joined(separator: ":"), field: "video.codec"))
             return options
         }
@@ -43,19 +45,6 @@ extension VideoPlan {
             }
         }
         return options
-    }
-
-    /// x265's own choice of frame threads for a pool of `threads` (its `frame-threads` auto rule, on threads
-    /// instead of cores): fixed by the thread count alone.
-    static func x265FrameThreads(_ threads: Int) -> Int {
-        switch threads {
-        case 32...: 6
-        case 16...: 5
-        case 8...: 4
-        case 4...: 3
-        case 2...: 2
-        default: 1
-        }
     }
 }
 
