@@ -154,7 +154,7 @@ struct FolderAssets {
         let assets = heads.map { h -> Asset in
             let kind: ResourceKind = parsed[h].role == .renderedEdit ? .renderedEdit : paired.contains(h) ? .pairedVideo : .original
             let all = [(index: h, kind: kind)] + (members[h] ?? []).sorted { a, b in
-                (order.firstIndex(of: a.kind)!, a.index) < (order.firstIndex(of: b.kind)!, b.index)
+                (order.firstIndex(of: a.kind)!, a.index) < (order.firstIndex(of: b.kind)!, b.index)  // order: every kind
             }
             return Asset(baseName: parsed[h].base, directory: directory,
                          resources: all.map { Asset.resource($0.kind, PathName.join(directory, parsed[$0.index].name)) }, notes: notes[h] ?? [])

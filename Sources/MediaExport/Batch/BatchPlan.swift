@@ -188,7 +188,7 @@ public enum BatchPlanner {
                     names[dir, default: []].append(PathName.lastComponent(file))
                 }
                 folders = order.map { dir in
-                    let folder = FolderAssets.group(directory: dir, names: names[dir]!)
+                    let folder = FolderAssets.group(directory: dir, names: names[dir, default: []])
                     return (dir, folder, outputNames(folder, extension: options.preset.defaultExtension))
                 }
             } else {
@@ -324,7 +324,7 @@ public enum BatchPlanner {
             if byFolder[dir] == nil { order.append(dir) }
             byFolder[dir, default: []].append(PathName.lastComponent(file))
         }
-        return order.flatMap { FolderAssets.of(byFolder[$0]!, in: $0).assets }
+        return order.flatMap { FolderAssets.of(byFolder[$0, default: []], in: $0).assets }
     }
 
     /// What the planner made of one asset.
