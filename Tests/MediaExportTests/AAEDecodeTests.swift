@@ -76,6 +76,32 @@ import Testing
 
     // MARK: hostile records
 
+    /// An XML `.AAE` of `com.apple.photo` whose `adjustmentData` element holds `text` as written.
+    static func xmlAAE(dataText text: String) -> Data {
+        Data("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict><key>adjustmentFormatIdentifier</key><string>com.apple.photo</string>
+        <key>adjustmentData</key>
+        \t<data>\(text)</data></dict></plist>
+        """.utf8)
+    }
+
+    /// Issue 29: Foundation skips what is not base64 in `<data>`, so such data read as "empty"; it is named.
+    @Test(arguments: ["this is not base64!", "!!!!", "AAAA*AAA"])
+    func adjustmentDataThatIsNotBase64IsNamed(_ text: String) throws {
+        let info = try AdjustmentInfo.parse(Self.xmlAAE(dataText: text), path: "x.aae")
+        #expect(info.undecodable == "adjustmentData of com.apple.photo is not base64", "\(String(describing: info.undecodable))")
+        #expect(info.adjustments.isEmpty)
+    }
+
+    /// Base64 wrapped over lines and indented, as Photos and plistlib write it, is still read; an empty element is empty.
+    @Test func wrappedBase64IsReadAndEmptyDataIsEmpty() throws {
+        let payload = try Self.payload("trim.AAE").base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        let wrapped = payload.split(separator: "\n").map { "\n\t" + $0 }.joined() + "\n"
+        #expect(try AdjustmentInfo.parse(Self.xmlAAE(dataText: wrapped), path: "x.aae").adjustments == [Self.realTrim])
+        #expect(try AdjustmentInfo.parse(Self.xmlAAE(dataText: ""), path: "x.aae").undecodable == "adjustmentData of com.apple.photo is empty")
+    }
+
     @Test func deflateBombStopsAtFourMegabytesQuickly() throws {
         let began = Date()
         let info = try Self.load("hostile-bomb.AAE")

@@ -260,6 +260,56 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: o("originals/clip.mp4")) && FileManager.default.fileExists(atPath: o("originals/other.mp4")))
     }
 
+    // MARK: a sidecar that is not a regular file (issue 29)
+
+    /// What stands under a sidecar's name: never read (a FIFO would block, `/dev/zero` never ends), never ignored.
+    enum Irregular: String, CaseIterable, Sendable { case fifo, linkToDevZero, directory }
+
+    static func make(_ kind: Irregular, at path: String) throws {
+        switch kind {
+        case .fifo: #expect(mkfifo(path, 0o644) == 0)
+        case .linkToDevZero: try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/zero")
+        case .directory: try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
+    }
+
+    static let irregularCases = Irregular.allCases.flatMap { kind in ["clip.edit.json", "clip.AAE"].map { (kind, $0) } }
+
+    /// The clip's current version fails naming the sidecar (exit 79), as an unreadable one does; its original exports.
+    @Test(arguments: irregularCases)
+    func irregularSidecarFailsTheCurrentVersionOfASingleExport(_ kind: Irregular, _ sidecar: String) throws {
+        let dir = try Self.folder(clips: ["clip.mov"])
+        defer { TestSupport.cleanup(dir) }
+        try Self.make(kind, at: dir.appendingPathComponent(sidecar).path)
+        let clip = dir.appendingPathComponent("clip.mov").path, output = dir.appendingPathComponent("current.mp4").path
+        let (current, seconds) = try Self.tool(["-q", "--preset", "low", clip, output])
+        #expect(current.status == ExitStatus.badSidecar, "\(current.stderr)")
+        #expect(current.stderr.contains(sidecar) && current.stderr.contains("not a regular file"), "\(current.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(seconds < 30, "took \(seconds) s")
+        let (original, _) = try Self.tool(["-q", "--preset", "low", "--original", clip, dir.appendingPathComponent("original.mp4").path])
+        #expect(original.status == ExitStatus.success, "\(original.stderr)")
+    }
+
+    /// A batch exports the other clip and reports this one failed, naming the sidecar, in stderr and the report.
+    @Test(arguments: irregularCases)
+    func irregularSidecarFailsItsAssetInABatch(_ kind: Irregular, _ sidecar: String) throws {
+        let dir = try Self.folder(clips: ["clip.mov", "other.mov"])
+        let out = TestSupport.tempDir(), report = out.appendingPathComponent("report.json").path
+        defer { TestSupport.cleanup(dir); TestSupport.cleanup(out) }
+        try Self.make(kind, at: dir.appendingPathComponent(sidecar).path)
+        let batchOut = out.appendingPathComponent("batch").path
+        let (batch, seconds) = try Self.tool(["batch", dir.path, "--out", batchOut, "--preset", "low", "-q", "--report", report])
+        #expect(batch.status == ExitStatus.exportFailed, "\(batch.stderr)")
+        #expect(seconds < 60, "took \(seconds) s")
+        #expect(try FFprobe(batchOut + "/other.mp4").video != nil)
+        #expect(!FileManager.default.fileExists(atPath: batchOut + "/clip.mp4"))
+        #expect(batch.stderr.contains(sidecar) && batch.stderr.contains("not a regular file"), "\(batch.stderr)")
+        let row = try BatchReport.read(report).first { $0.key == "clip.mov" }
+        #expect(row?.status == "failed" && row?.error?.contains("\(sidecar): invalid edit sidecar") == true
+                && row?.error?.contains("not a regular file") == true, "\(String(describing: row))")
+    }
+
     @Test func largeAAEIsRefusedButTheOriginalExports() throws {
         let big = Self.aae(inside: "<data>" + String(repeating: "AAAA", count: 512 << 10) + "</data>")
         let dir = try Self.folder(clips: ["clip.mov"], files: ["clip.AAE": big])

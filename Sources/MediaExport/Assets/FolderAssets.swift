@@ -154,7 +154,7 @@ struct FolderAssets {
         let assets = heads.map { h -> Asset in
             let kind: ResourceKind = parsed[h].role == .renderedEdit ? .renderedEdit : paired.contains(h) ? .pairedVideo : .original
             let all = [(index: h, kind: kind)] + (members[h] ?? []).sorted { a, b in
-                (order.firstIndex(of: a.kind)!, a.index) < (order.firstIndex(of: b.kind)!, b.index)
+                (order.firstIndex(of: a.kind)!, a.index) < (order.firstIndex(of: b.kind)!, b.index)  // order: every kind
             }
             return Asset(baseName: parsed[h].base, directory: directory,
                          resources: all.map { Asset.resource($0.kind, PathName.join(directory, parsed[$0.index].name)) }, notes: notes[h] ?? [])
@@ -163,10 +163,11 @@ struct FolderAssets {
     }
 
     /// The names in `directory` that can be resources: regular files, or links to them, that are not hidden. A
-    /// subfolder or a FIFO named like a movie takes no part in grouping.
+    /// subfolder or a FIFO named like a movie takes no part in grouping; one named like a sidecar does (see
+    /// `ResourceName.isSidecar`), so that its asset's current version fails naming it instead of having "no edits".
     static func listing(of directory: String) -> [String] {
         (FileSystem.contents(ofDirectory: directory) ?? []).filter { name in
-            !name.hasPrefix(".") && FileSystem.stat(PathName.join(directory, name)).map { ($0.st_mode & S_IFMT) == S_IFREG } == true
+            !name.hasPrefix(".") && (FileSystem.isRegularFile(PathName.join(directory, name)) || ResourceName(name).isSidecar)
         }
     }
 

@@ -30,7 +30,7 @@ enum Inflate {
                 }
                 let room = output.count - written
                 let status = output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Int32 in
-                    stream.pointee.next_out = out.bindMemory(to: Bytef.self).baseAddress! + written
+                    stream.pointee.next_out = out.bindMemory(to: Bytef.self).baseAddress! + written  // output: ≥ 4096 bytes
                     stream.pointee.avail_out = uInt(room)
                     return CZlib.inflate(stream, Z_NO_FLUSH)
                 }

@@ -30,6 +30,14 @@ struct ResourceName: Equatable {
 
     /// `base`, case-folded: names match whatever their case.
     var key: String { base.lowercased() }
+    /// True for an edit sidecar or an `.AAE`: such a name stays its asset's whatever the file is (a FIFO, a folder,
+    /// a link to a device or to nothing), and reading it then fails with the reason (exit 79), never unnoticed.
+    var isSidecar: Bool {
+        switch role {
+        case .editSidecar, .adjustmentData: true
+        default: false
+        }
+    }
     /// True for a movie a Live Photo still can pair with.
     var isLivePhotoMovie: Bool { ["mov", "mp4"].contains(ext.lowercased()) }
 

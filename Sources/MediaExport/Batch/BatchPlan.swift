@@ -188,7 +188,7 @@ public enum BatchPlanner {
                     names[dir, default: []].append(PathName.lastComponent(file))
                 }
                 folders = order.map { dir in
-                    let folder = FolderAssets.group(directory: dir, names: names[dir]!)
+                    let folder = FolderAssets.group(directory: dir, names: names[dir, default: []])
                     return (dir, folder, outputNames(folder, extension: options.preset.defaultExtension))
                 }
             } else {
@@ -324,7 +324,7 @@ public enum BatchPlanner {
             if byFolder[dir] == nil { order.append(dir) }
             byFolder[dir, default: []].append(PathName.lastComponent(file))
         }
-        return order.flatMap { FolderAssets.of(byFolder[$0]!, in: $0).assets }
+        return order.flatMap { FolderAssets.of(byFolder[$0, default: []], in: $0).assets }
     }
 
     /// What the planner made of one asset.
@@ -501,8 +501,10 @@ public enum BatchPlanner {
             guard let st = FileSystem.stat(path) else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
             let modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
             let cacheKey = "\(path)|\(st.st_size)|\(modified)"
-            let sha = try cached(cacheKey) ?? SHA256Hasher.file(path)
-            store(cacheKey, sha)
+            // A sidecar that is not a regular file (a FIFO, a link to /dev/zero) is never read: it would block or not end.
+            let regular = (st.st_mode & S_IFMT) == S_IFREG
+            let sha = try regular ? cached(cacheKey) ?? SHA256Hasher.file(path) : "not a regular file"
+            if regular { store(cacheKey, sha) }
             return ExportDatabase.SourceRecord(path: path, size: Int64(st.st_size), modified: modified, sha256: sha)
         }
     }

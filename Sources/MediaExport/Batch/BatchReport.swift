@@ -133,7 +133,7 @@ public enum BatchReport {
         var written = 0
         let ok = data.withUnsafeBytes { buffer -> Bool in
             while written < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)  // non-empty: written < count
                 if n < 0 { if errno == EINTR { continue }; return false }
                 written += n
             }

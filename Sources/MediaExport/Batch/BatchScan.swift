@@ -104,6 +104,10 @@ struct BatchScan {
                     ignore(path, .hidden, type == S_IFDIR ? "a hidden folder (not walked)" : "a hidden file")
                     continue
                 }
+                if type != S_IFREG, ResourceName(name).isSidecar, !FileSystem.isRegularFile(path) {
+                    files.append(path)  // its asset's current version fails naming it: "not a regular file" (exit 79)
+                    if type != S_IFDIR { continue }
+                }
                 switch type {
                 case S_IFDIR:
                     if FileName.bytes(path) == FileName.bytes(outRoot) {

@@ -168,7 +168,7 @@ public enum BaselineComparison {
     private static func size(_ actual: MediaExportCore.Measurement, _ base: MediaExportCore.Measurement, _ t: Tolerances) -> [Difference] {
         let tolerance = t.sizeRatio ?? 0.10
         guard base.size > 0, abs(Double(actual.size - base.size)) / Double(base.size) > tolerance else { return [] }
-        return [Difference(property: "size", baseline: "\(base.size) bytes", actual: "\(actual.size) bytes (tolerance ±\(Int(tolerance * 100)) %)")]
+        return [Difference(property: "size", baseline: "\(base.size) bytes", actual: "\(actual.size) bytes (tolerance ±\(Int(saturating: tolerance * 100)) %)")]
     }
 
     /// The whole file's hash only when both were deterministic (only then is it recorded), then the copied packets'.

@@ -43,7 +43,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
     /// Every leaf under a dotted path, sorted by path (`video.crf` → `23`); an array is one leaf (`[640,360]`).
     public func leaves(_ prefix: String = "") -> [(path: String, value: String)] {
         guard case .object(let o) = self else { return [(prefix, shown)] }
-        return o.keys.sorted().flatMap { key in o[key]!.leaves(prefix.isEmpty ? key : "\(prefix).\(key)") }
+        return o.sorted { $0.key < $1.key }.flatMap { key, value in value.leaves(prefix.isEmpty ? key : "\(prefix).\(key)") }
     }
 
     /// The value as one short text: a whole number without decimals, a string without quotes.

@@ -165,7 +165,7 @@ struct SeriesPlot {
 
     /// The lowest and highest value, widened to a non-empty range.
     static func range(_ values: [Double]) -> (Double, Double) {
-        let lo = values.min()!, hi = values.max()!
+        guard let lo = values.min(), let hi = values.max() else { return (0, 1) }
         let pad = hi - lo > 1e-9 ? 0 : max(abs(hi) * 0.01, 0.001)
         return (lo - pad, hi + pad)
     }

@@ -139,9 +139,10 @@ public final class RegressRunner {
             judge(&c, m, against: old, fileWide: baseline.tolerances)
         } catch {
             let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: asset.path, code: -1, message: "\(error)")
-            entry.failure = "\(e.stage.rawValue)/\(e.kind.rawValue)"
+            let failure = "\(e.stage.rawValue)/\(e.kind.rawValue)"
+            entry.failure = failure
             c.message = e.description
-            Self.judge(&c, failure: entry.failure!, against: old)
+            Self.judge(&c, failure: failure, against: old)
         }
         c.seconds = Date().timeIntervalSince(began)
         return (c, entry)
@@ -258,9 +259,9 @@ public final class RegressRunner {
     /// Changes between two baselines, one line each (for `--update-baseline`).
     public static func changes(from old: Baseline, to new: Baseline) -> [String] {
         var lines: [String] = []
-        for key in new.entries.keys.sorted() {
+        for (key, after) in new.entries.sorted(by: { $0.key < $1.key }) {
             guard let before = old.entries[key] else { lines.append("added \(key)"); continue }
-            let notes = changes(from: before, to: new.entries[key]!)
+            let notes = changes(from: before, to: after)
             if !notes.isEmpty { lines.append("changed \(key): " + notes.joined(separator: "; ")) }
         }
         for key in old.entries.keys.sorted() where new.entries[key] == nil { lines.append("kept \(key) (not run)") }

@@ -25,8 +25,8 @@ public struct AdjustmentInfo: Codable, Sendable, Equatable {
             throw bad(refusal.field, refusal.reason)
         }
         var dict: [String: Any] = [:]
-        /// Keys present whose value is not of a type we read (a container, or `<data>` that is not base64).
-        var unreadable: Set<String> = []
+        /// Keys present whose value is not of a type we read (a container, or `<data>` that is not base64), with why.
+        var unreadable: [String: String] = [:]
         if data.starts(with: Array("bplist".utf8)) {
             // Our own bounds-checked reader: Foundation's binary parser crashes on some malformed files. It reads
             // only the top-level dictionary's scalars and data and never descends into containers there.
@@ -40,24 +40,11 @@ public struct AdjustmentInfo: Codable, Sendable, Equatable {
                 case .real(let d)?: dict[key] = NSNumber(value: d)
                 case .bool(let b)?: dict[key] = NSNumber(value: b)
                 case .data(let d)?: dict[key] = d
-                default: unreadable.insert(key)
+                default: unreadable[key] = "is not a data value"
                 }
             }
         } else {
-            // Foundation's XML plist parser recurses per element: the nesting is bounded first (a 10 000-deep file
-            // overflowed the stack). Only UTF-8 XML gets through: no OpenStep or UTF-16 plists in an .AAE.
-            do { try XMLPlistStructure.check(data) } catch let refusal as UntrustedFile.Refusal { throw bad(refusal.field, refusal.reason) }
-            // PropertyListDecoder rather than PropertyListSerialization: the latter leaks on every file it rejects.
-            let fields: AAEFields
-            do { fields = try PropertyListDecoder().decode(AAEFields.self, from: data) } catch {
-                throw bad("-", "not a property list with a dictionary at the top (XML or binary)")
-            }
-            dict["adjustmentFormatIdentifier"] = fields.adjustmentFormatIdentifier
-            dict["adjustmentFormatVersion"] = fields.adjustmentFormatVersion
-            dict["adjustmentBaseVersion"] = fields.adjustmentBaseVersion.map { NSNumber(value: $0) }
-            dict["adjustmentEditorBundleID"] = fields.adjustmentEditorBundleID
-            dict["adjustmentData"] = fields.adjustmentData
-            if fields.adjustmentDataUnreadable { unreadable.insert("adjustmentData") }
+            (dict, unreadable) = try xmlFields(data, bad: bad)
         }
         // The strings are the uploader's: cut so that they cannot flood a report, an event or a message.
         func string(_ key: String) -> String? {
@@ -73,10 +60,39 @@ public struct AdjustmentInfo: Codable, Sendable, Equatable {
                                   editor: (dict["adjustmentEditorBundleID"] as? String).flatMap { $0.isEmpty ? nil : UntrustedFile.echo($0) })
         if let payload = dict["adjustmentData"] as? Data {
             (info.adjustments, info.undecodable) = AdjustmentDataDecoder.decode(payload, identifier: identifier, inflate: inflate)
-        } else if unreadable.contains("adjustmentData") {
-            info.undecodable = "adjustmentData of \(identifier) is not a data value"
+        } else if let why = unreadable["adjustmentData"] {
+            info.undecodable = "adjustmentData of \(identifier) \(why)"
         }
         return info
+    }
+
+    /// The keys of an XML `.AAE`, and those present but unreadable with why.
+    private static func xmlFields(_ data: Data, bad: (String, String) -> ExportError) throws -> ([String: Any], [String: String]) {
+        // Foundation's XML plist parser recurses per element: the nesting is bounded first (a 10 000-deep file
+        // overflowed the stack). Only UTF-8 XML gets through: no OpenStep or UTF-16 plists in an .AAE.
+        do { try XMLPlistStructure.check(data) } catch let refusal as UntrustedFile.Refusal { throw bad(refusal.field, refusal.reason) }
+        // PropertyListDecoder rather than PropertyListSerialization: the latter leaks on every file it rejects.
+        let fields: AAEFields
+        do { fields = try PropertyListDecoder().decode(AAEFields.self, from: data) } catch {
+            throw bad("-", "not a property list with a dictionary at the top (XML or binary)")
+        }
+        var dict: [String: Any] = [:], unreadable: [String: String] = [:]
+        dict["adjustmentFormatIdentifier"] = fields.adjustmentFormatIdentifier
+        dict["adjustmentFormatVersion"] = fields.adjustmentFormatVersion
+        dict["adjustmentBaseVersion"] = fields.adjustmentBaseVersion.map { NSNumber(value: $0) }
+        dict["adjustmentEditorBundleID"] = fields.adjustmentEditorBundleID
+        if fields.adjustmentDataUnreadable { unreadable["adjustmentData"] = "is not a data value" }
+        if let payload = fields.adjustmentData {
+            // Foundation skips what is not base64 in `<data>` ("not base64!" reads as nothing at all): the payload
+            // counts only when it is the strict decoding of the element's text (or that text is not found: `<data/>`).
+            let texts = XMLPlistStructure.dataTexts(data, key: "adjustmentData")
+            if texts.isEmpty || texts.contains(where: { Data(base64Encoded: $0.filter { !" \t\n\r".contains($0) }) == payload }) {
+                dict["adjustmentData"] = payload
+            } else {
+                unreadable["adjustmentData"] = "is not base64"
+            }
+        }
+        return (dict, unreadable)
     }
 
     /// Creates the value from each of its fields.

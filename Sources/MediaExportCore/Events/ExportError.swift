@@ -157,7 +157,7 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .tooManyDecodeErrors(let p, let n, let t):
             return t == 0 ? "\(Self.shown(path: p)): decode error (strict mode): \(n) corrupt packet(s) or frame(s)"
                           : "\(Self.shown(path: p)): too many decode errors: \(n) corrupt packets or frames (threshold \(t))"
-        case .stalled(let p, let s): return "\(Self.shown(path: p)): export stalled: no progress for \(Int(s)) s"
+        case .stalled(let p, let s): return "\(Self.shown(path: p)): export stalled: no progress for \(Int(saturating: s)) s"
         case .inputChanged(let p, let r): return "\(Self.shown(path: p)): input changed while being read: \(Self.shown(r))"
         case .copyMismatch(let p, let e, let a): return "\(Self.shown(path: p)): copy does not match its source (SHA-256 \(a.prefix(12))… ≠ \(e.prefix(12))…)"
         case .verificationFailed(let p, let c): return "\(Self.shown(path: p)): the output does not match its plan: \(Self.shown(c))"

@@ -136,7 +136,7 @@ public enum Suggestion {
             let n = Array(name.lowercased())
             let d = distance(t, n)
             let allowed = max(2, n.count / 3)
-            if d <= allowed, best == nil || d < best!.1 { best = (name, d) }
+            if d <= allowed, best == nil || d < best!.1 { best = (name, d) }  // best! only when not nil
         }
         if let best { return best.0 }
         return known.first { $0.lowercased().hasPrefix(typed.lowercased()) }

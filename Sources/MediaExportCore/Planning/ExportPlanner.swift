@@ -127,7 +127,7 @@ public enum ExportPlanner {
             let kept = decisions.filter(\.isKept)
             var audio = kept.filter { $0.kind == .audio }.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
                 .map(\.element.index).makeIterator()
-            let order = kept.map { $0.kind == .audio ? audio.next()! : $0.index }
+            let order = kept.map { $0.kind == .audio ? audio.next()! : $0.index }  // one audio index per kept audio stream
             if order != kept.map(\.index) { plan.outputOrder = order }
         }
         if !tracks.keepsAll { plan.defaultAudio = plan.keptInOutputOrder.first { $0.kind == .audio }?.index }
@@ -354,7 +354,7 @@ public enum ExportPlanner {
         let trustworthy = source.declaresExactDurations && s.durationIsOwn && own != nil
         d.durationExact = trustworthy || (timeline.length != nil && own.map { $0 >= timeline.length! } == true && source.declaresExactDurations)
         if s.kind == .video, let count = s.frameCount, count > 0, let total = s.duration, total > 0, let expected = inputExpected, trustworthy {
-            d.expectedFrames = Int((Double(count) * min(1, expected / total)).rounded())
+            d.expectedFrames = Int((Double(count) * min(1, expected / total)).rounded())  // expected ≥ 0, total > 0: 0…count
         }
         if case .transcodeVideo(let v) = d.action, let cap = v.frameRateCap, let frames = d.expectedFrames {
             // What the slots hold of frames evenly spaced on the output's clock (the verifier takes it as a ceiling:

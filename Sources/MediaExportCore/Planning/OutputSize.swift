@@ -120,7 +120,7 @@ public enum OutputSize {
     /// tenth, when the encoder's start (a keyframe, the rate control settling) still weighs too much.
     public static func projectedBytes(written: Int64, fraction: Double) -> Int64? {
         guard fraction >= 0.1, written > 0 else { return nil }
-        return Int64((Double(written) / min(1, fraction)).rounded())
+        return Int64(saturating: (Double(written) / min(1, fraction)).rounded())
     }
 
     /// The bits a pixel a CRF encode spends, guessed without measuring: 0.1 at CRF 23, doubling every 6 steps down;
@@ -192,7 +192,7 @@ public enum OutputSize {
             var rate = videoBits / duration
             if let ceiling, ceiling > 0 { rate = min(rate, ceiling) }
             guard rate >= Double(minimumVideoBitrate) else {
-                return .failure(SizeRefusal(reason: String(format: "%.1f s of video would get %d kb/s (at least %d kb/s is needed)", duration, Int(max(0, rate)) / 1000, minimumVideoBitrate / 1000)))
+                return .failure(SizeRefusal(reason: String(format: "%.1f s of video would get %d kb/s (at least %d kb/s is needed)", duration, Int(max(0, rate)) / 1000, minimumVideoBitrate / 1000)))  // rate < the minimum here
             }
             chosenVideo = Int(saturating: rate)
             note = "size limit \(limitText): video at \(Int(saturating: rate) / 1000) kb/s average, two passes"

@@ -183,7 +183,7 @@ public struct SourceStream: Sendable, Equatable, Codable {
         // Same arithmetic as MediaProbe: width × av_q2d(sar), rounded (av_q2d divides first; the transcode's
         // `outputSize` multiplies first — the two can differ in the last bit, so each keeps its own order).
         let ratio = sampleAspect.flatMap { $0.isValid ? Double($0.num) / Double($0.den) : nil } ?? 1
-        let w = Int((Double(width) * ratio).rounded()), h = height
+        let w = Int(saturating: (Double(width) * ratio).rounded()), h = height
         return VideoGeometry.isQuarterTurn(rotation) ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
     }
 }

@@ -117,8 +117,10 @@ public struct MasteringDisplay: Sendable, Equatable, Codable {
     /// luminance in 0.0001 nits, as HEVC's SEI codes them. nil when incomplete.
     public var x265Value: String? {
         guard isComplete, let minL = minLuminance, let maxL = maxLuminance else { return nil }
-        func xy(_ p: [Double]) -> String { "(\(Int((p[0] * 50_000).rounded())),\(Int((p[1] * 50_000).rounded())))" }
-        return "G\(xy(green))B\(xy(blue))R\(xy(red))WP\(xy(whitePoint))L(\(Int((maxL * 10_000).rounded())),\(Int((minL * 10_000).rounded())))"
+        // The values are the file's (a rational with a zero denominator is infinite): saturated, never a trap.
+        func n(_ x: Double, _ scale: Double) -> Int { Int(saturating: (x * scale).rounded()) }
+        func xy(_ p: [Double]) -> String { "(\(n(p[0], 50_000)),\(n(p[1], 50_000)))" }
+        return "G\(xy(green))B\(xy(blue))R\(xy(red))WP\(xy(whitePoint))L(\(n(maxL, 10_000)),\(n(minL, 10_000)))"
     }
 }
 

@@ -64,7 +64,7 @@ public enum VideoGeometry {
         var displayWidth = Double(crop?.width ?? codedWidth)
         // Multiply, then divide — the old `outputSize`'s order (see `SourceStream.displaySize` for why it matters).
         if let sar = sampleAspect, sar.isValid, sar.num != sar.den { displayWidth = displayWidth * Double(sar.num) / Double(sar.den) }
-        let fitted = SizeBox.fitting(width: Int(displayWidth.rounded()), height: height, into: box)
+        let fitted = SizeBox.fitting(width: Int(saturating: min(displayWidth.rounded(), 0x1p32)), height: height, into: box)  // above maximumSide: refused
         return PixelSize(width: fitted.width, height: fitted.height)
     }
 }

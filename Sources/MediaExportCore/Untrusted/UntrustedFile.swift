@@ -189,6 +189,16 @@ package enum JSONStructure {
 /// comments to `-->`, processing instructions to `?>`, CDATA sections to `]]>`, a DOCTYPE to the first `>`. Where
 /// the parser would read markup differently it stops with an error before descending further.
 enum XMLPlistStructure {
+    /// The text of every `<data>` element that follows `<key>key</key>` (only whitespace between them), as written.
+    static func dataTexts(_ data: Data, key: String) -> [String] {
+        let text = String(decoding: data, as: UTF8.self)
+        return text.components(separatedBy: "<key>\(key)</key>").dropFirst().compactMap { after in
+            let rest = after.drop { " \t\n\r".contains($0) }
+            guard rest.hasPrefix("<data>"), let end = rest.range(of: "</data>") else { return nil }
+            return String(rest[rest.index(rest.startIndex, offsetBy: 6)..<end.lowerBound])
+        }
+    }
+
     /// Throws `UntrustedFile.Refusal` when the text is not a UTF-8 XML document or nests deeper than `maxDepth`.
     static func check(_ data: Data, maxDepth: Int = UntrustedFile.maxDepth) throws {
         // Apple writes UTF-8; anything else (UTF-16 by its byte-order mark, malformed UTF-8) is refused.

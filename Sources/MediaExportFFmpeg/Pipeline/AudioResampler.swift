@@ -49,14 +49,23 @@ final class AudioResampler {
         self.path = path
         outRate = encoder.pointee.sample_rate
         outFormat = encoder.pointee.sample_fmt
-        av_channel_layout_copy(&outLayout, &encoder.pointee.ch_layout)
         let caps = encoder.pointee.codec.pointee.capabilities
-        frameSize = (caps & Int32(AV_CODEC_CAP_VARIABLE_FRAME_SIZE)) != 0 || encoder.pointee.frame_size == 0 ? 1024 : encoder.pointee.frame_size
+        frameSize = (caps & Int32(AV_CODEC_CAP_VARIABLE_FRAME_SIZE)) != 0 || encoder.pointee.frame_size <= 0 ? 1024 : encoder.pointee.frame_size
         startSample = 0
-        let rate = Double(encoder.pointee.sample_rate)
-        endSample = endSeconds.map { Int64((($0 - startSeconds) * rate).rounded()) }
-        guard let f = av_audio_fifo_alloc(outFormat, outLayout.nb_channels, frameSize * 4) else { fatalError("av_audio_fifo_alloc: out of memory") }
+        endSample = endSeconds.map { Self.sampleIndex($0 - startSeconds, rate: Double(encoder.pointee.sample_rate)) }
+        // Four frames is where the FIFO starts (it grows as needed); the size is the encoder's, not a constant.
+        let (capacity, overflow) = frameSize.multipliedReportingOverflow(by: 4)
+        guard !overflow, let f = av_audio_fifo_alloc(outFormat, encoder.pointee.ch_layout.nb_channels, capacity) else {
+            throw ExportError.ffmpeg(stage: .filter, path: path, code: cff_averror(ENOMEM), message: "no audio FIFO of 4 frames of \(frameSize) samples")
+        }
         fifo = f
+        av_channel_layout_copy(&outLayout, &encoder.pointee.ch_layout)
+    }
+
+    /// The sample index of `seconds` at `rate`, within ±2⁵³ (6 000 years at 48 kHz) so that sums and differences
+    /// of indices never overflow; NaN gives 0. Timestamps come from the file and may be anything.
+    static func sampleIndex(_ seconds: Double, rate: Double) -> Int64 {
+        Int64(saturating: min(max((seconds * rate).rounded(), -0x1p53), 0x1p53))
     }
 
     deinit {
@@ -77,14 +86,14 @@ final class AudioResampler {
         let stamped = startTime ?? continuousNext ?? 0
         if continuousNext == nil {
             continuousNext = stamped
-            fifoHeadSample = Int64((stamped * Double(outRate)).rounded())
+            fifoHeadSample = Self.sampleIndex(stamped, rate: Double(outRate))
         }
         let gapsBefore = gaps.count
         let skip = bridge(to: stamped, like: frame)
         let count = f.pointee.nb_samples - skip
         if count > 0 {
             let input = skip > 0 ? try AudioTempo.slice(frame, from: skip, count: count, path: path) : frame
-            if f.pointee.sample_rate > 0 { continuousNext! += Double(count) / Double(f.pointee.sample_rate) }
+            if f.pointee.sample_rate > 0 { continuousNext = (continuousNext ?? stamped) + Double(count) / Double(f.pointee.sample_rate) }
             if owedSilence > 0 {
                 let held = Frame()
                 try check(av_frame_ref(held.pointer, input.pointer), .filter, path, "holding audio after a gap")
@@ -127,13 +136,13 @@ final class AudioResampler {
         // Past the trim end nothing is placed: no break to bridge or name.
         if let end = endSample, next * Double(outRate) >= Double(end) { return 0 }
         if drift < 0 {
-            let drop = Int32(min(Double(frame.pointer.pointee.nb_samples), (-drift * rate).rounded()))
+            let drop = Int32(min(Double(frame.pointer.pointee.nb_samples), (-drift * rate).rounded()))  // in 0...nb_samples: drift < -tolerance, rate > 0
             note(at: next, seconds: -Double(drop) / rate)
             return drop
         }
         // No gap is longer than ffmpeg's `-dts_error_threshold` (the demuxer's repair offsets such jumps before).
         let room = min(endSample.map { Double($0) / Double(outRate) - next } ?? drift, TimestampRepair.errorThreshold)
-        let silence = Int64((min(drift, max(0, room)) * rate).rounded())
+        let silence = Int64((min(drift, max(0, room)) * rate).rounded())  // at most errorThreshold s: drift is not NaN, max(0, NaN) is 0
         guard silence > 0 else { return 0 }
         note(at: next, seconds: Double(silence) / rate)
         continuousNext = next + Double(silence) / rate
@@ -200,7 +209,7 @@ final class AudioResampler {
     /// Drops samples that lie before the trim start.
     private func dropBeforeStart() throws {
         guard var head = fifoHeadSample, head < startSample else { return }
-        let drop = Int32(min(Int64(av_audio_fifo_size(fifo)), startSample - head))
+        let drop = Int32(min(Int64(av_audio_fifo_size(fifo)), startSample - head))  // indices within ±2⁵³ (sampleIndex)
         if drop > 0 {
             av_audio_fifo_drain(fifo, drop)
             head += Int64(drop)

@@ -102,7 +102,7 @@ final class AudioTempo {
         try probe.flush()
         while try probe.pull(into: sink) { sink.unref() }
         // What is missing at the end of a flushed run is the start's loss: the flush gives the tail back.
-        let loss = max(0, Int((Double(given) / slowRate).rounded()) - probe.samplesOut)
+        let loss = max(0, Int((Double(given) / slowRate).rounded()) - probe.samplesOut)  // rate in 1/16…1 (SlowMotion.problem)
         lossCache.withLock { $0[key] = loss }
         return loss
     }

@@ -37,7 +37,7 @@ final class AudioTranscodeStage: StreamStage {
         inputIndex = stream.pointee.index
         self.path = path
         self.gain = Float(plan.gain)
-        let channels = Int32(plan.channels), settings = plan.settings
+        let channels = Int32(plan.channels), settings = plan.settings  // a validated preset's: a listed rate, 1–8 channels
         decoder = try StreamDecoder(stream: stream, path: path, strict: strict, codecs: codecs)
         self.timeline = timeline
         inTimeBase = stream.pointee.time_base
@@ -170,7 +170,7 @@ final class AudioTranscodeStage: StreamStage {
         inputPosition = begin + Double(total) / rateHz
         // Samples before the output's start (a seek lands before a trim's start) never reach the tempo graph.
         if begin + Double(total) / rateHz <= 0 { return repaired }
-        var offset: Int32 = begin < 0 ? min(total, Int32((-begin * rateHz).rounded())) : 0
+        var offset: Int32 = begin < 0 ? min(total, Int32(saturating: (-begin * rateHz).rounded())) : 0
         // Original-timeline seconds of the frame's first sample.
         let originalStart = timeline.origin - slow.sourceStart + begin
         while offset < total {
@@ -179,7 +179,7 @@ final class AudioTranscodeStage: StreamStage {
             let slowed = motion.rate(at: atStart + 0.5 / rateHz) != 1
             var count = total - offset
             if let boundary = motion.nextBoundary(after: atStart + 0.5 / rateHz) {
-                let samples = Int32(((boundary - originalStart) * rateHz).rounded()) - offset
+                let samples = Int32(saturating: ((boundary - originalStart) * rateHz).rounded() - Double(offset))
                 if samples > 0 && samples < count { count = samples }
             }
             let piece = offset == 0 && count == total ? frame : try AudioTempo.slice(frame, from: offset, count: count, path: path)
@@ -196,7 +196,7 @@ final class AudioTranscodeStage: StreamStage {
                     holding = true
                     regionLead = 0
                 }
-                try tempo!.push(piece)
+                try tempo!.push(piece)  // made just above when nil
                 if try drainTempo() { repaired = true }
             } else {
                 if try finishRegion() { repaired = true }
@@ -293,7 +293,7 @@ final class AudioTranscodeStage: StreamStage {
         guard let region = tempo, let motion = timeline.slowMotion?.slowMotion else { return false }
         try region.flush()
         var repaired = try drainTempo()
-        let wanted = Int((Double(region.samplesIn) / motion.rate).rounded())
+        let wanted = Int((Double(region.samplesIn) / motion.rate).rounded())  // rate in 1/16…1 (SlowMotion.problem)
         var given = region.samplesOut
         if holding, let first = held.first {
             // In front: what atempo loses at its start (measured on silence). At the end: what it over-produced when

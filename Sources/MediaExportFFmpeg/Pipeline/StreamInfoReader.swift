@@ -71,7 +71,7 @@ enum StreamInfoReader {
         }
         // h264_ps.c: chroma_sample_loc_type_top_field + 1, else left (the standard's default, type 0).
         if let location = sps.chromaSampleLocation {
-            f.chromaLocation = AVChromaLocation(UInt32(location + 1))
+            f.chromaLocation = AVChromaLocation(UInt32(location + 1))  // location ≤ 5, colour code points are 8 bits (the SPS reader)
         } else if f.chromaLocation == AVCHROMA_LOC_UNSPECIFIED {
             f.chromaLocation = AVCHROMA_LOC_LEFT
         }

@@ -90,7 +90,9 @@ final class SubtitleTranscodeStage: StreamStage, ClockedStage {
             // The ASS code reads the header as a C string: one more byte, zeroed. The encoder's context owns the copy
             // (`avcodec_free_context` frees `subtitle_header`).
             let size = Int(dec.subtitle_header_size)
-            guard let copy = av_mallocz(size + 1)?.assumingMemoryBound(to: UInt8.self) else { fatalError("av_mallocz: out of memory") }
+            guard let copy = av_mallocz(size + 1)?.assumingMemoryBound(to: UInt8.self) else {  // size: an Int32's, so + 1 fits
+                throw ExportError.ffmpeg(stage: .encode, path: muxer.path, code: cff_averror(ENOMEM), message: "no memory for a subtitle header of \(size) bytes")
+            }
             copy.update(from: header, count: size)
             enc.pointee.subtitle_header = copy
             enc.pointee.subtitle_header_size = dec.subtitle_header_size
@@ -213,8 +215,8 @@ final class SubtitleTranscodeStage: StreamStage, ClockedStage {
         lastStart = start
         let p = outPacket.pointer
         av_packet_unref(p)
-        try check(av_new_packet(p, Int32(cue.data.count)), .encode, encoder.path, "subtitle packet")
-        cue.data.withUnsafeBufferPointer { p.pointee.data.update(from: $0.baseAddress!, count: $0.count) }
+        try check(av_new_packet(p, Int32(cue.data.count)), .encode, encoder.path, "subtitle packet")  // ≤ the encode buffer's size
+        cue.data.withUnsafeBufferPointer { if let base = $0.baseAddress { p.pointee.data.update(from: base, count: $0.count) } }
         p.pointee.pts = start
         p.pointee.dts = start
         p.pointee.duration = max(0, stop - start)

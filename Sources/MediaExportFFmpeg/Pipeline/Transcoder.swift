@@ -423,7 +423,7 @@ package final class Transcoder {
         guard let declared = stream.frameCount, let seconds = stream.duration else { return nil }
         let i = decision.index, tick = counts.inputBases[i]
         let span = counts.inputEnd[i].flatMap { end in counts.inputStart[i].map { end - $0 } } ?? 0
-        let slots = tick > 0 ? Int(max(0, min(Double(declared), (span / tick).rounded()))) : 0
+        let slots = tick > 0 ? Int(max(0, min(Double(declared), (span / tick).rounded()))) : 0  // 0…declared: NaN keeps declared
         return DeclaredFrames(declared: declared, held: max(counts.inputPackets[i], slots), declaredSeconds: seconds)
     }
 
