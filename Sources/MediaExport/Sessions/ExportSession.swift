@@ -360,6 +360,7 @@ public final class ExportSession: Sendable {
         completed.verification = outcome.verification
         completed.warnings = Accounting.warnings(plan: plan, skippedPackets: outcome.skippedPackets, droppedFrames: outcome.droppedFrames,
                                                  timestampRepairs: outcome.timestampRepairs, audioGaps: outcome.audioGaps,
+                                                 lostFrames: outcome.lostFrames,
                                                  version: report) + outcome.shortfalls
         return completed
     }

@@ -5,7 +5,7 @@ import Foundation
 public enum Accounting {
     /// The warnings of a finished route.
     public static func warnings(plan: ExportPlan, skippedPackets: Int, droppedFrames: Int, timestampRepairs: Int,
-                                audioGaps: [AudioGap] = [], version: VersionReport?) -> [String] {
+                                audioGaps: [AudioGap] = [], lostFrames: [LostFrames] = [], version: VersionReport?) -> [String] {
         var out: [String] = []
         for d in plan.streams {
             guard case .drop(let reason) = d.action, reason != ExportPlanner.chapterTrackReason else { continue }
@@ -18,6 +18,7 @@ public enum Accounting {
         if timestampRepairs > 0 {
             out.append("\(timestampRepairs) timestamp\(timestampRepairs == 1 ? "" : "s") repaired (discontinuities, repeated or missing timestamps)")
         }
+        out += lostFrameWarnings(lostFrames)
         out += gapWarnings(audioGaps)
         if let line = version.flatMap(versionWarning) { out.append(line) }
         return out
@@ -31,13 +32,28 @@ public enum Accounting {
                 let these = gaps.filter { $0.stream == stream && ($0.seconds > 0) == filled }
                 guard !these.isEmpty else { continue }
                 let total = String(format: "%.2f", abs(these.reduce(0) { $0 + $1.seconds }))
-                let places = these.prefix(4).map { String(format: "%.2f s", $0.at) }.joined(separator: ", ") + (these.count > 4 ? ", …" : "")
-                let whereText = these.count == 1 ? "at \(places)" : "in \(these.count) places (at \(places))"
+                let whereText = places(these.map(\.at))
                 out.append(filled ? "audio stream #\(stream): \(total) s of silence inserted \(whereText) where packets are missing"
                                   : "audio stream #\(stream): \(total) s of audio dropped \(whereText) where its timestamps go back over audio already placed")
             }
         }
         return out
+    }
+
+    /// One line per video stream that lost frames in holes of its timestamps: the frames in all, and where.
+    public static func lostFrameWarnings(_ lost: [LostFrames]) -> [String] {
+        Set(lost.map(\.stream)).sorted().map { stream in
+            let these = lost.filter { $0.stream == stream }
+            let frames = these.reduce(0) { $0 + $1.frames }, seconds = these.reduce(0) { $0 + $1.seconds }
+            return "video stream #\(stream): \(frames) frame\(frames == 1 ? "" : "s") missing \(places(these.map(\.at))) "
+                + String(format: "(%.2f s where its timestamps jump ahead at a constant frame rate): packets are missing", seconds)
+        }
+    }
+
+    /// `at 3.00 s`, or `in 5 places (at 1.00 s, 2.00 s, 3.00 s, 4.00 s, …)`.
+    static func places(_ times: [Double]) -> String {
+        let list = times.prefix(4).map { String(format: "%.2f s", $0) }.joined(separator: ", ") + (times.count > 4 ? ", …" : "")
+        return times.count == 1 ? "at \(list)" : "in \(times.count) places (at \(list))"
     }
 
     /// The warning for a version other than the one asked for; nil when it is the one.

@@ -55,7 +55,10 @@ public struct DeliveredStream: Sendable, Equatable {
     public var packets: Int
     /// Seconds from the first packet's start to the furthest packet end written; nil when nothing was written.
     public var duration: Double?
+    /// Seconds of frames missing inside that span, where the timestamps jump ahead (`LostFrames`): a container that
+    /// states a track's length by decode times (MP4's sample table) leaves out those among the last, reordered frames.
+    public var missing: Double = 0
 
     /// Creates a tally.
-    public init(packets: Int, duration: Double?) { self.packets = packets; self.duration = duration }
+    public init(packets: Int, duration: Double?, missing: Double = 0) { self.packets = packets; self.duration = duration; self.missing = missing }
 }

@@ -26,6 +26,8 @@ package final class Transcoder {
         package var shortfalls: [String] = []
         /// Breaks in transcoded audio streams bridged to keep them on their pictures (silence inserted, audio dropped).
         package var audioGaps: [AudioGap] = []
+        /// Frames missing where a transcoded video's timestamps jump ahead at a constant frame rate (in `skippedPackets`).
+        package var lostFrames: [LostFrames] = []
         /// What the main video's encoder produced: what a sample encode measures.
         package var videoOutput = EncodedVideo()
     }
@@ -162,7 +164,7 @@ package final class Transcoder {
             switch decision.action {
             case .transcodeVideo(let v):
                 stages.append(try VideoTranscodeStage(input: input, plan: v, muxer: muxer, timeline: timeline, strict: errors.strict, path: source,
-                                                      pass: pass, pipelined: pipelined, codecs: codecs))
+                                                      pass: pass, pipelined: pipelined, codecs: codecs, source: info))
             case .transcodeAudio(let a):
                 // Audio stops at its own end too: decoders emit an encoder's end padding that the source's
                 // edit list hides, which would make the output a frame longer than the input.
@@ -343,6 +345,8 @@ package final class Transcoder {
         let streamCount = ordered.count
         let stageNotes = ordered.flatMap { ($0 as? VideoTranscodeStage)?.notes ?? [] }
         let audioGaps = ordered.flatMap { ($0 as? AudioTranscodeStage)?.gaps ?? [] }
+        let lostFrames = info.countsTimestampHoles ? ordered.flatMap { ($0 as? VideoTranscodeStage)?.lostFrames ?? [] } : []
+        let stageWarnings = ordered.flatMap { ($0 as? VideoTranscodeStage)?.warnings ?? [] }
         ordered.removeAll()
         byInput.removeAll()
         let delivered = (0..<streamCount).map { j in
@@ -352,10 +356,13 @@ package final class Transcoder {
             let first = container.isQuickTimeFamily ? max(0, counts.firstTime[j] ?? 0) : (counts.firstTime[j] ?? 0)
             let span = counts.endTime[j].map { $0 - first }
             let written = (span ?? 0) + counts.summed[j]
-            return DeliveredStream(packets: counts.packets[j], duration: span == nil && written == 0 ? nil : written)
+            let missing = j < kept.count ? lostFrames.filter { $0.stream == kept[j].index }.reduce(0) { $0 + $1.seconds } : 0
+            return DeliveredStream(packets: counts.packets[j], duration: span == nil && written == 0 ? nil : written, missing: missing)
         }
         // Frames the header declares that the data did not hold were lost in damaged data: skipped, as corrupt packets are.
         counts.skippedPackets += kept.compactMap { declaredFrames($0, counts: counts)?.missing }.reduce(0, +)
+        // So are frames missing where the timestamps of a stream of constant frame rate jump ahead.
+        counts.skippedPackets += lostFrames.reduce(0) { $0 + $1.frames }
         let damaged = counts.skippedPackets > 0
         // Repaired timestamps move media on the timeline: the header's durations no longer describe the output, what
         // was written does (the repairs are counted and said).
@@ -363,12 +370,12 @@ package final class Transcoder {
                                       inputEnd: counts.inputEnd)
         try beforeCommit()
         progress(counts.outputTime, counts.videoFrames, true)
-        let shortfalls = kept.enumerated().compactMap { j, decision in
+        let shortfalls = stageWarnings + kept.enumerated().compactMap { j, decision in
             damaged ? shortfall(decision, delivered: delivered[j], counts: counts) : nil
         }
         return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
-                       audioGaps: audioGaps, videoOutput: video)
+                       audioGaps: audioGaps, lostFrames: lostFrames, videoOutput: video)
     }
 
     /// Room for the moov at the front of an MP4-family output (`Muxer.writeHeader(metadata:reservedIndex:)`), when

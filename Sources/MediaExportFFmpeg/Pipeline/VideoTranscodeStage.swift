@@ -92,6 +92,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     /// frames the frame-rate cap left out.
     var notes: [String] { decided + (decimator.map { [$0.note] } ?? []) }
     private var decided: [String] = []
+    /// What the stage repaired in the source's description (a frame rate broken by orders of magnitude), as warnings.
+    let warnings: [String]
     /// `video.maxFrameRate`: which frames are kept, on the output's timeline (nil: every one).
     private lazy var decimator = plan.frameRateCap.map { FrameRateCap.Decimator(maxFrameRate: $0.maxFrameRate, tick: av_q2d(inTimeBase)) }
     /// The one packet this stage hands to the executor, reused for every encoded packet.
@@ -103,6 +105,10 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     private let inTimeBase: AVRational
     /// Timestamp (input time base) of the latest frame given to the encoder; `.min` before the first.
     private var lastPTS: Int64 = Int64.min
+    /// The steps between consecutive frames placed: where the stream's timestamps jump ahead (`FrameHoles`).
+    private var holes: FrameHoles
+    /// Frames missing where the timestamps of a stream of constant frame rate jump ahead (`FrameHoles`' rule).
+    var lostFrames: [LostFrames] { holes.lost(stream: Int(inputIndex)) }
     /// Where the input's reading is (given by the executor's `TimestampRepair`): a re-stamped frame must not
     /// run away from the audio.
     var inputClock: InputClock?
@@ -114,7 +120,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
 
     /// `pipelined` decodes on a thread of its own (`DecodeThread`): the same frames, overlapped with the encoding.
     init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String,
-         pass: Transcoder.EncoderPass? = nil, pipelined: Bool = false, codecs: CodecRun = CodecRun()) throws {
+         pass: Transcoder.EncoderPass? = nil, pipelined: Bool = false, codecs: CodecRun = CodecRun(), source: SourceInfo? = nil) throws {
         inputIndex = stream.pointee.index
         self.codecs = codecs
         crop = plan.crop
@@ -136,6 +142,13 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         let par = stream.pointee.codecpar.pointee
         var rate = av_guess_frame_rate(nil, stream, nil)
         if rate.num <= 0 || rate.den <= 0 { rate = AVRational(num: 30, den: 1) }
+        if let frame = source?.boundedFrame(av_q2d(av_inv_q(rate)), stream: Int(stream.pointee.index)) {
+            warnings = [String(format: "video stream #%d: its frame rate makes a frame last %.0f s, longer than the stream by orders of magnitude: "
+                               + "each frame lasts %.3f s instead (its share of the stream's length)", stream.pointee.index, av_q2d(av_inv_q(rate)), frame)]
+            rate = av_d2q(1 / frame, 1 << 20)
+        } else {
+            warnings = []
+        }
         frameRate = rate
         enc.pointee.width = width
         enc.pointee.height = height
@@ -177,6 +190,9 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         if muxer.needsGlobalHeader { enc.pointee.flags |= cff_codec_flag_global_header() }
         try encoder.open(plan.encoderOptions(pass: pass, codecs: codecs))
         frameDuration = max(1, av_rescale_q(1, av_inv_q(rate), inTimeBase))
+        // The base rate every timestamp is on (FFmpeg's `r_frame_rate`) measures the holes; the guess if it is unknown.
+        let base = stream.pointee.r_frame_rate
+        holes = FrameHoles(frameDuration: base.num > 0 && base.den > 0 ? av_q2d(av_inv_q(base)) : av_q2d(av_inv_q(rate)))
 
         outputStream = try muxer.addStream()
         try check(avcodec_parameters_from_context(outputStream.pointee.codecpar, enc), .mux, muxer.path, "stream parameters")
@@ -344,6 +360,9 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         }
         let outTS = ts &- originTS
         if let endTS, outTS >= endTS { isDone = true; return tally }
+        if lastPTS != Int64.min, lastPTS >= originTS {
+            holes.note(from: Double(lastPTS &- originTS) * av_q2d(inTimeBase), to: Double(outTS) * av_q2d(inTimeBase))
+        }
         lastPTS = ts
         if repaired { tally.timestampRepairs = 1 }
         if !graphDecided { try decideGraph(first: frame) }
