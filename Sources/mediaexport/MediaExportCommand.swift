@@ -35,18 +35,12 @@ struct MediaExportCommand: AsyncParsableCommand {
             command = try parseAsRoot(arguments)
         } catch {
             // `--json` promises a final record for every export: a command line that does not parse gets one too.
-            // A mistyped subcommand reads as the default export's input: say what it probably was.
-            let names = configuration.subcommands.map { $0._commandName }
-            if let first = arguments.first, !first.hasPrefix("-"), !names.contains(first), !FileManager.default.fileExists(atPath: first),
-               let guess = Suggestion.closest(to: first, in: names) {
-                printError("'\(first)' is neither a file nor a subcommand: did you mean '\(guess)'?")
-            }
             if exitCode(for: error).rawValue == ExitStatus.usage && isJSONExport(arguments) {
                 var message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
                 if message.hasPrefix("Error: ") { message.removeFirst(7) }
                 printLine(ExportEvent.failed(.init(ExportError.usage(reason: message))).jsonLine())
             }
-            exit(withError: error)
+            exitForUsage(error, guess: mistypedSubcommand(arguments))
         }
         do {
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -55,8 +49,17 @@ struct MediaExportCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            exitForUsage(error)
         }
+    }
+
+    /// A mistyped subcommand reads as the default export's input: what it probably was, as a message
+    /// (`'presest' is neither a file nor a subcommand: did you mean 'presets'?`), or nil.
+    static func mistypedSubcommand(_ arguments: [String]) -> String? {
+        let names = configuration.subcommands.map { $0._commandName }
+        guard let first = arguments.first, !first.hasPrefix("-"), !names.contains(first), !FileManager.default.fileExists(atPath: first),
+              let guess = Suggestion.closest(to: first, in: names) else { return nil }
+        return "'\(first)' is neither a file nor a subcommand: did you mean '\(guess)'?"
     }
 
     /// Fixes glibc's mmap threshold at 2 MiB, so that large frame buffers (a 1080p luma plane, every plane of 4K)
