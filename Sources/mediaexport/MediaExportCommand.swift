@@ -83,9 +83,14 @@ struct MediaExportCommand: AsyncParsableCommand {
     }
 }
 
-/// Writes one line to stderr.
+/// Writes one line to stderr, escaped (`TerminalText`): a name or message cannot add a line or drive the terminal.
 func printError(_ message: String) {
-    writeAll(2, "mediaexport: " + message + "\n")
+    writeAll(2, "mediaexport: " + TerminalText.escaped(message) + "\n")
+}
+
+/// Writes lines for people on stdout, each escaped (`TerminalText`).
+func printHuman(_ lines: String...) {
+    printLine(TerminalText.lines(lines))
 }
 
 /// Writes one line to stdout (unbuffered: JSON Lines readers read as we go).

@@ -4,7 +4,7 @@ import MediaExportCore
 import Foundation
 import MediaExport
 
-struct Regress: ParsableCommand {
+struct Regress: ToolCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export sample videos and fail when the results drift from a committed baseline.",
         discussion: """
@@ -81,30 +81,25 @@ struct Regress: ParsableCommand {
     @Flag(help: "Export deterministically (the same bytes on any x86-64 CPU and core count), and record and compare every output's SHA-256.")
     var deterministic = false
 
-    func run() throws {
+    func perform() throws {
         FFmpegLog.setVerbose(false)
         let signals = SignalCancellation()  // no cooperative cancel here: a signal ends the run, removing temporary files
         defer { signals.stop() }
-        do {
-            let base = try Baseline.load(baseline)
-            if !json && base.ffmpeg != FFmpegVersions.lines && !base.entries.isEmpty {
-                printError("note: the baseline was made with \(base.ffmpeg.joined(separator: ", ")); running \(FFmpegVersions.lines.joined(separator: ", "))")
-            }
-            let (cases, measured) = try makeRunner().run(baseline: base)
-            let unchecked = RegressRunner.unchecked(base, cases)
-            if let junit {
-                let xml = RegressRunner.junit(cases, notChecked: unchecked, subset: subset || updateBaseline)
-                do { try xml.write(toFile: junit, atomically: true, encoding: .utf8) } catch {
-                    throw ExportError.outputUnwritable(path: junit, reason: error.localizedDescription)
-                }
-            }
-            if let html { try RegressHTML.write(cases: cases, baseline: base, to: html) }
-            if updateBaseline { return try update(base, measured) }
-            try report(cases, unchecked: unchecked)
-        } catch let error as ExportError {
-            printError(error.description)
-            throw ExitCode(error.exitCode)
+        let base = try Baseline.load(baseline)
+        if !json && base.ffmpeg != FFmpegVersions.lines && !base.entries.isEmpty {
+            printError("note: the baseline was made with \(base.ffmpeg.joined(separator: ", ")); running \(FFmpegVersions.lines.joined(separator: ", "))")
         }
+        let (cases, measured) = try makeRunner().run(baseline: base)
+        let unchecked = RegressRunner.unchecked(base, cases)
+        if let junit {
+            let xml = RegressRunner.junit(cases, notChecked: unchecked, subset: subset || updateBaseline)
+            do { try xml.write(toFile: junit, atomically: true, encoding: .utf8) } catch {
+                throw ExportError.outputUnwritable(path: junit, reason: error.localizedDescription)
+            }
+        }
+        if let html { try RegressHTML.write(cases: cases, baseline: base, to: html) }
+        if updateBaseline { return try update(base, measured) }
+        try report(cases, unchecked: unchecked)
     }
 
     /// The runner for these options: sample keys relative to the baseline file's folder.
@@ -130,7 +125,7 @@ struct Regress: ParsableCommand {
         let changes = RegressRunner.changes(from: base, to: merged)
         try merged.save(baseline)
         if !json {
-            printLine(changes.isEmpty ? "baseline \(baseline): unchanged" : "baseline \(baseline) updated:\n  " + changes.joined(separator: "\n  "))
+            printLine(TerminalText.lines(changes.isEmpty ? ["baseline \(baseline): unchanged"] : ["baseline \(baseline) updated:"] + changes.map { "  " + $0 }))
         }
     }
 
@@ -143,8 +138,8 @@ struct Regress: ParsableCommand {
                                                                                     notChecked: unchecked, subset: subset)).line)
         } else {
             printLine(RegressTable.render(cases))
-            if !unchecked.isEmpty { printLine((subset ? "note: not checked (--subset): " : "not checked: ") + unchecked.joined(separator: ", ")) }
-            if let estimates = RegressRunner.estimateSummary(cases) { printLine(estimates) }
+            if !unchecked.isEmpty { printHuman((subset ? "note: not checked (--subset): " : "not checked: ") + unchecked.joined(separator: ", ")) }
+            if let estimates = RegressRunner.estimateSummary(cases) { printHuman(estimates) }
             printLine("\(cases.count - failed.count) passed, \(failed.count) failed" + (unchecked.isEmpty ? "" : ", \(unchecked.count) not checked"))
         }
         if !failed.isEmpty || (!unchecked.isEmpty && !subset) { throw ExitCode(ExitStatus.regression) }
