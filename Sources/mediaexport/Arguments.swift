@@ -44,6 +44,12 @@ struct AudioTrackOptions: ParsableArguments {
     }
 }
 
+/// `--asset-version`, shared by `batch`, `regress` and `thumbnail` (`export` explains it at length).
+struct AssetVersionOption: ParsableArguments {
+    @Option(name: .customLong("asset-version"), help: "current or original.")
+    var assetVersion: AssetVersion = .current
+}
+
 /// `--max-size` and `--estimate`, shared by `export` and `batch`.
 struct SizeLimitOptions: ParsableArguments {
     @Option(name: .customLong("max-size"), help: "Largest output allowed, in bytes or with a unit (400000, 500k, 16MB, 1.5GiB): the video bit rate is chosen to fit and encoded in two passes; exit 1 if it cannot fit.")

@@ -1,6 +1,4 @@
 import ArgumentParser
-import MediaExportFFmpeg
-import MediaExportCore
 import Dispatch
 import Foundation
 import Logging
@@ -78,8 +76,7 @@ struct Batch: ToolCommand {
     @Option(help: "Order of the work: name, or created (the metadata's creation time, else the file's modification time).")
     var sort: BatchOptions.SortOrder = .name
 
-    @Option(name: .customLong("asset-version"), help: "current or original.")
-    var assetVersion: AssetVersion = .current
+    @OptionGroup var version: AssetVersionOption
 
     @Flag(name: .customLong("retry-failed"), help: "Retry assets that failed in an earlier run.")
     var retryFailed = false
@@ -148,7 +145,7 @@ struct Batch: ToolCommand {
         let resolved = try PresetCatalog.builtIn().resolve(preset)
         var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: resolved, jobs: jobs, policy: policy, dryRun: dryRun,
                                    media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
-                                   sort: sort, version: assetVersion, retryFailed: retryFailed, force: force,
+                                   sort: sort, version: version.assetVersion, retryFailed: retryFailed, force: force,
                                    shard: shard.flatMap(BatchOptions.Shard.init), fallback: fallback)
         options.thumbnails = thumbnails
         options.wait = wait

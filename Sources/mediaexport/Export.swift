@@ -1,7 +1,4 @@
 import ArgumentParser
-internal import CFFmpegLog
-import MediaExportFFmpeg
-import MediaExportCore
 import Dispatch
 import Foundation
 import Logging
@@ -200,7 +197,7 @@ final class SignalCancellation: @unchecked Sendable {
         let queue = DispatchQueue(label: "mediaexport.signals")
         // A handler that writes to a pipe, read here: a dispatch signal source (SIG_IGN + signalfd on Linux) lost a
         // SIGINT delivered to a thread that did not block it.
-        let fd = SignalCancellation.signals.withUnsafeBufferPointer { cff_signal_pipe_install($0.baseAddress, Int32($0.count)) }
+        let fd = ToolProcess.installSignalPipe(SignalCancellation.signals)
         if fd >= 0 {
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
             source.setEventHandler { [weak self] in
@@ -241,7 +238,7 @@ final class SignalCancellation: @unchecked Sendable {
         if delivery == .first, let cancel {
             cancel()
         } else if delivery == .first || escalate {
-            TemporaryFiles.shared.removeAll()
+            ToolProcess.removeTemporaryFiles()
             _exit(128 + sig)
         }
     }
@@ -253,7 +250,7 @@ final class SignalCancellation: @unchecked Sendable {
         if let current = lock.withLock({ active }) {
             current.deliver(SIGPIPE, escalate: false)
         } else {
-            TemporaryFiles.shared.removeAll()
+            ToolProcess.removeTemporaryFiles()
             _exit(128 + SIGPIPE)
         }
     }

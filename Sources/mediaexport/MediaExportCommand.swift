@@ -1,9 +1,6 @@
 import ArgumentParser
-import MediaExportFFmpeg
-import MediaExportCore
 import Foundation
 import MediaExport
-internal import CFFmpegLog
 
 /// The `mediaexport` tool: parses arguments and renders events; all work happens in the MediaExport library.
 @main
@@ -18,8 +15,8 @@ struct MediaExportCommand: AsyncParsableCommand {
           mediaexport presets
           mediaexport probe --json in.mov
         """,
-        version: "mediaexport \(MediaExportVersion.string)\n" + FFmpegVersions.lines.joined(separator: "\n")
-            + "\nFFmpeg \(FFmpegVersions.release)",
+        version: "mediaexport \(MediaExportVersion.string)\n" + ToolProcess.ffmpegVersionLines.joined(separator: "\n")
+            + "\nFFmpeg \(ToolProcess.ffmpegRelease)",
         subcommands: [Export.self, Batch.self, Regress.self, Thumbnail.self, Presets.self, Probe.self, Resources.self, Report.self],
         defaultSubcommand: Export.self
     )
@@ -72,7 +69,7 @@ struct MediaExportCommand: AsyncParsableCommand {
     /// faults than the ffmpeg CLI on a 4 s clip, 0.07 s of system time), where the heap reuses the same memory.
     /// A process-wide setting, so it belongs to the tool, not to the library.
     static func keepLargeAllocationsOutOfTheHeap() {
-        _ = cff_fix_mmap_threshold(2 * 1024 * 1024)
+        ToolProcess.fixMmapThreshold(2 * 1024 * 1024)
     }
 
     /// True when the arguments are an export's (the default subcommand or `export`) with `--json`.

@@ -1,6 +1,4 @@
 import ArgumentParser
-import MediaExportFFmpeg
-import MediaExportCore
 import Foundation
 import MediaExport
 
@@ -21,8 +19,8 @@ struct Probe: ToolCommand {
     var json = false
 
     func perform() throws {
-        FFmpegLog.setVerbose(false)
-        let info = try MediaProbe.probe(path: file)
+        ToolProcess.quietFFmpegLog()
+        let info = try MediaFileProbe.probe(path: file)
         if json {
             try printJSON(info)
         } else {

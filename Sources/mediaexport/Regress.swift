@@ -1,6 +1,4 @@
 import ArgumentParser
-import MediaExportFFmpeg
-import MediaExportCore
 import Foundation
 import MediaExport
 
@@ -53,8 +51,7 @@ struct Regress: ToolCommand {
     @Option(help: "Write a self-contained HTML report here (worst frames, per-frame PSNR/SSIM).", completion: .file())
     var html: String?
 
-    @Option(name: .customLong("asset-version"), help: "current or original.")
-    var assetVersion: AssetVersion = .current
+    @OptionGroup var version: AssetVersionOption
 
     @Option(name: .customLong("duration-frames"), help: "Override: duration tolerance in frames.")
     var durationFrames: Double?
@@ -82,12 +79,12 @@ struct Regress: ToolCommand {
     var deterministic = false
 
     func perform() throws {
-        FFmpegLog.setVerbose(false)
+        ToolProcess.quietFFmpegLog()
         let signals = SignalCancellation()  // no cooperative cancel here: a signal ends the run, removing temporary files
         defer { signals.stop() }
         let base = try Baseline.load(baseline)
-        if !json && base.ffmpeg != FFmpegVersions.lines && !base.entries.isEmpty {
-            printError("note: the baseline was made with \(base.ffmpeg.joined(separator: ", ")); running \(FFmpegVersions.lines.joined(separator: ", "))")
+        if !json && base.ffmpeg != ToolProcess.ffmpegVersionLines && !base.entries.isEmpty {
+            printError("note: the baseline was made with \(base.ffmpeg.joined(separator: ", ")); running \(ToolProcess.ffmpegVersionLines.joined(separator: ", "))")
         }
         let (cases, measured) = try makeRunner().run(baseline: base)
         let unchecked = RegressRunner.unchecked(base, cases)
@@ -107,7 +104,7 @@ struct Regress: ToolCommand {
         let catalog = try PresetCatalog.builtIn()
         let presets = try (preset.isEmpty ? ["highest"] : preset).map { try catalog.resolve($0) }
         let runner = RegressRunner(samples: samples, presets: presets)
-        runner.version = assetVersion
+        runner.version = version.assetVersion
         runner.tolerances = Tolerances(durationFrames: durationFrames, sizeRatio: sizeRatio, psnrDrop: psnrDrop, ssimDrop: ssimDrop)
         // URL's parent, not NSString's deletingLastPathComponent, which traps on a one-letter path (`--baseline b`).
         runner.keyFolder = URL(fileURLWithPath: baseline).deletingLastPathComponent().path

@@ -1,6 +1,4 @@
 import ArgumentParser
-import MediaExportFFmpeg
-import MediaExportCore
 import Foundation
 import MediaExport
 
@@ -37,8 +35,7 @@ struct Thumbnail: ToolCommand {
     @Flag(help: "Decode up to the exact time instead of using the keyframe before it.")
     var exact = false
 
-    @Option(name: .customLong("asset-version"), help: "current or original.")
-    var assetVersion: AssetVersion = .current
+    @OptionGroup var version: AssetVersionOption
 
     @Option(help: "A JSON edit sidecar to apply.", completion: .file(extensions: ["json"]))
     var edits: String?
@@ -61,12 +58,12 @@ struct Thumbnail: ToolCommand {
     func validate() throws { _ = try parsedSize() }
 
     func perform() throws {
-        FFmpegLog.setVerbose(false)
+        ToolProcess.quietFFmpegLog()
         let size = try parsedSize()
         let signals = SignalCancellation()  // a picture is quick: a signal ends it at once, removing the temporary file
         defer { signals.stop() }
         let result = try Thumbnailer.make(ThumbnailRequest(input: file, output: output, time: at, width: size?.0, height: size?.1,
-                                                           mode: mode, exact: exact, version: assetVersion, editsPath: edits,
+                                                           mode: mode, exact: exact, version: version.assetVersion, editsPath: edits,
                                                            overwrite: overwrite))
         if json {
             try printJSON(result, pretty: false)

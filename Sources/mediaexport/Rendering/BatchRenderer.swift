@@ -1,7 +1,5 @@
 import Foundation
 import MediaExport
-import MediaExportFFmpeg
-import MediaExportCore
 
 /// Draws a batch for people on stderr: on a terminal an overall bar (assets done / total, bytes, ETA) and a line
 /// per running job, redrawn a few times a second; elsewhere one line per finished job.

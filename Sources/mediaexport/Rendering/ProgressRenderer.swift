@@ -1,8 +1,5 @@
 import Foundation
-internal import CFFmpegLog
 import MediaExport
-import MediaExportFFmpeg
-import MediaExportCore
 
 /// Draws export progress for people on stderr: a redrawing bar on a terminal, a plain line per 10 % when
 /// stderr is a pipe or a file, nothing when quiet. Updates are throttled by the session (a few a second).
@@ -35,7 +32,7 @@ final class ProgressRenderer: Sendable {
     /// The terminal's width now.
     private var columns: Int {
         if let fixedColumns { return fixedColumns }
-        let asked = Int(cff_terminal_columns(fd))
+        let asked = ToolProcess.terminalColumns(fd)
         if asked > 0 { return asked }
         if let env = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), env > 0 { return env }
         return 80

@@ -1,7 +1,5 @@
 import Foundation
 import MediaExport
-import MediaExportFFmpeg
-import MediaExportCore
 
 /// The tool's own version.
 enum MediaExportVersion {
