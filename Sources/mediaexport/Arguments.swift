@@ -44,6 +44,12 @@ struct AudioTrackOptions: ParsableArguments {
     }
 }
 
+/// `--asset-version`, shared by `batch`, `regress` and `thumbnail` (`export` explains it at length).
+struct AssetVersionOption: ParsableArguments {
+    @Option(name: .customLong("asset-version"), help: "current or original.")
+    var assetVersion: AssetVersion = .current
+}
+
 /// `--max-size` and `--estimate`, shared by `export` and `batch`.
 struct SizeLimitOptions: ParsableArguments {
     @Option(name: .customLong("max-size"), help: "Largest output allowed, in bytes or with a unit (400000, 500k, 16MB, 1.5GiB): the video bit rate is chosen to fit and encoded in two passes; exit 1 if it cannot fit.")
@@ -105,10 +111,31 @@ struct TimeArgument: ExpressibleByArgument, Equatable {
 enum CLILogging {
     static func bootstrap(verbose: Bool) {
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = EscapingLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = verbose ? .info : .critical
             return handler
         }
         if verbose { MediaExportLogging.forwardFFmpegLog() } else { MediaExportLogging.stopForwardingFFmpegLog() }
+    }
+}
+
+/// A log handler that escapes each message (`TerminalText`) before `inner` writes it: the library logs names and
+/// FFmpeg's lines, which must not add lines or drive the terminal either.
+struct EscapingLogHandler<Inner: LogHandler>: LogHandler {
+    var inner: Inner
+    init(_ inner: Inner) { self.inner = inner }
+
+    var logLevel: Logger.Level { get { inner.logLevel } set { inner.logLevel = newValue } }
+    var metadata: Logger.Metadata { get { inner.metadata } set { inner.metadata = newValue } }
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var event = event
+        event.message = "\(TerminalText.escaped(event.message.description))"
+        event.metadata = event.metadata?.mapValues { .string(TerminalText.escaped($0.description)) }
+        inner.log(event: event)
     }
 }

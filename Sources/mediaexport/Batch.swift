@@ -1,6 +1,4 @@
 import ArgumentParser
-import MediaExportFFmpeg
-import MediaExportCore
 import Dispatch
 import Foundation
 import Logging
@@ -10,7 +8,9 @@ extension BatchOptions.MediaFilter: ExpressibleByArgument {}
 extension BatchOptions.SortOrder: ExpressibleByArgument {}
 extension BatchOptions.Policy: ExpressibleByArgument {}
 
-struct Batch: AsyncParsableCommand {
+struct Batch: ToolCommand {
+    static let cancelledMessage: String? = "cancelled; nothing exported"
+
     static let configuration = CommandConfiguration(
         abstract: "Export many files: scan, plan, export in parallel, resume, report.",
         discussion: """
@@ -76,8 +76,7 @@ struct Batch: AsyncParsableCommand {
     @Option(help: "Order of the work: name, or created (the metadata's creation time, else the file's modification time).")
     var sort: BatchOptions.SortOrder = .name
 
-    @Option(name: .customLong("asset-version"), help: "current or original.")
-    var assetVersion: AssetVersion = .current
+    @OptionGroup var version: AssetVersionOption
 
     @Flag(name: .customLong("retry-failed"), help: "Retry assets that failed in an earlier run.")
     var retryFailed = false
@@ -116,25 +115,9 @@ struct Batch: AsyncParsableCommand {
         if let shard, BatchOptions.Shard(shard) == nil { throw ValidationError("--shard must be K/N with 0 ≤ K < N, e.g. 0/4") }
     }
 
-    func run() async throws {
+    func perform() async throws {
         CLILogging.bootstrap(verbose: verbose)
-        let resolved: Preset
-        do { resolved = try PresetCatalog.builtIn().resolve(preset) } catch let error as ExportError {
-            printError(error.description)
-            throw ExitCode(error.exitCode)
-        }
-        var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: resolved, jobs: jobs, policy: policy, dryRun: dryRun,
-                                   media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
-                                   sort: sort, version: assetVersion, retryFailed: retryFailed, force: force,
-                                   shard: shard.flatMap(BatchOptions.Shard.init), fallback: fallback)
-        options.thumbnails = thumbnails
-        options.wait = wait
-        options.tracks = audioTracks.selection
-        options.maxFileSize = sizeLimit.bytes
-        options.estimate = sizeLimit.estimate
-        options.threads = threads
-        options.deterministic = deterministic
-        let runner = BatchRunner(options: options, logger: verbose ? Logger(label: "mediaexport") : MediaExportLogging.silent)
+        let runner = BatchRunner(options: try options(), logger: verbose ? Logger(label: "mediaexport") : MediaExportLogging.silent)
         runner.reportPath = report
         // Notes are never silent: on stderr as they come, --json or not (they are also in batchFinished).
         runner.onNote = { text in printError("note: " + text) }
@@ -149,26 +132,39 @@ struct Batch: AsyncParsableCommand {
         let outcome: Result<BatchResult, any Error>
         do { outcome = .success(try await runner.run()) } catch { outcome = .failure(error) }
         // The batch is over (every output committed or removed): a late signal changes nothing now.
+        // A cancellation (a signal while waiting for another batch's lock, or before any job) exits 128 + signal.
         signals.finish()
-        let result: BatchResult
-        do { result = try outcome.get() } catch let error as ExportError {
-            // A cancellation (a signal while waiting for another batch's lock, or before any job) exits 128 + signal.
-            if case .cancelled = error { printError("cancelled; nothing exported") } else { printError(error.description) }
-            throw ExitCode(signals.exitCode(for: error.exitCode))
-        } catch let error as BatchError {
-            printError(error.description)
-            throw ExitCode(signals.exitCode(for: error.exitCode))
-        }
-        if !json {
-            let shown = result.rows.map(\.displayed)
-            if dryRun { printLine(BatchRenderer.planTable(shown)) }
-            for row in shown where row.status == "failed" { printError("\(row.key): \(row.error ?? "failed")") }
-            // Everything an export dropped or changed, per asset: never only in the report.
-            for row in shown { for warning in row.account?.warnings ?? [] { printLine("WARNING: \(row.key): \(warning)") } }
-            printLine(dryRun ? BatchRenderer.planSummary(shown) : BatchRenderer.summary(result.counts))
-        }
+        let result = try outcome.get()
+        if !json { render(result) }
         let status = signals.exitCode(for: result.exitCode)
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The batch options these arguments make, the preset resolved.
+    private func options() throws -> BatchOptions {
+        let resolved = try PresetCatalog.builtIn().resolve(preset)
+        var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: resolved, jobs: jobs, policy: policy, dryRun: dryRun,
+                                   media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
+                                   sort: sort, version: version.assetVersion, retryFailed: retryFailed, force: force,
+                                   shard: shard.flatMap(BatchOptions.Shard.init), fallback: fallback)
+        options.thumbnails = thumbnails
+        options.wait = wait
+        options.tracks = audioTracks.selection
+        options.maxFileSize = sizeLimit.bytes
+        options.estimate = sizeLimit.estimate
+        options.threads = threads
+        options.deterministic = deterministic
+        return options
+    }
+
+    /// The closing lines for people: the plan (`--dry-run`), each failure and warning, the summary.
+    private func render(_ result: BatchResult) {
+        let shown = result.rows.map(\.displayed)
+        if dryRun { printLine(BatchRenderer.planTable(shown)) }
+        for row in shown where row.status == "failed" { printError("\(row.key): \(row.error ?? "failed")") }
+        // Everything an export dropped or changed, per asset: never only in the report.
+        for row in shown { for warning in row.account?.warnings ?? [] { printHuman("WARNING: \(row.key): \(warning)") } }
+        printLine(dryRun ? BatchRenderer.planSummary(shown) : BatchRenderer.summary(result.counts))
     }
 }
 
@@ -182,7 +178,7 @@ struct Report: ParsableCommand {
         subcommands: [Merge.self]
     )
 
-    struct Merge: ParsableCommand {
+    struct Merge: ToolCommand {
         static let configuration = CommandConfiguration(
             abstract: "Combine the reports of several shards into one.",
             discussion: """
@@ -198,16 +194,11 @@ struct Report: ParsableCommand {
         @Option(help: "The merged report (.json or .csv).")
         var out: String
 
-        func run() throws {
-            do {
-                let merged = BatchReport.merge(documents: try reports.map { try BatchReport.readDocument($0) })
-                try BatchReport.write(merged.rows, ignored: merged.ignored, to: out)
-                printLine(BatchRenderer.summary(BatchCounts(merged.rows)))
-                if let ignored = BatchRenderer.ignoredSummary(merged.ignored) { printLine(ignored) }
-            } catch let error as ExportError {
-                printError(error.description)
-                throw ExitCode(error.exitCode)
-            }
+        func perform() throws {
+            let merged = BatchReport.merge(documents: try reports.map { try BatchReport.readDocument($0) })
+            try BatchReport.write(merged.rows, ignored: merged.ignored, to: out)
+            printLine(BatchRenderer.summary(BatchCounts(merged.rows)))
+            if let ignored = BatchRenderer.ignoredSummary(merged.ignored) { printHuman(ignored) }
         }
     }
 }

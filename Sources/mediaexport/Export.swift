@@ -1,13 +1,12 @@
 import ArgumentParser
-internal import CFFmpegLog
-import MediaExportFFmpeg
-import MediaExportCore
 import Dispatch
 import Foundation
 import Logging
 import MediaExport
 
-struct Export: ParsableCommand {
+struct Export: ToolCommand {
+    static let cancelledMessage: String? = "cancelled; no output written"
+
     static let configuration = CommandConfiguration(
         abstract: "Export a file with a preset (the default subcommand).",
         discussion: """
@@ -106,21 +105,41 @@ struct Export: ParsableCommand {
         if stallTimeout < 0 { throw ValidationError("--stall-timeout must be 0 or more") }
     }
 
-    func run() throws {
+    func perform() throws {
         CLILogging.bootstrap(verbose: verbose)
         let emit: @Sendable (ExportEvent) -> Void = { event in if json { printLine(event.jsonLine()) } }
-
         let resolvedPreset: Preset
         do {
             let catalog = try PresetCatalog.builtIn()
             if !json && !quiet { for note in catalog.notes { printError("note: " + note) } }
             resolvedPreset = try catalog.resolve(preset)
         } catch let error as ExportError {
-            emit(.failed(.init(error)))
-            printError(error.description)
-            throw ExitCode(error.exitCode)
+            emit(.failed(.init(error)))  // no session started: `--json`'s final record is ours
+            throw error
         }
+        let session = ExportSession(request: request(preset: resolvedPreset), logger: Logger(label: "mediaexport"))
+        let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
+        session.onEvent = { event in
+            emit(event)
+            renderer.handle(event)
+            render(event)
+        }
+        let signals = SignalCancellation { session.cancel() }
+        defer { signals.stop() }
+        let outcome = Result { try session.run() }
+        // The work is over (the output committed, or nothing left behind): a late signal changes nothing now.
+        signals.finish()
+        let completed = try outcome.get()
+        if !json {
+            printLine(HumanSummary.completed(completed))
+            if let v = completed.version { printHuman(HumanSummary.version(v)) }
+        }
+        for note in completed.notes where !json { printError("note: \(note)") }
+        if !completed.fallbacks.isEmpty { throw ExitCode(ExitStatus.completedWithFallback) }
+    }
 
+    /// The request these options make, with `preset` resolved.
+    private func request(preset resolvedPreset: Preset) -> ExportRequest {
         let timeRange = (start != nil || end != nil) ? TimeRange(start: start?.seconds, end: end?.seconds) : nil
         var request = ExportRequest(input: input, output: output, preset: resolvedPreset, timeRange: timeRange,
                                     overwrite: overwrite, sandbox: sandbox, version: original ? .original : assetVersion,
@@ -132,39 +151,16 @@ struct Export: ParsableCommand {
         request.pipeline = pipeline
         request.threads = threads
         request.deterministic = deterministic
-        let session = ExportSession(request: request, logger: Logger(label: "mediaexport"))
-        let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
-        let humanOutput = !json && !quiet
-        session.onEvent = { event in
-            emit(event)
-            renderer.handle(event)
-            if humanOutput, case .started(let s) = event {
-                writeAll(2, "\(FileName.display(s.input)) → \(FileName.display(s.output)) [\(s.preset)]\n" + HumanSummary.plan(s).joined(separator: "\n") + "\n")
-            }
-            if !json, case .fallback(let f) = event { printError(HumanSummary.fallback(f)) }
-        }
+        return request
+    }
 
-        let signals = SignalCancellation { session.cancel() }
-        defer { signals.stop() }
-        let outcome = Result { try session.run() }
-        // The work is over (the output committed, or nothing left behind): a late signal changes nothing now.
-        signals.finish()
-        do {
-            let completed = try outcome.get()
-            if !json {
-                printLine(HumanSummary.completed(completed))
-                if let v = completed.version { printLine(HumanSummary.version(v)) }
-            }
-            for note in completed.notes where !json { printError("note: \(note)") }
-            if !completed.fallbacks.isEmpty { throw ExitCode(ExitStatus.completedWithFallback) }
-        } catch let error as ExportError {
-            if case .cancelled = error {
-                printError("cancelled; no output written")
-            } else {
-                printError(error.description)
-            }
-            throw ExitCode(signals.exitCode(for: error.exitCode))
+    /// The lines for people an event brings on stderr: the plan when the export starts, each fallback.
+    private func render(_ event: ExportEvent) {
+        if !json && !quiet, case .started(let s) = event {
+            let head = "\(FileName.display(s.input)) → \(FileName.display(s.output)) [\(s.preset)]"
+            writeAll(2, TerminalText.lines([head] + HumanSummary.plan(s)) + "\n")
         }
+        if !json, case .fallback(let f) = event { printError(HumanSummary.fallback(f)) }
     }
 }
 
@@ -201,7 +197,7 @@ final class SignalCancellation: @unchecked Sendable {
         let queue = DispatchQueue(label: "mediaexport.signals")
         // A handler that writes to a pipe, read here: a dispatch signal source (SIG_IGN + signalfd on Linux) lost a
         // SIGINT delivered to a thread that did not block it.
-        let fd = SignalCancellation.signals.withUnsafeBufferPointer { cff_signal_pipe_install($0.baseAddress, Int32($0.count)) }
+        let fd = ToolProcess.installSignalPipe(SignalCancellation.signals)
         if fd >= 0 {
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
             source.setEventHandler { [weak self] in
@@ -220,6 +216,13 @@ final class SignalCancellation: @unchecked Sendable {
         SignalCancellation.lock.withLock { SignalCancellation.active = self }
     }
 
+    /// `exitCode(for:)` for whichever cancellation of the process received a signal (the error funnel's view,
+    /// `ToolCommand.reportFailure`).
+    static func exitCode(for status: Int32) -> Int32 {
+        let first = lock.withLock { firstSignal }
+        return status == ExitStatus.cancelledByInterrupt && first != 0 ? 128 + first : status
+    }
+
     /// The first delivery cancels; a later real signal (not a second closed pipe) exits at once. After
     /// `finish()` nothing happens: the outcome is the work's own.
     private func deliver(_ sig: Int32, escalate: Bool) {
@@ -228,13 +231,14 @@ final class SignalCancellation: @unchecked Sendable {
             if _finished { return .ignored }
             guard _received == 0 else { return .again }
             _received = sig
+            SignalCancellation.lock.withLock { if SignalCancellation.firstSignal == 0 { SignalCancellation.firstSignal = sig } }
             return .first
         }
         if delivery == .ignored { return }
         if delivery == .first, let cancel {
             cancel()
         } else if delivery == .first || escalate {
-            TemporaryFiles.shared.removeAll()
+            ToolProcess.removeTemporaryFiles()
             _exit(128 + sig)
         }
     }
@@ -246,7 +250,7 @@ final class SignalCancellation: @unchecked Sendable {
         if let current = lock.withLock({ active }) {
             current.deliver(SIGPIPE, escalate: false)
         } else {
-            TemporaryFiles.shared.removeAll()
+            ToolProcess.removeTemporaryFiles()
             _exit(128 + SIGPIPE)
         }
     }
@@ -269,4 +273,5 @@ final class SignalCancellation: @unchecked Sendable {
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static weak var active: SignalCancellation?
+    nonisolated(unsafe) private static var firstSignal: Int32 = 0
 }

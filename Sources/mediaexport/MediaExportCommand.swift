@@ -1,9 +1,6 @@
 import ArgumentParser
-import MediaExportFFmpeg
-import MediaExportCore
 import Foundation
 import MediaExport
-internal import CFFmpegLog
 
 /// The `mediaexport` tool: parses arguments and renders events; all work happens in the MediaExport library.
 @main
@@ -18,8 +15,8 @@ struct MediaExportCommand: AsyncParsableCommand {
           mediaexport presets
           mediaexport probe --json in.mov
         """,
-        version: "mediaexport \(MediaExportVersion.string)\n" + FFmpegVersions.lines.joined(separator: "\n")
-            + "\nFFmpeg \(FFmpegVersions.release)",
+        version: "mediaexport \(MediaExportVersion.string)\n" + ToolProcess.ffmpegVersionLines.joined(separator: "\n")
+            + "\nFFmpeg \(ToolProcess.ffmpegRelease)",
         subcommands: [Export.self, Batch.self, Regress.self, Thumbnail.self, Presets.self, Probe.self, Resources.self, Report.self],
         defaultSubcommand: Export.self
     )
@@ -35,18 +32,12 @@ struct MediaExportCommand: AsyncParsableCommand {
             command = try parseAsRoot(arguments)
         } catch {
             // `--json` promises a final record for every export: a command line that does not parse gets one too.
-            // A mistyped subcommand reads as the default export's input: say what it probably was.
-            let names = configuration.subcommands.map { $0._commandName }
-            if let first = arguments.first, !first.hasPrefix("-"), !names.contains(first), !FileManager.default.fileExists(atPath: first),
-               let guess = Suggestion.closest(to: first, in: names) {
-                printError("'\(first)' is neither a file nor a subcommand: did you mean '\(guess)'?")
-            }
             if exitCode(for: error).rawValue == ExitStatus.usage && isJSONExport(arguments) {
                 var message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
                 if message.hasPrefix("Error: ") { message.removeFirst(7) }
                 printLine(ExportEvent.failed(.init(ExportError.usage(reason: message))).jsonLine())
             }
-            exit(withError: error)
+            exitForUsage(error, guess: mistypedSubcommand(arguments))
         }
         do {
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -55,8 +46,17 @@ struct MediaExportCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            exitForUsage(error)
         }
+    }
+
+    /// A mistyped subcommand reads as the default export's input: what it probably was, as a message
+    /// (`'presest' is neither a file nor a subcommand: did you mean 'presets'?`), or nil.
+    static func mistypedSubcommand(_ arguments: [String]) -> String? {
+        let names = configuration.subcommands.map { $0._commandName }
+        guard let first = arguments.first, !first.hasPrefix("-"), !names.contains(first), !FileManager.default.fileExists(atPath: first),
+              let guess = Suggestion.closest(to: first, in: names) else { return nil }
+        return "'\(first)' is neither a file nor a subcommand: did you mean '\(guess)'?"
     }
 
     /// Fixes glibc's mmap threshold at 2 MiB, so that large frame buffers (a 1080p luma plane, every plane of 4K)
@@ -69,7 +69,7 @@ struct MediaExportCommand: AsyncParsableCommand {
     /// faults than the ffmpeg CLI on a 4 s clip, 0.07 s of system time), where the heap reuses the same memory.
     /// A process-wide setting, so it belongs to the tool, not to the library.
     static func keepLargeAllocationsOutOfTheHeap() {
-        _ = cff_fix_mmap_threshold(2 * 1024 * 1024)
+        ToolProcess.fixMmapThreshold(2 * 1024 * 1024)
     }
 
     /// True when the arguments are an export's (the default subcommand or `export`) with `--json`.
@@ -80,9 +80,14 @@ struct MediaExportCommand: AsyncParsableCommand {
     }
 }
 
-/// Writes one line to stderr.
+/// Writes one line to stderr, escaped (`TerminalText`): a name or message cannot add a line or drive the terminal.
 func printError(_ message: String) {
-    writeAll(2, "mediaexport: " + message + "\n")
+    writeAll(2, "mediaexport: " + TerminalText.escaped(message) + "\n")
+}
+
+/// Writes lines for people on stdout, each escaped (`TerminalText`).
+func printHuman(_ lines: String...) {
+    printLine(TerminalText.lines(lines))
 }
 
 /// Writes one line to stdout (unbuffered: JSON Lines readers read as we go).

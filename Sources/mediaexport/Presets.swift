@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaExport
 
-struct Presets: ParsableCommand {
+struct Presets: ToolCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the presets: the built-ins, then your own (MEDIAEXPORT_PRESETS_DIR, ~/.config/mediaexport/presets).",
         discussion: """
@@ -15,12 +15,8 @@ struct Presets: ParsableCommand {
     @Flag(help: "Print the presets as a JSON list.")
     var json = false
 
-    func run() throws {
-        let catalog: PresetCatalog
-        do { catalog = try PresetCatalog.builtIn() } catch let error as ExportError {
-            printError(error.description)
-            throw ExitCode(error.exitCode)
-        }
+    func perform() throws {
+        let catalog = try PresetCatalog.builtIn()
         for note in catalog.notes { printError("note: " + note) }
         if json {
             try printJSON(catalog.presets)
@@ -28,7 +24,7 @@ struct Presets: ParsableCommand {
         }
         printLine(PresetTable.render(catalog.presets))
         if !catalog.userPresetNames.isEmpty {
-            printLine("user presets (\(catalog.userDirectories.map(\.path).joined(separator: ", "))): "
+            printHuman("user presets (\(catalog.userDirectories.map(\.path).joined(separator: ", "))): "
                       + catalog.userPresetNames.sorted().joined(separator: ", "))
         }
     }

@@ -1,10 +1,8 @@
 import ArgumentParser
-import MediaExportFFmpeg
-import MediaExportCore
 import Foundation
 import MediaExport
 
-struct Probe: ParsableCommand {
+struct Probe: ToolCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a file's container, streams, colour (HDR, field order), rotation, creation time and location.",
         discussion: """
@@ -20,18 +18,13 @@ struct Probe: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    func run() throws {
-        FFmpegLog.setVerbose(false)
-        do {
-            let info = try MediaProbe.probe(path: file)
-            if json {
-                try printJSON(info)
-            } else {
-                printLine(ProbeReport.render(info))
-            }
-        } catch let error as ExportError {
-            printError(error.description)
-            throw ExitCode(error.exitCode)
+    func perform() throws {
+        ToolProcess.quietFFmpegLog()
+        let info = try MediaFileProbe.probe(path: file)
+        if json {
+            try printJSON(info)
+        } else {
+            printLine(ProbeReport.render(info))
         }
     }
 }

@@ -1,10 +1,8 @@
 import ArgumentParser
-import MediaExportFFmpeg
-import MediaExportCore
 import Foundation
 import MediaExport
 
-struct Regress: ParsableCommand {
+struct Regress: ToolCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export sample videos and fail when the results drift from a committed baseline.",
         discussion: """
@@ -53,8 +51,7 @@ struct Regress: ParsableCommand {
     @Option(help: "Write a self-contained HTML report here (worst frames, per-frame PSNR/SSIM).", completion: .file())
     var html: String?
 
-    @Option(name: .customLong("asset-version"), help: "current or original.")
-    var assetVersion: AssetVersion = .current
+    @OptionGroup var version: AssetVersionOption
 
     @Option(name: .customLong("duration-frames"), help: "Override: duration tolerance in frames.")
     var durationFrames: Double?
@@ -81,30 +78,25 @@ struct Regress: ParsableCommand {
     @Flag(help: "Export deterministically (the same bytes on any x86-64 CPU and core count), and record and compare every output's SHA-256.")
     var deterministic = false
 
-    func run() throws {
-        FFmpegLog.setVerbose(false)
+    func perform() throws {
+        ToolProcess.quietFFmpegLog()
         let signals = SignalCancellation()  // no cooperative cancel here: a signal ends the run, removing temporary files
         defer { signals.stop() }
-        do {
-            let base = try Baseline.load(baseline)
-            if !json && base.ffmpeg != FFmpegVersions.lines && !base.entries.isEmpty {
-                printError("note: the baseline was made with \(base.ffmpeg.joined(separator: ", ")); running \(FFmpegVersions.lines.joined(separator: ", "))")
-            }
-            let (cases, measured) = try makeRunner().run(baseline: base)
-            let unchecked = RegressRunner.unchecked(base, cases)
-            if let junit {
-                let xml = RegressRunner.junit(cases, notChecked: unchecked, subset: subset || updateBaseline)
-                do { try xml.write(toFile: junit, atomically: true, encoding: .utf8) } catch {
-                    throw ExportError.outputUnwritable(path: junit, reason: error.localizedDescription)
-                }
-            }
-            if let html { try RegressHTML.write(cases: cases, baseline: base, to: html) }
-            if updateBaseline { return try update(base, measured) }
-            try report(cases, unchecked: unchecked)
-        } catch let error as ExportError {
-            printError(error.description)
-            throw ExitCode(error.exitCode)
+        let base = try Baseline.load(baseline)
+        if !json && base.ffmpeg != ToolProcess.ffmpegVersionLines && !base.entries.isEmpty {
+            printError("note: the baseline was made with \(base.ffmpeg.joined(separator: ", ")); running \(ToolProcess.ffmpegVersionLines.joined(separator: ", "))")
         }
+        let (cases, measured) = try makeRunner().run(baseline: base)
+        let unchecked = RegressRunner.unchecked(base, cases)
+        if let junit {
+            let xml = RegressRunner.junit(cases, notChecked: unchecked, subset: subset || updateBaseline)
+            do { try xml.write(toFile: junit, atomically: true, encoding: .utf8) } catch {
+                throw ExportError.outputUnwritable(path: junit, reason: error.localizedDescription)
+            }
+        }
+        if let html { try RegressHTML.write(cases: cases, baseline: base, to: html) }
+        if updateBaseline { return try update(base, measured) }
+        try report(cases, unchecked: unchecked)
     }
 
     /// The runner for these options: sample keys relative to the baseline file's folder.
@@ -112,7 +104,7 @@ struct Regress: ParsableCommand {
         let catalog = try PresetCatalog.builtIn()
         let presets = try (preset.isEmpty ? ["highest"] : preset).map { try catalog.resolve($0) }
         let runner = RegressRunner(samples: samples, presets: presets)
-        runner.version = assetVersion
+        runner.version = version.assetVersion
         runner.tolerances = Tolerances(durationFrames: durationFrames, sizeRatio: sizeRatio, psnrDrop: psnrDrop, ssimDrop: ssimDrop)
         // URL's parent, not NSString's deletingLastPathComponent, which traps on a one-letter path (`--baseline b`).
         runner.keyFolder = URL(fileURLWithPath: baseline).deletingLastPathComponent().path
@@ -130,7 +122,7 @@ struct Regress: ParsableCommand {
         let changes = RegressRunner.changes(from: base, to: merged)
         try merged.save(baseline)
         if !json {
-            printLine(changes.isEmpty ? "baseline \(baseline): unchanged" : "baseline \(baseline) updated:\n  " + changes.joined(separator: "\n  "))
+            printLine(TerminalText.lines(changes.isEmpty ? ["baseline \(baseline): unchanged"] : ["baseline \(baseline) updated:"] + changes.map { "  " + $0 }))
         }
     }
 
@@ -143,8 +135,8 @@ struct Regress: ParsableCommand {
                                                                                     notChecked: unchecked, subset: subset)).line)
         } else {
             printLine(RegressTable.render(cases))
-            if !unchecked.isEmpty { printLine((subset ? "note: not checked (--subset): " : "not checked: ") + unchecked.joined(separator: ", ")) }
-            if let estimates = RegressRunner.estimateSummary(cases) { printLine(estimates) }
+            if !unchecked.isEmpty { printHuman((subset ? "note: not checked (--subset): " : "not checked: ") + unchecked.joined(separator: ", ")) }
+            if let estimates = RegressRunner.estimateSummary(cases) { printHuman(estimates) }
             printLine("\(cases.count - failed.count) passed, \(failed.count) failed" + (unchecked.isEmpty ? "" : ", \(unchecked.count) not checked"))
         }
         if !failed.isEmpty || (!unchecked.isEmpty && !subset) { throw ExitCode(ExitStatus.regression) }

@@ -5,7 +5,7 @@ import MediaExport
 extension AssetVersion: ExpressibleByArgument {}
 extension FallbackPolicy: ExpressibleByArgument {}
 
-struct Resources: ParsableCommand {
+struct Resources: ToolCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the resources of the asset a file belongs to (original, rendered edit, sidecars, Live Photo pair).",
         discussion: """
@@ -26,17 +26,12 @@ struct Resources: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    func run() throws {
-        do {
-            let asset = try Asset.discover(from: file).describingAdjustments()
-            if json {
-                try printJSON(asset)
-            } else {
-                printLine(ResourceTable.render(asset))
-            }
-        } catch let error as ExportError {
-            printError(error.description)
-            throw ExitCode(error.exitCode)
+    func perform() throws {
+        let asset = try Asset.discover(from: file).describingAdjustments()
+        if json {
+            try printJSON(asset)
+        } else {
+            printLine(ResourceTable.render(asset))
         }
     }
 }

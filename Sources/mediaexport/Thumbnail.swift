@@ -1,12 +1,10 @@
 import ArgumentParser
-import MediaExportFFmpeg
-import MediaExportCore
 import Foundation
 import MediaExport
 
 extension ThumbnailMode: ExpressibleByArgument {}
 
-struct Thumbnail: ParsableCommand {
+struct Thumbnail: ToolCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a poster frame or thumbnail (JPEG or PNG), upright and as the asset version shows it.",
         discussion: """
@@ -37,8 +35,7 @@ struct Thumbnail: ParsableCommand {
     @Flag(help: "Decode up to the exact time instead of using the keyframe before it.")
     var exact = false
 
-    @Option(name: .customLong("asset-version"), help: "current or original.")
-    var assetVersion: AssetVersion = .current
+    @OptionGroup var version: AssetVersionOption
 
     @Option(help: "A JSON edit sidecar to apply.", completion: .file(extensions: ["json"]))
     var edits: String?
@@ -60,24 +57,19 @@ struct Thumbnail: ParsableCommand {
 
     func validate() throws { _ = try parsedSize() }
 
-    func run() throws {
-        FFmpegLog.setVerbose(false)
+    func perform() throws {
+        ToolProcess.quietFFmpegLog()
         let size = try parsedSize()
         let signals = SignalCancellation()  // a picture is quick: a signal ends it at once, removing the temporary file
         defer { signals.stop() }
-        do {
-            let result = try Thumbnailer.make(ThumbnailRequest(input: file, output: output, time: at, width: size?.0, height: size?.1,
-                                                               mode: mode, exact: exact, version: assetVersion, editsPath: edits,
-                                                               overwrite: overwrite))
-            if json {
-                try printJSON(result, pretty: false)
-            } else {
-                printLine(String(format: "Wrote %@: %dx%d %@ at %.3f s (%@)", result.output, result.width, result.height, result.format,
-                                 result.time, result.reason))
-            }
-        } catch let error as ExportError {
-            printError(error.description)
-            throw ExitCode(error.exitCode)
+        let result = try Thumbnailer.make(ThumbnailRequest(input: file, output: output, time: at, width: size?.0, height: size?.1,
+                                                           mode: mode, exact: exact, version: version.assetVersion, editsPath: edits,
+                                                           overwrite: overwrite))
+        if json {
+            try printJSON(result, pretty: false)
+        } else {
+            printHuman(String(format: "Wrote %@: %dx%d %@ at %.3f s (%@)", result.output, result.width, result.height, result.format,
+                              result.time, result.reason))
         }
     }
 }

@@ -1,22 +1,20 @@
 import Foundation
 import MediaExport
-import MediaExportFFmpeg
-import MediaExportCore
 
 /// Draws a batch for people on stderr: on a terminal an overall bar (assets done / total, bytes, ETA) and a line
 /// per running job, redrawn a few times a second; elsewhere one line per finished job.
-public final class BatchRenderer: Sendable {
+final class BatchRenderer: Sendable {
     /// What is on the screen, behind one lock: events come from several job threads.
     private let canvas: LockedBox<Canvas>
 
     /// Creates a renderer in `mode` (see `ProgressRenderer.mode`).
-    public init(mode: ProgressRenderer.Mode) { canvas = LockedBox(Canvas(mode: mode)) }
+    init(mode: ProgressRenderer.Mode) { canvas = LockedBox(Canvas(mode: mode)) }
 
     /// Renders one batch event.
-    public func handle(_ event: BatchEvent) { canvas.withLock { $0.handle(event) } }
+    func handle(_ event: BatchEvent) { canvas.withLock { $0.handle(event) } }
 
     /// The closing summary: counts and bytes.
-    public static func summary(_ counts: BatchCounts) -> String {
+    static func summary(_ counts: BatchCounts) -> String {
         "\(counts.total) assets: \(counts.transcoded) transcoded, \(counts.remuxed) remuxed, \(counts.copied) copied, "
             + "\(counts.fellBack) fell back, \(counts.skipped) skipped, \(counts.failed) failed"
             + (counts.cancelled > 0 ? ", \(counts.cancelled) cancelled" : "")
@@ -25,10 +23,10 @@ public final class BatchRenderer: Sendable {
 
     /// The files of the inputs not exported as assets of their own, counted by reason
     /// (`4 files are not exported as an asset of their own: 2 not media (a.txt, b.xyz), 1 sidecar, 1 hidden`); nil for none.
-    public static func ignoredSummary(_ ignored: [IgnoredFile]) -> String? { IgnoredFile.summary(ignored) }
+    static func ignoredSummary(_ ignored: [IgnoredFile]) -> String? { IgnoredFile.summary(ignored) }
 
     /// The dry-run summary: how many assets each action.
-    public static func planSummary(_ rows: [BatchReportRow]) -> String {
+    static func planSummary(_ rows: [BatchReportRow]) -> String {
         let counts = Dictionary(grouping: rows, by: \.action).mapValues(\.count)
         let parts = [BatchAction.transcode, .remux, .copy, .skip].map { "\(counts[$0] ?? 0) \($0.rawValue)" }
         let estimate = rows.filter { $0.action != .skip }.compactMap(\.estimatedBytes).reduce(0, +)
@@ -36,7 +34,7 @@ public final class BatchRenderer: Sendable {
     }
 
     /// The dry-run plan table.
-    public static func planTable(_ rows: [BatchReportRow]) -> String {
+    static func planTable(_ rows: [BatchReportRow]) -> String {
         var table = [["ASSET", "PLAN", "EST. SIZE", "REASON"]]
         for r in rows {
             table.append([r.key, r.action.rawValue, r.estimatedBytes.map { HumanSummary.bytes($0) } ?? "?", r.reason])
@@ -69,7 +67,7 @@ private final class Canvas {
             case .completed, .failed, .cancelled:
                 running[id] = nil
                 done += 1
-                if mode == .lines { write("[\(done)/\(total)] \(status.rawValue): \(key)\n") }
+                if mode == .lines { write("[\(done)/\(total)] \(status.rawValue): \(TerminalText.escaped(key))\n") }
             default: break
             }
             if mode == .bar { draw(force: true) }
@@ -93,7 +91,7 @@ private final class Canvas {
                      + "\(done)/\(total) assets  " + HumanSummary.bytes(bytesWritten) + " out"
                      + (progress > 0.01 ? "  ETA " + ProgressRenderer.clock(now.timeIntervalSince(began) * (1 - progress) / progress) : "")]
         for (id, job) in running.sorted(by: { $0.key < $1.key }) {
-            lines.append(String(format: "  job %d %3d%%  ", id, Int(job.fraction * 100)) + job.key)
+            lines.append(String(format: "  job %d %3d%%  ", id, Int(job.fraction * 100)) + TerminalText.escaped(job.key))
         }
         clear()
         write(lines.joined(separator: "\n") + "\n")

@@ -1,17 +1,14 @@
 import Foundation
-internal import CFFmpegLog
 import MediaExport
-import MediaExportFFmpeg
-import MediaExportCore
 
 /// Draws export progress for people on stderr: a redrawing bar on a terminal, a plain line per 10 % when
 /// stderr is a pipe or a file, nothing when quiet. Updates are throttled by the session (a few a second).
-public final class ProgressRenderer: Sendable {
+final class ProgressRenderer: Sendable {
     /// How progress is shown.
-    public enum Mode: Sendable { case bar, lines, none }
+    enum Mode: Sendable { case bar, lines, none }
 
     /// The mode chosen for `fd`: a bar on a terminal (unless `TERM=dumb`), lines otherwise.
-    public static func mode(for fd: Int32 = 2, quiet: Bool) -> Mode {
+    static func mode(for fd: Int32 = 2, quiet: Bool) -> Mode {
         if quiet { return .none }
         let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
         return isatty(fd) != 0 && term != "dumb" ? .bar : .lines
@@ -28,14 +25,14 @@ public final class ProgressRenderer: Sendable {
 
     /// Creates a renderer writing to `fd` (stderr by default); `columns` fixes the line width (tests), else the
     /// terminal's is used (`TIOCGWINSZ`, else `$COLUMNS`, else 80).
-    public init(mode: Mode, fd: Int32 = 2, columns: Int? = nil) {
+    init(mode: Mode, fd: Int32 = 2, columns: Int? = nil) {
         self.mode = mode; self.fd = fd; self.fixedColumns = columns
     }
 
     /// The terminal's width now.
     private var columns: Int {
         if let fixedColumns { return fixedColumns }
-        let asked = Int(cff_terminal_columns(fd))
+        let asked = ToolProcess.terminalColumns(fd)
         if asked > 0 { return asked }
         if let env = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), env > 0 { return env }
         return 80
@@ -54,7 +51,7 @@ public final class ProgressRenderer: Sendable {
     }
 
     /// Renders one event.
-    public func handle(_ event: ExportEvent) {
+    func handle(_ event: ExportEvent) {
         drawn.withLock { handle(event, &$0) }
     }
 
@@ -83,7 +80,7 @@ public final class ProgressRenderer: Sendable {
     /// `[##########----------]  50%  87 fps  1.20x  0:05  ETA 0:03`, fitted to `columns` (one less: the cursor):
     /// the bar takes what the figures leave (at most 40), and goes when fewer than 10 would be left; the figures are
     /// cut last. A line wider than the terminal would wrap, and every update would start a new line.
-    public static func bar(_ p: ExportEvent.Progress, columns: Int) -> String {
+    static func bar(_ p: ExportEvent.Progress, columns: Int) -> String {
         let figures = stats(p, elapsed: true)
         let room = columns - 1 - figures.count - 3
         guard room >= 10 else { return String(figures.prefix(max(0, columns - 1))) }
@@ -94,7 +91,7 @@ public final class ProgressRenderer: Sendable {
     }
 
     /// `progress  50%  87 fps  1.20x  ETA 0:03`
-    public static func line(_ p: ExportEvent.Progress) -> String { "progress " + stats(p) }
+    static func line(_ p: ExportEvent.Progress) -> String { "progress " + stats(p) }
 
     private static func stats(_ p: ExportEvent.Progress, elapsed: Bool = false) -> String {
         var parts = [String(format: "%3d%%", Int((p.fraction * 100).rounded(.down)))]
@@ -107,7 +104,7 @@ public final class ProgressRenderer: Sendable {
     }
 
     /// `m:ss` or `h:mm:ss`.
-    public static func clock(_ seconds: Double) -> String {
+    static func clock(_ seconds: Double) -> String {
         let s = Int(saturating: seconds.rounded())  // an ETA from a file claiming a duration of 1e21 s
         return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }
@@ -124,9 +121,9 @@ public final class ProgressRenderer: Sendable {
 }
 
 /// Sentences for people about an export.
-public enum HumanSummary {
+enum HumanSummary {
     /// What will happen to each stream, e.g. `#0 video h264 → h264 1280x720 (transcode)`.
-    public static func plan(_ s: ExportEvent.Started) -> [String] {
+    static func plan(_ s: ExportEvent.Started) -> [String] {
         s.streams.map { st in
             switch st.action {
             case .drop: return "  #\(st.index) \(st.type) \(st.codec): dropped (\(st.reason ?? ""))"
@@ -138,9 +135,11 @@ public enum HumanSummary {
         } + s.notes.map { "  note: \($0)" } + (s.version.map { ["  " + version($0)] } ?? [])
     }
 
-    /// `Exported out.mp4: h264 1280x720 + aac, 10.00 s, 4.2 MB in 3.1 s`
-    public static func completed(_ c: ExportEvent.Completed) -> String {
+    /// `Exported out.mp4: h264 1280x720 + aac, 10.00 s, 4.2 MB in 3.1 s`, then the verification and the warnings, each
+    /// line escaped (`TerminalText`).
+    static func completed(_ c: ExportEvent.Completed) -> String {
         let size = c.width.map { " \($0)x\(c.height ?? 0)" } ?? ""
+        var lines: [String] = []
         var line = "Exported \(FileName.display(c.output)): \(c.codecs.joined(separator: " + "))\(size), "
             + String(format: "%.2f s, %@ in %.1f s", c.duration, bytes(c.bytes), c.wallTime)
         if c.skippedPackets > 0 { line += " (\(c.skippedPackets) corrupt packets skipped)" }
@@ -150,27 +149,27 @@ public enum HumanSummary {
         }
         if let v = c.verification {
             let measured = v.checks.filter { $0.outcome == .passed }.count, skipped = v.checks.count - measured
-            line += "\n  verified: \(measured) check\(measured == 1 ? "" : "s") passed" + (skipped > 0 ? ", \(skipped) not measurable" : "")
+            lines.append("  verified: \(measured) check\(measured == 1 ? "" : "s") passed" + (skipped > 0 ? ", \(skipped) not measurable" : ""))
         }
-        for warning in c.warnings { line += "\nWARNING: \(FileName.display(warning))" }
-        return line
+        lines += c.warnings.map { "WARNING: \(FileName.display($0))" }
+        return TerminalText.lines([line] + lines)
     }
 
     /// `version: current delivered (asked current) from IMG_E1234.MOV — rendered edit IMG_E1234.MOV`
-    public static func version(_ v: VersionReport) -> String {
+    static func version(_ v: VersionReport) -> String {
         let name = FileName.display(PathName.lastComponent(v.resource))
         var line = "version: \(v.delivered.rawValue) delivered (asked \(v.requested.rawValue)) from \(name) [\(v.resourceKind.rawValue)] — \(FileName.display(v.reason))"
         if v.requested != v.delivered { line = "WARNING " + line }
-        return line
+        return TerminalText.escaped(line)
     }
 
     /// `fallback: transcode → remux: IMG.MOV: decode failed: …`
-    public static func fallback(_ f: ExportEvent.Fallback) -> String {
-        "fallback: \(f.from.rawValue) → \(f.to.rawValue): \(f.reason)"
+    static func fallback(_ f: ExportEvent.Fallback) -> String {
+        TerminalText.escaped("fallback: \(f.from.rawValue) → \(f.to.rawValue): \(f.reason)")
     }
 
     /// `4.2 MB`
-    public static func bytes(_ n: Int64) -> String {
+    static func bytes(_ n: Int64) -> String {
         let units = ["B", "kB", "MB", "GB", "TB"]
         var v = Double(n), i = 0
         while v >= 1000 && i < units.count - 1 { v /= 1000; i += 1 }

@@ -1,18 +1,16 @@
 import Foundation
 import MediaExport
-import MediaExportFFmpeg
-import MediaExportCore
 
 /// The tool's own version.
-public enum MediaExportVersion {
+enum MediaExportVersion {
     /// Semantic version of mediaexport.
-    public static let string = "0.1.0"
+    static let string = "0.1.0"
 }
 
 /// The `mediaexport presets` table.
-public enum PresetTable {
+enum PresetTable {
     /// One row per preset: name, Apple alias, video, audio, container.
-    public static func render(_ presets: [Preset]) -> String {
+    static func render(_ presets: [Preset]) -> String {
         var rows = [["NAME", "APPLE NAME", "VIDEO", "AUDIO", "EXT"]]
         for p in presets {
             let video: String
@@ -30,7 +28,9 @@ public enum PresetTable {
 
     /// Columns padded to the widest cell as a terminal shows them (`displayWidth`: a CJK character takes two
     /// columns, a combining accent none), so that names in any script line up.
+    /// Each cell is escaped first (`TerminalText`): a name cannot break a row.
     static func align(_ rows: [[String]]) -> String {
+        let rows = rows.map { $0.map(TerminalText.escaped) }
         let widths = (0..<(rows.first?.count ?? 0)).map { col in rows.map { displayWidth($0[col]) }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { i, cell in
@@ -57,9 +57,9 @@ public enum PresetTable {
 }
 
 /// The `mediaexport probe` text report.
-public enum ProbeReport {
+enum ProbeReport {
     /// A few lines for people.
-    public static func render(_ info: MediaInfo) -> String {
+    static func render(_ info: MediaInfo) -> String {
         var lines = ["\(info.path)"]
         var head = "  container \(info.container)"
         if let d = info.duration { head += String(format: ", %.3f s", d) }
@@ -85,7 +85,7 @@ public enum ProbeReport {
             let indent = String(repeating: " ", count: "  #\(s.index) ".count)
             if let color = s.color, !s.isAttachedPicture { lines += colorLines(color).map { indent + $0 } }
         }
-        return lines.joined(separator: "\n")
+        return TerminalText.lines(lines)
     }
 
     /// A video's colour, in at most two lines: `colour …` (HDR kind or transfer, primaries, matrix, range, bit depth,
@@ -176,14 +176,14 @@ public enum ProbeReport {
 }
 
 /// The `mediaexport resources` table.
-public enum ResourceTable {
+enum ResourceTable {
     /// One row per resource: kind, size, container, path.
-    public static func render(_ asset: Asset) -> String {
+    static func render(_ asset: Asset) -> String {
         var rows = [["KIND", "SIZE", "TYPE", "PATH"]]
         for r in asset.resources {
             rows.append([r.kind.rawValue, HumanSummary.bytes(r.size), r.container, r.path])
         }
-        var lines = ["asset \(asset.baseName) in \(asset.directory)", PresetTable.align(rows)]
+        var lines = [TerminalText.escaped("asset \(asset.baseName) in \(asset.directory)"), PresetTable.align(rows)]
         for r in asset.resources where r.kind == .adjustmentData {
             let name = PathName.lastComponent(r.path)
             if let error = r.error { lines.append("\(name): \(error)"); continue }
@@ -198,7 +198,7 @@ public enum ResourceTable {
                          : "  current version: cannot be rendered here (\(rendering.unrenderable.joined(separator: "; ")))")
         }
         lines += asset.notes.map { "note: \($0)" }
-        return lines.joined(separator: "\n")
+        return (lines.prefix(2) + lines.dropFirst(2).map(TerminalText.escaped)).joined(separator: "\n")
     }
 
     /// One decoded adjustment, e.g. `Trim 0.512–2.766 s`.
@@ -227,7 +227,7 @@ enum RegressTable {
         for c in cases {
             rows.append([c.sample, c.preset, c.status.rawValue.uppercased(), c.status == .pass ? "" : c.headline])
         }
-        let kept = cases.compactMap { c in c.keptOutput.map { "kept \(c.key): \($0)" } }
+        let kept = cases.compactMap { c in c.keptOutput.map { TerminalText.escaped("kept \(c.key): \($0)") } }
         return ([PresetTable.align(rows)] + kept).joined(separator: "\n")
     }
 }
