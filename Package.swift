@@ -52,6 +52,8 @@ let package = Package(
             dependencies: [
                 "MediaExportCore",
                 "MediaExportFFmpeg",
+                // The process-wide settings the tool asks for through `ToolProcess` (signals, FFmpeg's log, malloc).
+                "CFFmpegLog",
                 "CZlib",
                 // The batch export database (GRDB over the system SQLite, libsqlite3-dev).
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -63,7 +65,6 @@ let package = Package(
             name: "mediaexport",
             dependencies: [
                 "MediaExport",
-                "CFFmpegLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

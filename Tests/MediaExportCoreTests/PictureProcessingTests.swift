@@ -19,7 +19,7 @@ import Testing
     }
 
     static func videoPlan(_ source: SourceInfo, preset: String, settings: ((inout VideoSettings) -> Void)? = nil) throws -> (VideoPlan, ExportPlan) {
-        var p = try Presets.named(preset)
+        var p = Presets.named(preset)
         if let settings, var v = p.video { settings(&v); p.video = v }
         let plan = try ExportPlanner.plan(source: source, preset: p, route: .transcode, container: .mp4, edits: nil, range: nil)
         guard case .transcodeVideo(let v) = plan.streams[0].action else {

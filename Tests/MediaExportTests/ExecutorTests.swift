@@ -114,10 +114,10 @@ import CFFmpeg
         #expect(h264 == [EncoderOption(key: "preset", value: "fast", field: "video.encoderPreset"),
                          EncoderOption(key: "crf", value: "20", field: "video.crf")])
         var plan = VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .hevc))
-        #expect(plan.encoderOptions().last == EncoderOption(key: "x265-params", value: "log-level=error", field: "video.codec"))
+        #expect(plan.encoderOptions().last == EncoderOption(key: "x265-params", value: "log-level=error:frame-threads=1", field: "video.codec"))
         // Kept HDR10 metadata goes into x265's SEI.
         plan.outputColor = VideoColor(transfer: "smpte2084", contentLight: ContentLightLevel(maxCLL: 1000, maxFALL: 400))
-        #expect(plan.encoderOptions().last == EncoderOption(key: "x265-params", value: "log-level=error:max-cll=1000,400", field: "video.codec"))
+        #expect(plan.encoderOptions().last == EncoderOption(key: "x265-params", value: "log-level=error:max-cll=1000,400:frame-threads=1", field: "video.codec"))
     }
 
     @Test func leftoverOptionIsAnInvalidPresetNamingItsField() {
