@@ -4,7 +4,7 @@
 Prints Swift lines under Sources/, functions over 60 and 100 lines (with names), files over 300 and 400
 lines, and the pairs of folders of one target that use each other (a folder "uses" another when it names a
 top-level type declared there). Text-based: braces in strings and comments are skipped roughly, which is enough for
-this code base. Usage: scripts/code-metrics.py [--list] [--why]
+this code base. Usage: scripts/code-metrics.py [--list] [--why] [--undocumented]
 """
 import os, re, sys
 from collections import defaultdict
@@ -59,14 +59,38 @@ def main():
     print(f"swift lines in Sources/: {total} in {len(files)} files")
     print(f"functions over 60 lines: {len(long60)}; over 100: {sum(1 for x in long60 if x[0] > 100)}")
     print(f"files over 300 lines: {sum(1 for s in sizes if s[0] > 300)}; over 400: {sum(1 for s in sizes if s[0] > 400)}")
+    public, bare = undocumented(files)
+    print(f"public declarations: {len(public)}; without ///: {len(bare)} ({100 * len(bare) / max(1, len(public)):.1f} %)")
     pairs = folder_pairs(files)
     print(f"folder pairs that use each other: {len(pairs)}" + "".join(f"\n  {a} <-> {b}" for a, b in pairs))
+    if "--undocumented" in sys.argv:
+        for where in bare:
+            print(f"  undocumented: {where}")
     if "--list" in sys.argv:
         for n, f, name, line in long60:
             print(f"  {n:4d}  {f}:{line}  {name}")
         for n, f in sizes:
             if n > 300:
                 print(f"  file {n:4d}  {f}")
+
+
+def undocumented(files):
+    """Public (and open) declarations, and those of them without a `///` comment above (attributes skipped)."""
+    decl = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?!import|extension)")
+    public, bare = [], []
+    for f in files:
+        lines = open(f, encoding="utf-8", errors="replace").read().split("\n")
+        for i, l in enumerate(lines):
+            if not decl.match(l):
+                continue
+            where = f"{os.path.relpath(f, ROOT)}:{i + 1}"
+            public.append(where)
+            j = i - 1
+            while j >= 0 and re.match(r"^\s*@\w+", lines[j]):
+                j -= 1
+            if j < 0 or not lines[j].strip().startswith("///") and not lines[j].strip().endswith("*/"):
+                bare.append(where)
+    return public, bare
 
 
 def folder_pairs(files):
