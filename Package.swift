@@ -40,7 +40,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // FFmpeg's log callback (variadic, so written in C): keeps the last error line for error messages.
         .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
-        // The values and the pure planner: presets, requests, edits, plans, events, errors. No C module.
+        // The values and the pure planner: presets, requests, edits, plans, events, errors. No C module. Its folders
+        // are layered, each using only those below it (docs/development.md#structure).
         .target(name: "MediaExportCore"),
         // The only Swift target that imports FFmpeg (`internal import`): probing, one owner per FFmpeg object,
         // the pipeline stages and the executor, frame reading, and the file I/O the pipeline writes through.

@@ -52,7 +52,7 @@ public struct EditSidecar: Codable, Sendable, Equatable {
 
     /// True when the sidecar changes nothing.
     public var isEmpty: Bool {
-        trim == nil && crop == nil && (rotate ?? 0) % 360 == 0 && flip == nil && mute != true && (volume ?? 1) == 1
+        trim == nil && crop == nil && Rotation.normalized(rotate ?? 0) == 0 && flip == nil && mute != true && (volume ?? 1) == 1
             && (slowMotion.map { $0.rate == 1 || $0.regions.isEmpty } ?? true)
     }
 

@@ -4,7 +4,7 @@ import Foundation
 /// the media, the stream copy's keyframe snap, and the resulting timeline. Messages are today's, word for word.
 public enum TimeRangePlanning {
     /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the trim's
-    /// start) — today's `ExportRequest.sourceRange(edits:)`, without the request around it.
+    /// start) — `ExportRequest.sourceRange(edits:)` without the request around it.
     public static func sourceRange(timeRange: TimeRange?, edits: EditSidecar?) -> TimeRange? {
         guard let trim = edits?.trim else { return timeRange }
         let start = trim.start + (timeRange?.start ?? 0)
@@ -52,4 +52,10 @@ public enum TimeRangePlanning {
         let expected = length ?? source.duration.map { max(0, $0 - start) }
         return (PlannedTimeline(origin: source.startTime + start, length: length, expectedDuration: expected), notes)
     }
+}
+
+extension ExportRequest {
+    /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the
+    /// trim's start).
+    package func sourceRange(edits: EditSidecar?) -> TimeRange? { TimeRangePlanning.sourceRange(timeRange: timeRange, edits: edits) }
 }

@@ -24,18 +24,9 @@ public struct PixelRect: Sendable, Equatable, Codable {
 /// Integers are `Int` rather than the old code's `Int32`: a crop the session has not checked yet cannot trap here;
 /// the FFmpeg layer converts (validated sidecars keep every value within ±65 536).
 public enum VideoGeometry {
-    /// Degrees normalised to 0 ..< 360 and snapped down to a quarter turn: 0, 90, 180 or 270.
-    public static func quarterTurns(_ degrees: Int) -> Int {
-        (degrees % 360 + 360) % 360 / 90 * 90
-    }
-
-    /// True when a rotation swaps the picture's sides (90 or 270 degrees, either direction) — the probe's test
-    /// (`abs(rotation) % 180 == 90`).
-    public static func isQuarterTurn(_ degrees: Int) -> Bool { abs(degrees) % 180 == 90 }
-
     /// A display-space rectangle (after the source's clockwise rotation `sourceClockwise`) as a coded-space rectangle.
     public static func codedRect(displayed c: EditSidecar.Crop, codedWidth w: Int, codedHeight h: Int, sourceClockwise cw: Int) -> PixelRect {
-        switch quarterTurns(cw) {
+        switch Rotation.quarterTurns(cw) {
         case 90: return PixelRect(left: c.y, top: h - c.x - c.width, width: c.height, height: c.width)
         case 180: return PixelRect(left: w - c.x - c.width, top: h - c.y - c.height, width: c.width, height: c.height)
         case 270: return PixelRect(left: w - c.y - c.height, top: c.x, width: c.height, height: c.width)
@@ -46,9 +37,9 @@ public enum VideoGeometry {
     /// The matrix for the source's rotation plus the edit's clockwise rotation, then the edit's flip in display
     /// space; nil when the edits neither rotate nor flip (the source's own matrix is then copied as it is).
     public static func displayMatrix(sourceClockwise cw: Int, edits: EditSidecar) -> [Int32]? {
-        let extra = ((edits.rotate ?? 0) % 360 + 360) % 360
+        let extra = Rotation.normalized(edits.rotate ?? 0)
         guard extra != 0 || edits.flip != nil else { return nil }
-        let rotated = DisplayMatrix.rotation(degrees: Double((quarterTurns(cw) + extra) % 360))
+        let rotated = DisplayMatrix.rotation(degrees: Double(Rotation.normalized(Rotation.quarterTurns(cw) + extra)))
         guard let flip = edits.flip else { return rotated }
         return DisplayMatrix.flipped(rotated, horizontal: flip == .horizontal, vertical: flip == .vertical)
     }
@@ -62,7 +53,7 @@ public enum VideoGeometry {
     public static func outputSize(codedWidth: Int, codedHeight: Int, sampleAspect: Rational?, crop: PixelRect?, box: SizeBox?) -> PixelSize {
         let height = crop?.height ?? codedHeight
         var displayWidth = Double(crop?.width ?? codedWidth)
-        // Multiply, then divide — the old `outputSize`'s order (see `SourceStream.displaySize` for why it matters).
+        // Multiply, then divide — the old `outputSize`'s order (see `PixelSize.displayed` for why it matters).
         if let sar = sampleAspect, sar.isValid, sar.num != sar.den { displayWidth = displayWidth * Double(sar.num) / Double(sar.den) }
         let fitted = SizeBox.fitting(width: Int(saturating: min(displayWidth.rounded(), 0x1p32)), height: height, into: box)  // above maximumSide: refused
         return PixelSize(width: fitted.width, height: fitted.height)

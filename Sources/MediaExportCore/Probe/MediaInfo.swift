@@ -123,12 +123,8 @@ public struct StreamInfo: Codable, Sendable, Equatable {
 }
 
 
-/// A width and a height.
-public struct DisplaySize: Codable, Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    public init(width: Int, height: Int) { self.width = width; self.height = height }
-}
+/// A width and a height as displayed (`PixelSize.displayed`).
+public typealias DisplaySize = PixelSize
 
 /// The container, in ffprobe's `-show_format` names and types (times, sizes and rates as decimal strings).
 public struct FormatInfo: Codable, Sendable, Equatable {

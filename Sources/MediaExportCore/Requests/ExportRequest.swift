@@ -138,13 +138,4 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         threads = try c.decodeIfPresent(Int.self, forKey: .threads)
         deterministic = try c.decodeIfPresent(Bool.self, forKey: .deterministic) ?? false
     }
-
-    /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the
-    /// trim's start).
-    package func sourceRange(edits: EditSidecar?) -> TimeRange? {
-        guard let trim = edits?.trim else { return timeRange }
-        let start = trim.start + (timeRange?.start ?? 0)
-        let end = timeRange?.end.map { min(trim.end, trim.start + $0) } ?? trim.end
-        return TimeRange(start: start, end: end)
-    }
 }

@@ -192,7 +192,7 @@ public enum OutputVerifier {
         // Clockwise degrees, as `probe` shows the rotation; a mirrored matrix says so.
         let a = Double(n[0]), b = Double(n[1]), c = Double(n[3]), d = Double(n[4])
         let ccw = atan2(b / max(1e-9, hypot(b, d)), a / max(1e-9, hypot(a, c))) * 180 / .pi
-        let clockwise = (Int(ccw.rounded()) % 360 + 360) % 360
+        let clockwise = Rotation.normalized(Int(ccw.rounded()))
         return "rotate \(clockwise)°" + (a * d - b * c < 0 ? " mirrored" : "")
     }
 

@@ -139,14 +139,13 @@ public enum MediaProbe {
             info.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
             let rate = stream.pointee.avg_frame_rate
             if rate.num > 0 && rate.den > 0 { info.frameRate = av_q2d(rate) }
-            let rotation = displayRotation(stream)
+            let rotation = StreamGeometry.displayRotation(stream)
             info.rotation = rotation
-            var sar = par.sample_aspect_ratio
-            if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
-            let w = Int((Double(par.width) * av_q2d(sar)).rounded()), h = Int(par.height)
-            let quarterTurn = abs(rotation) % 180 == 90
-            info.displayWidth = quarterTurn ? h : w
-            info.displayHeight = quarterTurn ? w : h
+            let sar = par.sample_aspect_ratio
+            let shown = PixelSize.displayed(width: Int(par.width), height: Int(par.height),
+                                            sampleAspect: Rational(Int(sar.num), Int(sar.den)), rotation: rotation)
+            info.displayWidth = shown.width
+            info.displayHeight = shown.height
             info.color = ColorProbe.color(stream)
             info.hdr = info.color?.hdrKind
         } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
@@ -159,15 +158,6 @@ public enum MediaProbe {
         if let w = info.displayWidth, let h = info.displayHeight { info.displaySize = DisplaySize(width: w, height: h) }
         addFFprobeFields(&info, stream, in: fmt)
         return info
-    }
-
-    /// Rotation from the stream's display matrix, rounded to whole degrees (0 when there is none).
-    static func displayRotation(_ stream: UnsafeMutablePointer<AVStream>) -> Int {
-        var size: Int = 0
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return 0 }
-        let degrees = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
-        guard degrees.isFinite else { return 0 }
-        return Int(degrees.rounded())
     }
 }
 

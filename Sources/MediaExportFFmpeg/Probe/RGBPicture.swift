@@ -70,7 +70,7 @@ struct RGBPicture {
 
     /// Turned clockwise by 0, 90, 180 or 270 degrees.
     func rotated(clockwise degrees: Int) -> RGBPicture {
-        let d = ((degrees % 360) + 360) % 360
+        let d = Rotation.normalized(degrees)
         if d == 0 { return self }
         let (nw, nh) = d == 180 ? (width, height) : (height, width)
         var out = [UInt8](repeating: 0, count: pixels.count)

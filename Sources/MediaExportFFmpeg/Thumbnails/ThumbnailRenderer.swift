@@ -54,15 +54,14 @@ package enum ThumbnailRenderer {
         if let c = edits?.crop {
             crop = VideoGeometry.codedRect(displayed: c, codedWidth: Int(f.pointee.width), codedHeight: Int(f.pointee.height), sourceClockwise: cw)
         }
-        let turn = ((cw + (edits?.rotate ?? 0)) % 360 + 360) % 360
+        let turn = Rotation.normalized(cw + (edits?.rotate ?? 0))
         let flip = edits?.flip
-        let quarter = turn % 180 != 0
+        let quarter = Rotation.isQuarterTurn(turn)
         // Sizes as displayed.
         var sar = f.pointee.sample_aspect_ratio
         if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
-        let codedDisplayWidth = Int((Double(crop.width) * av_q2d(sar)).rounded())
-        let shownW = quarter ? Int(crop.height) : codedDisplayWidth
-        let shownH = quarter ? codedDisplayWidth : Int(crop.height)
+        let shown = PixelSize.displayed(width: crop.width, height: crop.height, sampleAspect: Rational(Int(sar.num), Int(sar.den)), rotation: turn)
+        let shownW = shown.width, shownH = shown.height
         let target = targetSize(shownWidth: shownW, shownHeight: shownH, width: request.width, height: request.height, mode: request.mode)
         // The sample aspect ratio is the file's (up to 2³¹−1:1): a picture no scaler takes (`Int32` sides) is an error.
         guard max(target.width, target.height) <= VideoGeometry.maximumSide else {

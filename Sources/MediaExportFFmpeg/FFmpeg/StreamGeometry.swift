@@ -6,7 +6,16 @@ import MediaExportCore
 enum StreamGeometry {
     /// The source's rotation for display, clockwise degrees (0, 90, 180, 270). FFmpeg reports counter-clockwise.
     static func sourceClockwise(_ stream: UnsafeMutablePointer<AVStream>) -> Int {
-        ((-MediaProbe.displayRotation(stream)) % 360 + 360) % 360 / 90 * 90
+        Rotation.quarterTurns(-displayRotation(stream))
+    }
+
+    /// Rotation from the stream's display matrix, rounded to whole degrees (0 when there is none).
+    static func displayRotation(_ stream: UnsafeMutablePointer<AVStream>) -> Int {
+        var size: Int = 0
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return 0 }
+        let degrees = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+        guard degrees.isFinite else { return 0 }
+        return Int(degrees.rounded())
     }
 
     /// The media type as named in events (`video`, `audio`, `subtitle`, `attachment`, `data`).

@@ -144,7 +144,7 @@ public struct SourceStream: Sendable, Equatable, Codable {
     /// Sample aspect ratio: the codec parameters', else the stream's (what the transcode uses); nil or invalid is square.
     public var sampleAspect: Rational?
     /// The source's display rotation, CLOCKWISE degrees, snapped to 0, 90, 180 or 270 (FFmpeg reports the
-    /// display matrix counter-clockwise: the FFmpeg layer passes `((-round(av_display_rotation_get)) % 360 + 360) % 360 / 90 * 90`).
+    /// display matrix counter-clockwise: the FFmpeg layer passes `Rotation.quarterTurns(-round(av_display_rotation_get))`).
     public var rotation: Int
     /// Average frames per second; nil when unknown (often so for variable frame rate).
     public var frameRate: Double?
@@ -180,11 +180,7 @@ public struct SourceStream: Sendable, Equatable, Codable {
     /// The picture as displayed: sample aspect ratio applied to the width, then the sides swapped for a quarter
     /// turn — what `mediaexport probe` reports as `displayWidth`/`displayHeight` (and what the batch judges).
     public var displaySize: PixelSize {
-        // Same arithmetic as MediaProbe: width × av_q2d(sar), rounded (av_q2d divides first; the transcode's
-        // `outputSize` multiplies first — the two can differ in the last bit, so each keeps its own order).
-        let ratio = sampleAspect.flatMap { $0.isValid ? Double($0.num) / Double($0.den) : nil } ?? 1
-        let w = Int(saturating: (Double(width) * ratio).rounded()), h = height
-        return VideoGeometry.isQuarterTurn(rotation) ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+        PixelSize.displayed(width: width, height: height, sampleAspect: sampleAspect, rotation: rotation)
     }
 }
 

@@ -1,0 +1,41 @@
+internal import CFFmpeg
+import MediaExportCore
+
+/// Decoding that goes on past damage, as the ffmpeg CLI does: what is rejected as corrupt is reported to the
+/// caller (who tells the executor, the one place that counts it) instead of failing the export.
+extension StreamDecoder {
+    /// What a tolerant receive produced.
+    enum TolerantOutput {
+        /// `frame` holds a decoded frame.
+        case frame
+        /// No frame until the next packet (or the decoder is drained).
+        case noFrame
+        /// The decoder reported corrupt data; treat it as "no frame until the next packet".
+        case damaged
+    }
+
+    /// Sends a packet (or `nil` to start draining); a packet rejected as corrupt is skipped and reported.
+    func sendSkippingDamage(_ packet: Packet?) throws -> StageTally {
+        do { try send(packet) } catch let ExportError.ffmpeg(_, _, code, _) where code == AVCode.invalidData {
+            return .oneDamaged
+        }
+        return .none
+    }
+
+    /// Receives the next frame into `frame`; corrupt data while decoding or draining is reported, not thrown.
+    func receiveSkippingDamage(into frame: Frame) throws -> TolerantOutput {
+        do {
+            switch try receive(into: frame) {
+            case .frame: return .frame
+            case .needsInput, .drained: return .noFrame
+            }
+        } catch let ExportError.ffmpeg(_, _, code, _) where code == AVCode.invalidData {
+            return .damaged
+        }
+    }
+
+    /// True when the decoder marked the frame as damaged (errors concealed): counted like a skipped packet.
+    static func isDamaged(_ frame: Frame) -> Bool {
+        (frame.pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT) != 0 || frame.pointer.pointee.decode_error_flags != 0
+    }
+}
