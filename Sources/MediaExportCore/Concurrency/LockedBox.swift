@@ -7,15 +7,15 @@ import Foundation
 /// `futex` calls that ThreadSanitizer cannot see, so it reported every access made under one as a data race
 /// (`scripts/stress.sh` found 18 such reports in 150 runs). `@unchecked Sendable` is sound because every access to
 /// `value` holds `lock`.
-public final class LockedBox<Value>: @unchecked Sendable {
+package final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
     /// Boxes `value`.
-    public init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// Runs `body` with the value, holding the lock.
-    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -3,8 +3,11 @@ import Foundation
 /// What an Apple `.AAE` file says about its edits: its format, the editor that wrote it, and the adjustments its
 /// `adjustmentData` holds when that is one of Apple's formats we decode (see `AppleAdjustment`).
 public struct AdjustmentInfo: Codable, Sendable, Equatable {
+    /// The record's `adjustmentFormatIdentifier` (e.g. `com.apple.video.slomo`), which says how to read its data.
     public var formatIdentifier: String?
+    /// The record's `adjustmentFormatVersion`.
     public var formatVersion: String?
+    /// The record's `adjustmentBaseVersion`: the version of the original the edit was made on.
     public var baseVersion: Int?
     /// The app that made the edit (`adjustmentEditorBundleID`, e.g. `com.apple.mobileslideshow`); nil when absent or empty.
     public var editor: String?
@@ -18,7 +21,7 @@ public struct AdjustmentInfo: Codable, Sendable, Equatable {
     /// (windowBits -15) to at most `limit` bytes, returning nil on any error, truncation or a larger result.
     /// Throws `ExportError.invalidSidecar` when the envelope (the property list and its format identifier) cannot
     /// be read; a broken `adjustmentData` never throws: it is `undecodable`, with the reason.
-    public static func parse(_ data: Data, path: String, inflate: (Data, _ limit: Int) -> Data?) throws -> AdjustmentInfo {
+    package static func parse(_ data: Data, path: String, inflate: (Data, _ limit: Int) -> Data?) throws -> AdjustmentInfo {
         func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
         if data.count > UntrustedFile.maxBytes {
             let refusal = UntrustedFile.tooLarge(Int64(data.count), kind: ".AAE files")

@@ -51,6 +51,7 @@ public struct AppleAdjustment: Codable, Sendable, Equatable {
         case identifier, enabled, kind, start, end, rate, regions, x, y, width, height, orientation, time, reason
     }
 
+    /// Writes the adjustment as `{"identifier", "enabled", "kind", …}` with the fields of its kind.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(identifier, forKey: .identifier)
@@ -76,6 +77,7 @@ public struct AppleAdjustment: Codable, Sendable, Equatable {
         }
     }
 
+    /// Reads the form `encode(to:)` writes.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         identifier = try c.decode(String.self, forKey: .identifier)

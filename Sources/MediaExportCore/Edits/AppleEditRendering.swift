@@ -5,19 +5,19 @@ import Foundation
 /// adjustments, Cinematic `PortraitVideo`, stabilisation, loops, a crop or orientation (their conventions are not
 /// verified on real files), a third-party editor's opaque data — cannot, and the record is then not rendered at
 /// all: half an edit would be a version nobody made. Disabled adjustments and poster-frame choices change nothing.
-public struct AppleEditRendering: Sendable, Equatable {
+package struct AppleEditRendering: Sendable, Equatable {
     /// The edits that render the record (nil when it cannot be rendered, or changes nothing).
-    public var edits: EditSidecar?
+    package var edits: EditSidecar?
     /// The identifiers rendered, in the record's order (`Trim`, `SlowMotion`, `Mute`).
-    public var applied: [String]
+    package var applied: [String]
     /// Why the record cannot be rendered: the identifiers (and reasons) that cannot; empty when it can.
-    public var unrenderable: [String]
+    package var unrenderable: [String]
 
     /// True when every enabled adjustment can be rendered and there is at least one to render.
-    public var isRenderable: Bool { unrenderable.isEmpty && edits != nil }
+    package var isRenderable: Bool { unrenderable.isEmpty && edits != nil }
 
     /// Decides for a decoded record.
-    public init(_ info: AdjustmentInfo) {
+    package init(_ info: AdjustmentInfo) {
         edits = nil
         applied = []
         unrenderable = []

@@ -5,17 +5,25 @@ import Foundation
 public struct EditSidecar: Codable, Sendable, Equatable {
     /// A part of the original's timeline, in seconds.
     public struct Trim: Codable, Sendable, Equatable {
+        /// Seconds from the original's start where the trim begins.
         public var start: Double
+        /// Seconds from the original's start where the trim ends.
         public var end: Double
+        /// A trim from `start` to `end` seconds.
         public init(start: Double, end: Double) { self.start = start; self.end = end }
     }
 
     /// A rectangle in pixels of the picture as displayed (after the source's own rotation).
     public struct Crop: Codable, Sendable, Equatable {
+        /// Left edge, in displayed pixels.
         public var x: Int
+        /// Top edge, in displayed pixels.
         public var y: Int
+        /// Width in displayed pixels.
         public var width: Int
+        /// Height in displayed pixels.
         public var height: Int
+        /// A crop of `width`×`height` displayed pixels from (`x`, `y`).
         public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
     }
 
@@ -27,12 +35,17 @@ public struct EditSidecar: Codable, Sendable, Equatable {
     /// The only schema version so far.
     public static let supportedFormatVersions = [1]
 
+    /// The schema version the sidecar was written for (see `supportedFormatVersions`).
     public var formatVersion: Int
+    /// The part of the original to keep.
     public var trim: Trim?
+    /// The part of the picture to keep.
     public var crop: Crop?
     /// Clockwise degrees, a multiple of 90.
     public var rotate: Int?
+    /// A mirror image, applied after the rotation.
     public var flip: Flip?
+    /// True drops every audio stream.
     public var mute: Bool?
     /// Linear gain (1 = unchanged).
     public var volume: Double?
@@ -125,7 +138,7 @@ public struct EditSidecar: Codable, Sendable, Equatable {
 
     /// Checks the sidecar against the media it edits: the trim inside the duration, the crop inside the
     /// displayed picture. Throws `ExportError.invalidSidecar`.
-    public func validate(against source: SourceInfo, path: String) throws {
+    package func validate(against source: SourceInfo, path: String) throws {
         func bad(_ field: String, _ reason: String) -> ExportError { .invalidSidecar(path: path, field: field, reason: reason) }
         if let s = slowMotion, let d = source.duration, let first = s.normalized.regions.first, first.start >= d {
             throw bad("slowMotion.regions", String(format: "%.3f s is past the end of the media (%.3f s)", first.start, d))

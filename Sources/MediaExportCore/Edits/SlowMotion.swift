@@ -6,9 +6,13 @@ import Foundation
 public struct SlowMotion: Codable, Sendable, Equatable {
     /// A stretch of the original's timeline, in seconds.
     public struct Region: Codable, Sendable, Equatable {
+        /// Seconds from the original's start.
         public var start: Double
+        /// Seconds of the original the region covers.
         public var duration: Double
+        /// A region of `duration` seconds from `start`.
         public init(start: Double, duration: Double) { self.start = start; self.duration = duration }
+        /// Where the region ends on the original's timeline.
         public var end: Double { start + duration }
     }
 
@@ -24,7 +28,7 @@ public struct SlowMotion: Codable, Sendable, Equatable {
     public static let minimumRate = 1.0 / 16
 
     /// Sorted, overlaps merged, empty regions dropped.
-    public var normalized: SlowMotion {
+    package var normalized: SlowMotion {
         var merged: [Region] = []
         for r in regions.filter({ $0.duration > 0 }).sorted(by: { $0.start < $1.start }) {
             if let last = merged.last, r.start <= last.end {
@@ -37,7 +41,7 @@ public struct SlowMotion: Codable, Sendable, Equatable {
     }
 
     /// Where original time `t` (seconds from the original's start) lands on the slowed timeline.
-    public func outputTime(_ t: Double) -> Double {
+    package func outputTime(_ t: Double) -> Double {
         var out = t
         for r in regions {
             let inside = min(max(0, t - r.start), r.duration)
@@ -47,7 +51,7 @@ public struct SlowMotion: Codable, Sendable, Equatable {
     }
 
     /// The original time that lands at `out` on the slowed timeline (the inverse of `outputTime`).
-    public func originalTime(_ out: Double) -> Double {
+    package func originalTime(_ out: Double) -> Double {
         var shift = 0.0
         for r in regions {
             let regionStart = r.start + shift
@@ -60,17 +64,17 @@ public struct SlowMotion: Codable, Sendable, Equatable {
     }
 
     /// The rate at original time `t`: `rate` inside a region, 1 outside.
-    public func rate(at t: Double) -> Double {
+    package func rate(at t: Double) -> Double {
         regions.contains { t >= $0.start && t < $0.end } ? rate : 1
     }
 
     /// The next region boundary after original time `t`, if any (where the rate changes).
-    public func nextBoundary(after t: Double) -> Double? {
+    package func nextBoundary(after t: Double) -> Double? {
         regions.flatMap { [$0.start, $0.end] }.filter { $0 > t }.min()
     }
 
     /// `atempo` factors whose product is `r` (each 0.5 … 1, as `atempo` takes them): 0.125 → 0.5, 0.5, 0.5.
-    public static func tempoFactors(_ r: Double) -> [Double] {
+    package static func tempoFactors(_ r: Double) -> [Double] {
         var factors: [Double] = []
         var left = r
         while left < 0.5 - 1e-12 && factors.count < 8 {
@@ -82,7 +86,7 @@ public struct SlowMotion: Codable, Sendable, Equatable {
     }
 
     /// Checks a sidecar's or record's values; the reason when they cannot be rendered.
-    public var problem: String? {
+    package var problem: String? {
         if !(rate.isFinite && rate >= SlowMotion.minimumRate && rate <= 1) {
             return "rate \(rate) is outside \(SlowMotion.minimumRate)…1"
         }

@@ -1,10 +1,13 @@
 /// Which version was asked for, which was delivered, from which resource, and why — in every `started` and
 /// `completed` event and in the human summary.
 public struct VersionReport: Codable, Sendable, Equatable {
+    /// The version the request asked for.
     public var requested: AssetVersion
+    /// The version the output holds.
     public var delivered: AssetVersion
     /// The resource the export reads.
     public var resource: String
+    /// What kind of resource `resource` is.
     public var resourceKind: ResourceKind
     /// The JSON edit sidecar applied, if any.
     public var sidecar: String?

@@ -166,6 +166,7 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .usage(let r): return Self.shown(r)
         }
     }
+    /// The one-line `description`, for `LocalizedError` users.
     public var errorDescription: String? { description }
 
     /// A path for a message: raw bytes and control characters escaped (`FileName.display`); a very long one keeps

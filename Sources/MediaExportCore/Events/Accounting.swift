@@ -2,9 +2,9 @@ import Foundation
 
 /// Everything an export left out or changed, counted and with its reason: the `completed` record's `warnings`,
 /// which the human summary prints as `WARNING:` lines and the batch report keeps. Nothing is dropped silently.
-public enum Accounting {
+package enum Accounting {
     /// The warnings of a finished route.
-    public static func warnings(plan: ExportPlan, skippedPackets: Int, droppedFrames: Int, timestampRepairs: Int,
+    package static func warnings(plan: ExportPlan, skippedPackets: Int, droppedFrames: Int, timestampRepairs: Int,
                                 audioGaps: [AudioGap] = [], lostFrames: [LostFrames] = [], version: VersionReport?) -> [String] {
         var out: [String] = []
         for d in plan.streams {
@@ -25,7 +25,7 @@ public enum Accounting {
     }
 
     /// One line per audio stream and kind of break: the seconds in all, and where (up to four places named).
-    public static func gapWarnings(_ gaps: [AudioGap]) -> [String] {
+    package static func gapWarnings(_ gaps: [AudioGap]) -> [String] {
         var out: [String] = []
         for stream in Set(gaps.map(\.stream)).sorted() {
             for filled in [true, false] {
@@ -41,7 +41,7 @@ public enum Accounting {
     }
 
     /// One line per video stream that lost frames in holes of its timestamps: the frames in all, and where.
-    public static func lostFrameWarnings(_ lost: [LostFrames]) -> [String] {
+    package static func lostFrameWarnings(_ lost: [LostFrames]) -> [String] {
         Set(lost.map(\.stream)).sorted().map { stream in
             let these = lost.filter { $0.stream == stream }
             let frames = these.reduce(0) { $0 + $1.frames }, seconds = these.reduce(0) { $0 + $1.seconds }
@@ -57,7 +57,7 @@ public enum Accounting {
     }
 
     /// The warning for a version other than the one asked for; nil when it is the one.
-    public static func versionWarning(_ version: VersionReport) -> String? {
+    package static func versionWarning(_ version: VersionReport) -> String? {
         guard version.requested != version.delivered else { return nil }
         return "the \(version.requested.rawValue) version was asked for; the \(version.delivered.rawValue) was delivered: \(version.reason)"
     }
@@ -65,16 +65,16 @@ public enum Accounting {
 
 /// A break in an audio stream's timeline that an export bridged to keep the audio on its pictures (as the ffmpeg
 /// CLI keeps it by its timestamps): silence where packets are missing, or audio dropped where timestamps go back.
-public struct AudioGap: Codable, Sendable, Equatable {
+package struct AudioGap: Codable, Sendable, Equatable {
     /// The input stream's index.
-    public var stream: Int
+    package var stream: Int
     /// Where the break is, in seconds on the output's timeline.
-    public var at: Double
+    package var at: Double
     /// Seconds of silence inserted (positive), or of audio dropped (negative).
-    public var seconds: Double
+    package var seconds: Double
 
     /// A break of `stream` at `at` seconds: `seconds` of silence (positive) or dropped audio (negative).
-    public init(stream: Int, at: Double, seconds: Double) {
+    package init(stream: Int, at: Double, seconds: Double) {
         self.stream = stream; self.at = at; self.seconds = seconds
     }
 }
@@ -85,8 +85,11 @@ public struct ExportAccount: Codable, Sendable, Equatable {
     public var verification: Verification?
     /// Everything dropped or changed, each with its count and reason.
     public var warnings: [String]
+    /// Corrupt input packets skipped.
     public var skippedPackets: Int
+    /// Frames or packets the plan kept that were left out anyway.
     public var droppedFrames: Int
+    /// Timestamps repaired on the way.
     public var timestampRepairs: Int
 
     /// The account of a finished export.

@@ -31,13 +31,19 @@ public enum ExportEvent: Sendable, Equatable {
 
     /// The export began; says what will happen to each stream.
     public struct Started: Codable, Sendable, Equatable {
+        /// The input's path.
         public var input: String
+        /// The file the output will take the name of.
         public var output: String
+        /// The preset's name.
         public var preset: String
+        /// The output's container (its extension, e.g. `mp4`).
         public var container: String
         /// Seconds of media to export (after trimming), if known.
         public var duration: Double?
+        /// The part of the version exported, as requested; nil for all of it.
         public var timeRange: TimeRange?
+        /// What happens to each input stream, in input order.
         public var streams: [StreamPlan]
         /// Things the user should know (e.g. a passthrough trim starts at an earlier keyframe).
         public var notes: [String]
@@ -91,7 +97,9 @@ public enum ExportEvent: Sendable, Equatable {
 
     /// The input could not go the way asked; the export goes on by the next route.
     public struct Fallback: Codable, Sendable, Equatable {
+        /// The route that could not deliver.
         public var from: ExportRoute
+        /// The route tried next.
         public var to: ExportRoute
         /// Why: FFmpeg's error, the count of bad packets, a stall, or why a route was skipped.
         public var reason: String
@@ -106,18 +114,23 @@ public enum ExportEvent: Sendable, Equatable {
 
     /// The output is complete and in place.
     public struct Completed: Codable, Sendable, Equatable {
+        /// The output's path.
         public var output: String
+        /// The output's size in bytes.
         public var bytes: Int64
         /// Duration of the output as probed, in seconds.
         public var duration: Double
         /// Codec of each output stream, in order.
         public var codecs: [String]
+        /// The video's width in pixels, when there is a video.
         public var width: Int?
+        /// The video's height in pixels, when there is a video.
         public var height: Int?
         /// Wall-clock seconds.
         public var wallTime: Double
         /// Corrupt input packets skipped while decoding.
         public var skippedPackets: Int
+        /// What the plan said worth knowing (a keyframe-aligned trim, a tone mapping, …).
         public var notes: [String]
         /// Version asked for and delivered, and the resource read.
         public var version: VersionReport?
@@ -148,7 +161,9 @@ public enum ExportEvent: Sendable, Equatable {
 
     /// The export failed; nothing was written.
     public struct Failed: Codable, Sendable, Equatable {
+        /// Where it failed.
         public var stage: ExportStage
+        /// The one-line message (`ExportError.description`).
         public var message: String
         /// The file the failure is about.
         public var path: String?
@@ -163,7 +178,9 @@ public enum ExportEvent: Sendable, Equatable {
 
     /// The export was cancelled; nothing was written.
     public struct Cancelled: Codable, Sendable, Equatable {
+        /// The output that was not written.
         public var output: String
+        /// Seconds from the start to the cancellation.
         public var elapsed: Double
 
         /// Creates the value from each of its fields.
@@ -191,6 +208,7 @@ extension ExportEvent: Codable {
         }
     }
 
+    /// Reads a record `encode(to:)` wrote; an unknown `kind` is a decoding error.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         let kind = try c.decode(String.self, forKey: .kind)

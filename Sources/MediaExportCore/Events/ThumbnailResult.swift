@@ -1,12 +1,16 @@
 /// The picture written.
 public struct ThumbnailResult: Codable, Sendable, Equatable {
+    /// The picture's path.
     public var output: String
+    /// The picture's width in pixels.
     public var width: Int
+    /// The picture's height in pixels.
     public var height: Int
     /// Time of the frame used, on the version's timeline.
     public var time: Double
     /// `png` or `jpeg`.
     public var format: String
+    /// The version the picture was taken from, and why.
     public var version: VersionReport
     /// How the time was chosen.
     public var reason: String

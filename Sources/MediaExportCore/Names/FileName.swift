@@ -11,11 +11,11 @@ import Foundation
 /// Every path handed to the operating system or to FFmpeg goes through `FileName.cString(_:)` (or one of the
 /// `FileSystem` calls, which do), never through Swift's implicit `String` → `char *` bridging; every path shown
 /// to people or written to a report goes through `FileName.display(_:)`.
-public enum FileName {
+package enum FileName {
     static let escapeBase: UInt32 = 0x10FF00
 
     /// Decodes raw name bytes (no NUL) into a lossless string.
-    public static func decode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+    package static func decode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
         let b = Array(bytes)
         var scalars = String.UnicodeScalarView()
         var i = 0
@@ -35,12 +35,12 @@ public enum FileName {
     }
 
     /// Decodes a NUL-terminated C string (a `readdir` name, an `argv` entry, a `realpath` result).
-    public static func decode(cString: UnsafePointer<CChar>) -> String {
+    package static func decode(cString: UnsafePointer<CChar>) -> String {
         decode(UnsafeBufferPointer(start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), count: strlen(cString)))
     }
 
     /// The exact bytes of a name produced by `decode` (or of any ordinary string).
-    public static func bytes(_ name: String) -> [UInt8] {
+    package static func bytes(_ name: String) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(name.utf8.count)
         for scalar in name.unicodeScalars {
@@ -50,18 +50,18 @@ public enum FileName {
     }
 
     /// The NUL-terminated bytes of a name, for a C call: `open(FileName.cString(path), O_RDONLY)`.
-    public static func cString(_ name: String) -> [CChar] {
+    package static func cString(_ name: String) -> [CChar] {
         var out = bytes(name).map { CChar(bitPattern: $0) }
         out.append(0)
         return out
     }
 
     /// True when the name holds bytes that are not UTF-8 (shown escaped).
-    public static func hasRawBytes(_ name: String) -> Bool { name.unicodeScalars.contains(where: isEscape) }
+    package static func hasRawBytes(_ name: String) -> Bool { name.unicodeScalars.contains(where: isEscape) }
 
     /// The name for people, logs and reports: raw bytes shown as `\xE9`, control characters as `\u{…}`-style
     /// escapes, so a name can neither break a line nor a terminal.
-    public static func display(_ name: String) -> String {
+    package static func display(_ name: String) -> String {
         guard name.unicodeScalars.contains(where: { isEscape($0) || $0.properties.generalCategory == .control }) else { return name }
         var out = ""
         for scalar in name.unicodeScalars {
@@ -78,7 +78,7 @@ public enum FileName {
 
     /// A JSON text with every raw byte of a name shown as `\xE9` (JSON `"\\xE9"`), as `display` shows it: JSON Lines
     /// carry the names a person reads, and the private-use scalars of the lossless form mean nothing to a reader.
-    public static func displayingRawBytes(inJSON json: String) -> String {
+    package static func displayingRawBytes(inJSON json: String) -> String {
         guard json.unicodeScalars.contains(where: isEscape) else { return json }
         var out = String.UnicodeScalarView()
         for scalar in json.unicodeScalars {
@@ -88,7 +88,7 @@ public enum FileName {
     }
 
     /// Cuts user-controlled text for a message: at most `limit` characters, with an ellipsis and the length cut.
-    public static func clip(_ text: String, limit: Int = 200) -> String {
+    package static func clip(_ text: String, limit: Int = 200) -> String {
         guard text.count > limit else { return text }
         return String(text.prefix(limit)) + "… (\(text.utf8.count) bytes)"
     }
@@ -125,10 +125,10 @@ public enum FileName {
 }
 
 /// "Did you mean …?": the known name closest to a mistyped one.
-public enum Suggestion {
+package enum Suggestion {
     /// The name of `known` nearest to `typed` (case-insensitive edit distance, at most 2, or a third of its length for
     /// long names), or one `typed` is a prefix of; nil when none is close.
-    public static func closest(to typed: String, in known: [String]) -> String? {
+    package static func closest(to typed: String, in known: [String]) -> String? {
         let t = Array(typed.lowercased())
         guard !t.isEmpty, t.count <= 200 else { return nil }
         var best: (String, Int)?

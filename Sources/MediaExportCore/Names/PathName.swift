@@ -5,10 +5,10 @@ import Foundation
 /// `deletingLastPathComponent` traps on a one-character string (`--out o`), and they quietly drop `..`, `.` and
 /// repeated slashes. Here a path is bytes separated by `/` and nothing is normalised away; `/` and `.` are ASCII,
 /// so working on Unicode scalars is working on bytes (raw bytes are single scalars that are never `/` or `.`).
-public enum PathName {
+package enum PathName {
     /// The folder part, as `dirname(3)` gives it: `.` when there is no `/`, `/` for a name at the root,
     /// trailing slashes ignored (`a/b/` → `a`); glibc's `//` for a path beginning with exactly two slashes.
-    public static func directory(_ path: String) -> String {
+    package static func directory(_ path: String) -> String {
         let s = Array(path.unicodeScalars)
         guard var slash = s.lastIndex(of: "/") else { return "." }
         if slash > 0, slash == s.count - 1 {
@@ -26,7 +26,7 @@ public enum PathName {
 
     /// The last name, as POSIX `basename(3)` gives it: trailing slashes ignored (`a/b/` → `b`), `/` for a path of
     /// slashes only, `.` for the empty path.
-    public static func lastComponent(_ path: String) -> String {
+    package static func lastComponent(_ path: String) -> String {
         let s = Array(path.unicodeScalars)
         guard !s.isEmpty else { return "." }
         var end = s.count
@@ -38,14 +38,14 @@ public enum PathName {
 
     /// The extension of the path's name: what follows its last dot; none when the path ends in `/` (a folder),
     /// for a name starting with its only dot (`.profile`), or ending in one (`name.`).
-    public static func pathExtension(_ path: String) -> String {
+    package static func pathExtension(_ path: String) -> String {
         let name = nameAfterLastSlash(path)
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return String(name[name.index(after: dot)...])
     }
 
     /// The path without its name's extension and dot (`a/b.mov` → `a/b`); unchanged when it has none.
-    public static func deletingExtension(_ path: String) -> String {
+    package static func deletingExtension(_ path: String) -> String {
         let ext = pathExtension(path)
         guard !ext.isEmpty else { return path }
         let scalars = path.unicodeScalars
@@ -54,7 +54,7 @@ public enum PathName {
 
     /// `name` inside `folder`: one `/` between them (none added when `folder` is empty or ends in `/`).
     /// Nothing is normalised: `join("a", "../b")` is `a/../b`.
-    public static func join(_ folder: String, _ name: String) -> String {
+    package static func join(_ folder: String, _ name: String) -> String {
         if folder.isEmpty { return name }
         if name.isEmpty { return folder }
         return folder.unicodeScalars.last == "/" ? folder + name : folder + "/" + name
@@ -62,7 +62,7 @@ public enum PathName {
 
     /// The path with the text after its last `/` replaced by `name` (`a/b.mov`, `b.mp4` → `a/b.mp4`;
     /// `b.mov` → `b.mp4`): a file beside another, keeping the path relative when it was.
-    public static func replacingName(of path: String, with name: String) -> String {
+    package static func replacingName(of path: String, with name: String) -> String {
         let scalars = path.unicodeScalars
         guard let slash = scalars.lastIndex(of: "/") else { return name }
         return String(scalars[...slash]) + name
@@ -71,7 +71,7 @@ public enum PathName {
     /// A file name within `limit` bytes (`NAME_MAX`): unchanged when it fits; else its first whole characters, a `~`,
     /// eight hex digits of a hash of the whole name (so two long names that differ only late stay two names), and its
     /// extension when that is short (`<first 240 bytes>~1f3a9c0d.mp4`).
-    public static func fitting(_ name: String, within limit: Int = Int(NAME_MAX)) -> String {
+    package static func fitting(_ name: String, within limit: Int = Int(NAME_MAX)) -> String {
         let bytes = FileName.bytes(name)
         guard bytes.count > limit else { return name }
         let ext = pathExtension(name)
@@ -83,7 +83,7 @@ public enum PathName {
     }
 
     /// The first whole characters of `name` within `budget` bytes: a raw byte counts one, a UTF-8 sequence is never cut.
-    public static func prefix(of name: String, bytes budget: Int) -> String {
+    package static func prefix(of name: String, bytes budget: Int) -> String {
         var kept = String.UnicodeScalarView()
         var used = 0
         for scalar in name.unicodeScalars {

@@ -8,9 +8,9 @@
 /// - bytes of a name that are not UTF-8 (the lossless form's escapes, see `FileName`) as `\xE9`.
 /// Everything else, every letter and symbol of every script, passes unchanged. JSON output never goes through this:
 /// JSON's own escaping keeps the exact text.
-public enum TerminalText {
+package enum TerminalText {
     /// `text` with every control, bidirectional control and raw byte shown as an escape; one line if it was one.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -26,7 +26,7 @@ public enum TerminalText {
     }
 
     /// Lines for people: each line of `lines` escaped, then joined with newlines (the only line breaks left).
-    public static func lines(_ lines: [String]) -> String { lines.map(escaped).joined(separator: "\n") }
+    package static func lines(_ lines: [String]) -> String { lines.map(escaped).joined(separator: "\n") }
 
     /// True for a scalar a terminal would act on or reorder rather than show.
     static func needsEscape(_ s: Unicode.Scalar) -> Bool {

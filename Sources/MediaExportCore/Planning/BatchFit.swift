@@ -6,7 +6,7 @@ import Foundation
 extension ExportPlanner {
     /// Why the source does not already fit the preset (so a batch transcodes it), or nil when it fits and a remux
     /// or copy will do. Judges the first video that is not cover art, at its displayed size, and every audio stream.
-    public static func misfit(_ source: SourceInfo, preset: Preset) -> String? {
+    package static func misfit(_ source: SourceInfo, preset: Preset) -> String? {
         let video = source.firstVideo
         let audio = source.streams.filter { $0.kind == .audio }
         if let v = video {
@@ -67,7 +67,7 @@ extension ExportPlanner {
     /// A rough output size in bytes. `fits`: the batch remuxes or copies the file (it fits the preset, or the preset
     /// is passthrough) — the source's size. Otherwise a transcode: bits per pixel from the CRF at the fitted
     /// displayed size (30 fps when the rate is unknown), plus the preset's audio bit rate; nil without a duration.
-    public static func estimatedBytes(_ source: SourceInfo, preset: Preset, fits: Bool) -> Int64? {
+    package static func estimatedBytes(_ source: SourceInfo, preset: Preset, fits: Bool) -> Int64? {
         if fits { return source.size }
         guard let duration = source.duration else { return nil }
         var bits = 0.0

@@ -1,49 +1,49 @@
 import Foundation
 
 /// A chapter as the source's container lists it.
-public struct SourceChapter: Sendable, Equatable, Codable {
+package struct SourceChapter: Sendable, Equatable, Codable {
     /// Where the chapter starts, in seconds on the source's clock counted from its start (`SourceInfo.startTime` is 0
     /// here, as for a time range).
-    public var start: Double
+    package var start: Double
     /// Where it ends, on the same clock.
-    public var end: Double
+    package var end: Double
     /// The chapter's tags as the container gives them (`title`, sometimes a language): copied as they are.
-    public var tags: [String: String]
+    package var tags: [String: String]
 
     /// The chapter's name, if it has one.
-    public var title: String? { tags["title"] }
+    package var title: String? { tags["title"] }
 
     /// Creates a chapter; `title` joins `tags`.
-    public init(start: Double, end: Double, title: String? = nil, tags: [String: String] = [:]) {
+    package init(start: Double, end: Double, title: String? = nil, tags: [String: String] = [:]) {
         self.start = start; self.end = end; self.tags = tags
         if let title { self.tags["title"] = title }
     }
 }
 
 /// A chapter of the output, in seconds on the output's clock (0 is its first frame).
-public struct OutputChapter: Sendable, Equatable, Codable {
+package struct OutputChapter: Sendable, Equatable, Codable {
     /// Where the chapter starts in the output.
-    public var start: Double
+    package var start: Double
     /// Where it ends in the output.
-    public var end: Double
+    package var end: Double
     /// The source chapter's tags, `title` among them.
-    public var tags: [String: String]
+    package var tags: [String: String]
 
     /// The chapter's name, if it has one.
-    public var title: String? { tags["title"] }
+    package var title: String? { tags["title"] }
 
     /// Creates an output chapter.
-    public init(start: Double, end: Double, tags: [String: String] = [:]) {
+    package init(start: Double, end: Double, tags: [String: String] = [:]) {
         self.start = start; self.end = end; self.tags = tags
     }
 }
 
 /// Carries the source's chapters onto the output's timeline, as the ffmpeg CLI does by default (fftools'
 /// `copy_chapters`: shifted by the output's start, cut to its length), and, unlike it, stretched by slow motion.
-public enum Chapters {
+package enum Chapters {
     /// Shorter than this once cut to the timeline, a chapter is what is left of one that ends where the output starts
     /// (a keyframe snap, rounding), not a chapter: one tick of the millisecond time base chapters are written in.
-    public static let shortest = 0.001
+    package static let shortest = 0.001
 
     /// The output's chapters for `chapters` exported over `timeline`, in order of their start.
     ///
@@ -56,7 +56,7 @@ public enum Chapters {
     ///   - timeline: the plan's; `origin` is on the source's clock as FFmpeg reads it (its `startTime` included).
     ///   - sourceStartTime: the source's `startTime`, given apart: the timeline's own `sourceStart` is only set when
     ///     slow motion needs it (0 otherwise, whatever the source's start).
-    public static func forOutput(_ chapters: [SourceChapter], timeline: PlannedTimeline, sourceStartTime: Double) -> [OutputChapter] {
+    package static func forOutput(_ chapters: [SourceChapter], timeline: PlannedTimeline, sourceStartTime: Double) -> [OutputChapter] {
         // Where the output's 0 is, counted from the source's start.
         let zero = timeline.origin - sourceStartTime
         let limit = timeline.length ?? .infinity

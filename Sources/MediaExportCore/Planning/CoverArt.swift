@@ -12,9 +12,9 @@ import Foundation
 /// - Matroska: the muxer writes an attached picture as a one-frame video track; only an attachment (a stream of type
 ///   attachment with the picture in its extradata, a `filename` and a `mimetype`) is cover art, which the demuxer
 ///   reads back as an attached picture for JPEG, PNG and GIF (not BMP).
-public enum CoverArt {
+package enum CoverArt {
     /// The picture codecs `container` keeps as cover art (empty: it keeps none).
-    public static func codecs(in container: Container) -> Set<String> {
+    package static func codecs(in container: Container) -> Set<String> {
         switch container {
         case .mp4, .m4v, .m4a: return ["mjpeg", "png", "bmp"]
         case .mkv: return ["mjpeg", "png", "gif"]
@@ -24,7 +24,7 @@ public enum CoverArt {
 
     /// Why `codec` cover art cannot go into `container`, or nil when it can. `quickTimeKeys`: the output carries
     /// Apple's QuickTime metadata keys (see `OutputTags.needsQuickTimeKeys`).
-    public static func dropReason(codec: String, container: Container, quickTimeKeys: Bool) -> String? {
+    package static func dropReason(codec: String, container: Container, quickTimeKeys: Bool) -> String? {
         let ext = ".\(container.rawValue)"
         if container == .mov { return "cover art: FFmpeg's MOV muxer does not write it (.mp4, .m4v, .m4a and .mkv keep it)" }
         if container.isQuickTimeFamily && quickTimeKeys {
@@ -39,10 +39,10 @@ public enum CoverArt {
     }
 
     /// How the kept picture is written, for the `started` event.
-    public static func note(container: Container) -> String {
+    package static func note(container: Container) -> String {
         container == .mkv ? "as cover art: a Matroska attachment" : "as cover art: the MP4 covr atom"
     }
 
     /// Why a cover is not exported when nothing else of the file is.
-    public static let aloneReason = "cover art alone is not exported"
+    package static let aloneReason = "cover art alone is not exported"
 }

@@ -2,122 +2,122 @@ import Foundation
 
 /// What one route of an export does with every input stream, decided before any decoding: transcode, copy or drop,
 /// on which stretch of the source's timeline, and whether the route can run at all.
-public struct ExportPlan: Sendable, Equatable {
+package struct ExportPlan: Sendable, Equatable {
     /// The route planned.
-    public var route: ExportRoute
+    package var route: ExportRoute
     /// The output container; nil for the byte copy (it keeps the source's own).
-    public var container: Container?
+    package var container: Container?
     /// One decision per source stream, in index order.
-    public var streams: [StreamDecision]
+    package var streams: [StreamDecision]
     /// The part of the source to read.
-    public var timeline: PlannedTimeline
+    package var timeline: PlannedTimeline
     /// Things the user should know (e.g. a stream copy starts at an earlier keyframe).
-    public var notes: [String]
+    package var notes: [String]
     /// nil when the route can run; otherwise why it cannot (the fallback chain skips it with this reason; the
     /// session throws `noUsableStreams` only when the last route of its chain is impossible).
-    public var impossible: String?
+    package var impossible: String?
     /// Main streams (the main video or audio, kept by the preset) this route had to drop. For a stream copy: the
     /// container cannot hold them, as `.mp4 cannot hold audio stream #1 (pcm_s16le)` — today's `remuxBlockers`; they
     /// make a transcoding preset's remux impossible (it would not deliver what the preset keeps), while a passthrough
     /// preset just drops such streams. For a transcode: no decoder, as `no decoder for video stream #0 (unknown
     /// 'zzv9')`; they make the transcode impossible. Kept apart from `impossible` so that the session can tell a
     /// skipped route from an input with nothing to export (and, for a transcode, report a decode failure as today).
-    public var blockers: [String]
+    package var blockers: [String]
     /// The audio stream the output marks as its default, when a track selection chose among them (the first kept).
-    public var defaultAudio: Int?
+    package var defaultAudio: Int?
     /// The kept streams' input indices in the order the output holds them; nil: the input's order. An
     /// `--audio-language` list puts the audio streams in its own order (the other streams keep their places).
-    public var outputOrder: [Int]?
+    package var outputOrder: [Int]?
 
     /// The kept streams, in the order the output holds them.
-    public var keptInOutputOrder: [StreamDecision] {
+    package var keptInOutputOrder: [StreamDecision] {
         guard let order = outputOrder else { return streams.filter(\.isKept) }
         return order.compactMap { index in streams.first { $0.index == index && $0.isKept } }
     }
 
     /// Creates a plan.
-    public init(route: ExportRoute, container: Container?, streams: [StreamDecision], timeline: PlannedTimeline,
+    package init(route: ExportRoute, container: Container?, streams: [StreamDecision], timeline: PlannedTimeline,
                 notes: [String] = [], impossible: String? = nil, blockers: [String] = []) {
         self.route = route; self.container = container; self.streams = streams; self.timeline = timeline
         self.notes = notes; self.impossible = impossible; self.blockers = blockers
     }
 
     /// True when the route can run.
-    public var isPossible: Bool { impossible == nil }
+    package var isPossible: Bool { impossible == nil }
 
     /// The `StreamPlan` records of the `started` event. Empty for the byte copy, as today: it copies bytes, not streams.
-    public var streamPlans: [StreamPlan] {
+    package var streamPlans: [StreamPlan] {
         route == .copy ? [] : streams.map(\.streamPlan)
     }
 }
 
 /// The stretch of the source an export reads.
-public struct PlannedTimeline: Sendable, Equatable {
+package struct PlannedTimeline: Sendable, Equatable {
     /// Where the output's time 0 is, in seconds on the source's clock (`startTime` + the start, after any keyframe snap).
-    public var origin: Double
+    package var origin: Double
     /// Seconds to export from `origin`; nil: to the end.
-    public var length: Double?
+    package var length: Double?
     /// Seconds of media the output should hold (progress, and the truncation check), if known.
-    public var expectedDuration: Double?
+    package var expectedDuration: Double?
     /// Slow motion (a transcode only): output times are the source's stretched by it; `origin` and `length` stay on
     /// the source's clock (what is read), `expectedDuration` is the output's.
-    public var slowMotion: SlowMotion?
+    package var slowMotion: SlowMotion?
     /// The source's `startTime`: `origin` minus it is where the output starts on the original's timeline.
-    public var sourceStart: Double = 0
+    package var sourceStart: Double = 0
 
     /// Creates a timeline.
-    public init(origin: Double, length: Double? = nil, expectedDuration: Double? = nil) {
+    package init(origin: Double, length: Double? = nil, expectedDuration: Double? = nil) {
         self.origin = origin; self.length = length; self.expectedDuration = expectedDuration
     }
 
     /// Output seconds for `seconds` of the source read from `origin` (the same, without slow motion).
-    public func outputSeconds(_ seconds: Double) -> Double {
+    package func outputSeconds(_ seconds: Double) -> Double {
         guard let slow = slowMotion else { return seconds }
         let o = origin - sourceStart
         return slow.outputTime(o + seconds) - slow.outputTime(o)
     }
 
     /// The playback rate at `seconds` of the output (1 without slow motion).
-    public func rate(atOutput seconds: Double) -> Double {
+    package func rate(atOutput seconds: Double) -> Double {
         guard let slow = slowMotion else { return 1 }
         return slow.rate(at: slow.originalTime(slow.outputTime(origin - sourceStart) + seconds))
     }
 }
 
 /// What happens to one input stream.
-public struct StreamDecision: Sendable, Equatable {
+package struct StreamDecision: Sendable, Equatable {
     /// Index of the stream in the input.
-    public var index: Int
+    package var index: Int
     /// The stream's media type.
-    public var kind: SourceStream.Kind
+    package var kind: SourceStream.Kind
     /// The input codec name.
-    public var codec: String
+    package var codec: String
     /// Transcode, copy or drop.
-    public var action: Action
+    package var action: Action
     /// How a kept stream is handled, when worth saying (e.g. "rotation/flip applied losslessly to the display
     /// matrix"). A drop's reason is in the action.
-    public var note: String?
+    package var note: String?
     /// The output picture size (coded) of a kept video stream: the encoder's for a transcode, the source's for a copy.
-    public var width: Int?
+    package var width: Int?
     /// See `width`.
-    public var height: Int?
+    package var height: Int?
     /// Seconds of this stream the output should hold: its own duration, cut to the timeline (nil: unknown).
     /// Each kept stream is checked against its own, never against a longer stream the preset drops.
-    public var expectedDuration: Double?
+    package var expectedDuration: Double?
     /// True when `expectedDuration` can be trusted to a frame (the stream's own declared duration, not one
     /// estimated from the bit rate, or the requested length of a trim).
-    public var durationExact: Bool = false
+    package var durationExact: Bool = false
     /// Video frames expected (the source's count, scaled to the timeline), when the source declares one.
-    public var expectedFrames: Int?
+    package var expectedFrames: Int?
 
     /// Creates a decision.
-    public init(index: Int, kind: SourceStream.Kind, codec: String, action: Action, note: String? = nil, width: Int? = nil, height: Int? = nil) {
+    package init(index: Int, kind: SourceStream.Kind, codec: String, action: Action, note: String? = nil, width: Int? = nil, height: Int? = nil) {
         self.index = index; self.kind = kind; self.codec = codec; self.action = action; self.note = note
         self.width = width; self.height = height
     }
 
     /// The stream's fate.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Decode, scale/crop and encode with the preset's video settings.
         case transcodeVideo(VideoPlan)
         /// Decode, resample and encode with the preset's audio settings.
@@ -135,19 +135,19 @@ public struct StreamDecision: Sendable, Equatable {
     }
 
     /// True unless the stream is dropped.
-    public var isKept: Bool {
+    package var isKept: Bool {
         if case .drop = action { return false }
         return true
     }
 
     /// True when the stream is kept as cover art.
-    public var isCoverArt: Bool {
+    package var isCoverArt: Bool {
         if case .coverArt = action { return true }
         return false
     }
 
     /// The `started` event's record for this stream.
-    public var streamPlan: StreamPlan {
+    package var streamPlan: StreamPlan {
         var plan = StreamPlan(index: index, type: kind.rawValue, codec: codec, action: .drop)
         switch action {
         case .transcodeVideo(let v):
@@ -168,35 +168,35 @@ public struct StreamDecision: Sendable, Equatable {
 }
 
 /// How the main video is transcoded.
-public struct VideoPlan: Sendable, Equatable {
+package struct VideoPlan: Sendable, Equatable {
     /// Output width, coded pixels (even).
-    public var width: Int
+    package var width: Int
     /// Output height, coded pixels (even).
-    public var height: Int
+    package var height: Int
     /// The preset's encoder settings.
-    public var settings: VideoSettings
+    package var settings: VideoSettings
     /// Crop in coded pixels, applied before scaling; nil keeps the whole picture.
-    public var crop: PixelRect?
+    package var crop: PixelRect?
     /// The display matrix to write; nil copies the source's.
-    public var displayMatrix: [Int32]?
+    package var displayMatrix: [Int32]?
     /// The encoder's pixel format: the preset's, raised to 10 bits when an HDR or 10-bit source is kept so.
-    public var pixelFormat: String
+    package var pixelFormat: String
     /// Whether and how the pictures are deinterlaced.
-    public var deinterlace: Deinterlace = .off
+    package var deinterlace: Deinterlace = .off
     /// HDR → SDR conversion, when the source is HDR and the preset tone-maps.
-    public var toneMap: ToneMapping?
+    package var toneMap: ToneMapping?
     /// What the source's pictures are, as the probe read them (the filter graph's input colour).
-    public var sourceColor: VideoColor?
+    package var sourceColor: VideoColor?
     /// How full a `maxBitrate` cap's VBV buffer starts (0…1; nil: the encoder's 90 %). See `ExportPlanner.fillVBV`.
-    public var vbvInitialFill: Double?
+    package var vbvInitialFill: Double?
     /// The colour the output is tagged with (primaries, transfer, matrix, range) and the HDR10 metadata it carries;
     /// nil copies the source's tags.
-    public var outputColor: VideoColor?
+    package var outputColor: VideoColor?
     /// Frames left out evenly to keep the output at most `video.maxFrameRate` (nil: every frame is kept).
-    public var frameRateCap: FrameRateCap?
+    package var frameRateCap: FrameRateCap?
 
     /// Creates a video plan.
-    public init(width: Int, height: Int, settings: VideoSettings, crop: PixelRect? = nil, displayMatrix: [Int32]? = nil,
+    package init(width: Int, height: Int, settings: VideoSettings, crop: PixelRect? = nil, displayMatrix: [Int32]? = nil,
                 pixelFormat: String? = nil) {
         self.width = width; self.height = height; self.settings = settings; self.crop = crop; self.displayMatrix = displayMatrix
         self.pixelFormat = pixelFormat ?? settings.pixelFormat
@@ -204,7 +204,7 @@ public struct VideoPlan: Sendable, Equatable {
 }
 
 /// Whether a transcode deinterlaces.
-public enum Deinterlace: Sendable, Equatable {
+package enum Deinterlace: Sendable, Equatable {
     /// Frames are encoded as they are decoded.
     case off
     /// The stream says it is interlaced in this order: every frame is deinterlaced (`bwdif`, one frame per frame).
@@ -214,29 +214,29 @@ public enum Deinterlace: Sendable, Equatable {
 }
 
 /// An HDR → SDR conversion: linearise, BT.2020 → BT.709, tone-map, BT.709 limited range.
-public struct ToneMapping: Sendable, Equatable {
+package struct ToneMapping: Sendable, Equatable {
     /// The source's transfer (`hlg` or `pq`).
-    public var source: HDRKind
+    package var source: HDRKind
     /// The curve.
-    public var curve: ToneMapCurve
+    package var curve: ToneMapCurve
     /// The signal peak relative to 100 nits (`SignalPeak`).
-    public var peak: Double
+    package var peak: Double
 
     /// Creates a conversion.
-    public init(source: HDRKind, curve: ToneMapCurve, peak: Double) { self.source = source; self.curve = curve; self.peak = peak }
+    package init(source: HDRKind, curve: ToneMapCurve, peak: Double) { self.source = source; self.curve = curve; self.peak = peak }
 }
 
 /// How an audio stream is transcoded.
-public struct AudioPlan: Sendable, Equatable {
+package struct AudioPlan: Sendable, Equatable {
     /// Output channels: the source's, at most the preset's (more are downmixed).
-    public var channels: Int
+    package var channels: Int
     /// The preset's encoder settings.
-    public var settings: AudioSettings
+    package var settings: AudioSettings
     /// Linear gain from the sidecar's `volume` (1: unchanged).
-    public var gain: Double
+    package var gain: Double
 
     /// Creates an audio plan.
-    public init(channels: Int, settings: AudioSettings, gain: Double = 1) {
+    package init(channels: Int, settings: AudioSettings, gain: Double = 1) {
         self.channels = channels; self.settings = settings; self.gain = gain
     }
 }

@@ -10,11 +10,11 @@ import Foundation
 ///   preset keeps, ignores the crop and volume edits (they need a transcode), and is impossible when the container
 ///   cannot hold a main stream the preset keeps (`blockers`).
 /// - `.copy`: a byte copy of the resource; always possible, applies no edit and no range.
-public enum ExportPlanner {
+package enum ExportPlanner {
     /// Why a QuickTime chapter track is not a stream of the output (its chapters are; not a loss, so no warning).
-    public static let chapterTrackReason = "chapter track: the chapters themselves are carried over"
+    package static let chapterTrackReason = "chapter track: the chapters themselves are carried over"
     /// The note on a copied video whose rotation or flip went into the display matrix.
-    public static let losslessGeometryNote = "rotation/flip applied losslessly to the display matrix"
+    package static let losslessGeometryNote = "rotation/flip applied losslessly to the display matrix"
 
     /// The plan for one route.
     ///
@@ -28,7 +28,7 @@ public enum ExportPlanner {
     /// - Throws: only `ExportError.invalidTimeRange` (bad range) — everything else is a plan (an impossible one
     ///   carries its reason). The byte copy never throws: it does not read the range.
     ///   - tracks: which audio streams to keep (`--audio-language`, `--audio first`); every one by default.
-    public static func plan(source: SourceInfo, preset: Preset, route: ExportRoute, container: Container?,
+    package static func plan(source: SourceInfo, preset: Preset, route: ExportRoute, container: Container?,
                             edits: EditSidecar?, range: TimeRange?, tracks: TrackSelection = .all) throws -> ExportPlan {
         if route == .copy { return byteCopy(source, range: range) }
 
@@ -50,36 +50,60 @@ public enum ExportPlanner {
             timeline.expectedDuration = timeline.expectedDuration.map { timeline.outputSeconds($0) }
             notes.append(slowMotionNote(slow.normalized))
         }
-        var decisions: [StreamDecision] = []
-        var blockers: [String] = []
-        let planned = timeline
-        for stream in source.streams {
-            var d = decide(stream, source: source, preset: preset, mode: mode, container: container, edits: edits, tracks: tracks,
-                           blockers: &blockers)
+        var decider = StreamDecider(source: source, preset: preset, mode: mode, container: container, edits: edits, tracks: tracks)
+        var decisions = source.streams.map { stream in
+            var d = decider.decide(stream)
             // Cover art has no timeline: nothing to expect of its duration or frames.
             if d.isKept && !d.isCoverArt {
-                capFrameRate(&d, stream: stream, source: source, timeline: planned)
-                expect(&d, stream: stream, source: source, timeline: planned)
-                fillVBV(&d, timeline: planned)
+                capFrameRate(&d, stream: stream, source: source, timeline: timeline)
+                expect(&d, stream: stream, source: source, timeline: timeline)
+                fillVBV(&d, timeline: timeline)
             }
-            decisions.append(d)
+            return d
         }
-        // `--audio first`: the first audio stream kept, alone.
-        if tracks.firstAudioOnly, let first = decisions.first(where: { $0.kind == .audio && $0.isKept }) {
-            for k in decisions.indices where decisions[k].kind == .audio && decisions[k].isKept && decisions[k].index != first.index {
-                decisions[k].action = .drop(reason: "--audio first keeps only audio stream #\(first.index)")
-            }
+        keepFirstAudioOnly(&decisions, tracks: tracks)
+        dropLoneCoverArt(&decisions)
+        var blockers = decider.blockers
+        blockers += kindsLost(decisions, source: source, preset: preset, mode: mode, container: container, edits: edits,
+                              blockers: blockers)
+        // Progress and the `started` event's duration follow the longest stream kept, not the container: an .m4a of
+        // a clip whose audio is shorter than its video lasts as long as the audio.
+        if let longest = decisions.filter(\.isKept).compactMap(\.expectedDuration).max() { timeline.expectedDuration = longest }
+        for case .transcodeVideo(let v) in decisions.map(\.action) {
+            notes += PictureProcessing.notes(v)
+            if let cap = v.frameRateCap { notes.append(cap.note) }
         }
-        // A cover belongs to what is exported with it: alone, it is no export (the file's picture in an empty .mp4).
-        if !decisions.contains(where: { $0.isKept && !$0.isCoverArt }) {
-            for k in decisions.indices where decisions[k].isCoverArt {
-                decisions[k] = StreamDecision(index: decisions[k].index, kind: decisions[k].kind, codec: decisions[k].codec,
-                                              action: .drop(reason: CoverArt.aloneReason))
-            }
+        var plan = ExportPlan(route: route, container: container, streams: decisions, timeline: timeline, notes: notes,
+                              impossible: impossibleReason(decisions, source: source, mode: mode, container: container, blockers: blockers),
+                              blockers: blockers)
+        plan.outputOrder = audioOrder(decisions, source: source, tracks: tracks)
+        if !tracks.keepsAll { plan.defaultAudio = plan.keptInOutputOrder.first { $0.kind == .audio }?.index }
+        return plan
+    }
+
+    /// `--audio first`: the first audio stream kept, alone.
+    static func keepFirstAudioOnly(_ decisions: inout [StreamDecision], tracks: TrackSelection) {
+        guard tracks.firstAudioOnly, let first = decisions.first(where: { $0.kind == .audio && $0.isKept }) else { return }
+        for k in decisions.indices where decisions[k].kind == .audio && decisions[k].isKept && decisions[k].index != first.index {
+            decisions[k].action = .drop(reason: "--audio first keeps only audio stream #\(first.index)")
         }
-        // A kind of stream the source has and the preset keeps is never lost whole: if every video (or every audio)
-        // stream had to be dropped — no picture size, no sample rate, only cover art left — the route cannot deliver
-        // what was asked, and the chain goes on (the byte copy keeps everything).
+    }
+
+    /// A cover belongs to what is exported with it: alone, it is no export (the file's picture in an empty .mp4).
+    static func dropLoneCoverArt(_ decisions: inout [StreamDecision]) {
+        guard !decisions.contains(where: { $0.isKept && !$0.isCoverArt }) else { return }
+        for k in decisions.indices where decisions[k].isCoverArt {
+            decisions[k] = StreamDecision(index: decisions[k].index, kind: decisions[k].kind, codec: decisions[k].codec,
+                                          action: .drop(reason: CoverArt.aloneReason))
+        }
+    }
+
+    /// A kind of stream the source has and the preset keeps is never lost whole: if every video (or every audio)
+    /// stream had to be dropped — no picture size, no sample rate, only cover art left — the route cannot deliver
+    /// what was asked, and the chain goes on (the byte copy keeps everything). The blockers this adds to `blockers`.
+    static func kindsLost(_ decisions: [StreamDecision], source: SourceInfo, preset: Preset, mode: Mode, container: Container,
+                          edits: EditSidecar?, blockers: [String]) -> [String] {
+        var added: [String] = []
         for kind in [SourceStream.Kind.video, .audio] {
             let presetKeeps: Bool
             if mode.streamCopy {
@@ -92,52 +116,47 @@ public enum ExportPlanner {
             let candidates = source.streams.filter { $0.kind == kind && !$0.isAttachedPicture }
             guard !candidates.isEmpty, !candidates.contains(where: { decisions[$0.index].isKept }) else { continue }
             // Already said by a blocker naming one of them (a container that cannot hold it, no decoder)?
-            guard !blockers.contains(where: { b in candidates.contains { b.contains("stream #\($0.index) ") } }) else { continue }
+            guard !(blockers + added).contains(where: { b in candidates.contains { b.contains("stream #\($0.index) ") } }) else { continue }
             let reasons = candidates.map { c in "#\(c.index) \(c.codec): \(decisions[c.index].streamPlan.reason ?? "dropped")" }
-            blockers.append("every \(kind.rawValue) stream would be dropped (\(reasons.joined(separator: "; ")))")
+            added.append("every \(kind.rawValue) stream would be dropped (\(reasons.joined(separator: "; ")))")
         }
-        // Progress and the `started` event's duration follow the longest stream kept, not the container: an .m4a of
-        // a clip whose audio is shorter than its video lasts as long as the audio.
-        if let longest = decisions.filter(\.isKept).compactMap(\.expectedDuration).max() { timeline.expectedDuration = longest }
-        for case .transcodeVideo(let v) in decisions.map(\.action) {
-            notes += PictureProcessing.notes(v)
-            if let cap = v.frameRateCap { notes.append(cap.note) }
-        }
+        return added
+    }
 
-        var impossible: String? = nil
+    /// Why the route cannot run, or nil.
+    static func impossibleReason(_ decisions: [StreamDecision], source: SourceInfo, mode: Mode, container: Container,
+                                 blockers: [String]) -> String? {
         if !decisions.contains(where: \.isKept) {
             // Today's `noUsableStreams` reason. It comes before the remux blockers, as today (the old plan threw it
             // before the session looked at the blockers).
             let kinds = decisions.map { "#\($0.index) \($0.kind.rawValue) \($0.codec): \($0.streamPlan.reason ?? "")" }.joined(separator: "; ")
-            impossible = source.streams.isEmpty ? "the file has no streams"
+            return source.streams.isEmpty ? "the file has no streams"
                 : "no stream can be exported with preset \(mode.presetName) to .\(container.rawValue) (\(kinds))"
-        } else if !blockers.isEmpty {
-            // Today's `RouteSkipped` text for the remux. The transcode's is new: today a main stream without a decoder
-            // failed the transcode when its decoder was opened (an input fault, so the chain went on); dropping it
-            // instead would deliver, say, the audio alone as a successful transcode. Skipping the route keeps the chain.
-            impossible = "\(mode.streamCopy ? "remux" : "transcode") skipped: \(blockers.joined(separator: "; "))"
         }
-        var plan = ExportPlan(route: route, container: container, streams: decisions, timeline: timeline, notes: notes,
-                              impossible: impossible, blockers: blockers)
-        if let wanted = tracks.audioLanguages, wanted.count > 1 {
-            // The audio streams in the list's order (a language's streams in the source's), in the audio's places.
-            let rank = { (d: StreamDecision) in
-                wanted.firstIndex { TrackSelection.canonical($0) == TrackSelection.canonical(source.streams[d.index].language ?? "und") } ?? wanted.count
-            }
-            let kept = decisions.filter(\.isKept)
-            var audio = kept.filter { $0.kind == .audio }.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
-                .map(\.element.index).makeIterator()
-            let order = kept.map { $0.kind == .audio ? audio.next()! : $0.index }  // one audio index per kept audio stream
-            if order != kept.map(\.index) { plan.outputOrder = order }
+        // Today's `RouteSkipped` text for the remux. The transcode's is new: today a main stream without a decoder
+        // failed the transcode when its decoder was opened (an input fault, so the chain went on); dropping it
+        // instead would deliver, say, the audio alone as a successful transcode. Skipping the route keeps the chain.
+        return blockers.isEmpty ? nil : "\(mode.streamCopy ? "remux" : "transcode") skipped: \(blockers.joined(separator: "; "))"
+    }
+
+    /// The audio streams in `--audio-language`'s order (a language's streams in the source's), in the audio's
+    /// places; nil when that is the source's order or fewer than two languages were asked for.
+    static func audioOrder(_ decisions: [StreamDecision], source: SourceInfo, tracks: TrackSelection) -> [Int]? {
+        guard let wanted = tracks.audioLanguages, wanted.count > 1 else { return nil }
+        let rank = { (d: StreamDecision) in
+            wanted.firstIndex { TrackSelection.canonical($0) == TrackSelection.canonical(source.streams[d.index].language ?? "und") } ?? wanted.count
         }
-        if !tracks.keepsAll { plan.defaultAudio = plan.keptInOutputOrder.first { $0.kind == .audio }?.index }
-        return plan
+        let kept = decisions.filter(\.isKept)
+        var audio = kept.filter { $0.kind == .audio }.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
+            .map(\.element.index).makeIterator()
+        let order = kept.map { $0.kind == .audio ? audio.next()! : $0.index }  // one audio index per kept audio stream
+        return order != kept.map(\.index) ? order : nil
     }
 
     /// The cut the FFmpeg layer should look up a keyframe for (`SourceInfo.cutKeyframe`) before planning `route`:
     /// the start, in seconds from the source's start, of a stream copy that starts after 0 in a source with a main
     /// video. nil when no lookup is needed — or when the range is invalid (`plan` then throws).
-    public static func keyframeLookup(source: SourceInfo, preset: Preset, route: ExportRoute, edits: EditSidecar?, range: TimeRange?) -> Double? {
+    package static func keyframeLookup(source: SourceInfo, preset: Preset, route: ExportRoute, edits: EditSidecar?, range: TimeRange?) -> Double? {
         let mode = Mode(preset: preset, route: route)
         guard route != .copy, mode.streamCopy, source.mainVideo != nil,
               let checked = try? TimeRangePlanning.validate(TimeRangePlanning.sourceRange(timeRange: range, edits: mode.effectiveEdits(edits)),
@@ -154,7 +173,7 @@ public enum ExportPlanner {
     ///   - sidecarName: the sidecar's file name, for the byte copy's "the edits of IMG_1.edit.json".
     ///   - timeRangeGiven: the request has a time range.
     ///   - deliversCurrent: the version selected is the current one (`VersionReport.delivered == .current`).
-    public static func editsLost(by route: ExportRoute, edits: EditSidecar?, sidecarName: String?, timeRangeGiven: Bool,
+    package static func editsLost(by route: ExportRoute, edits: EditSidecar?, sidecarName: String?, timeRangeGiven: Bool,
                                  deliversCurrent: Bool) -> String? {
         guard deliversCurrent, route != .transcode else { return nil }
         var lost: [String] = []
@@ -208,136 +227,6 @@ public enum ExportPlanner {
             edits.crop = nil
             edits.volume = nil
             return edits
-        }
-    }
-
-    /// The decision for one stream. Order of the checks (and so which reason wins) is today's.
-    static func decide(_ s: SourceStream, source: SourceInfo, preset: Preset, mode: Mode, container: Container, edits: EditSidecar?,
-                       tracks: TrackSelection = .all, blockers: inout [String]) -> StreamDecision {
-        var d = StreamDecision(index: s.index, kind: s.kind, codec: s.codec, action: .drop(reason: ""))
-        func drop(_ reason: String) -> StreamDecision { d.action = .drop(reason: reason); return d }
-        let ext = ".\(container.rawValue)"
-        // New: a stream to transcode without a decoder is dropped (today its decoder failed to open mid-setup and
-        // took the whole transcode down). A main one blocks the transcode instead (see `plan`).
-        func undecodable() -> StreamDecision {
-            if s.index == source.mainVideo || s.index == source.mainAudio {
-                blockers.append("no decoder for \(s.kind.rawValue) stream #\(s.index) (\(s.codec))")
-            }
-            return drop("no decoder for \(s.codec)")
-        }
-
-        if s.isChapterTrack { return drop(chapterTrackReason) }
-        if s.isAttachedPicture {
-            // Kept as cover art wherever FFmpeg writes it as such, by every route and preset (an audio-only one too:
-            // MP4's cover is no track); the picture is copied, never decoded.
-            let keys = OutputTags.needsQuickTimeKeys(OutputTags.forOutput(resource: source.tags, original: nil).tags)
-            if let reason = CoverArt.dropReason(codec: s.codec, container: container, quickTimeKeys: keys) { return drop(reason) }
-            d.action = .coverArt
-            d.width = s.width > 0 ? s.width : nil; d.height = s.height > 0 ? s.height : nil
-            d.note = CoverArt.note(container: container)
-            return d
-        }
-        if edits?.mute == true && s.kind == .audio { return drop("muted by the edit sidecar") }
-        if s.kind == .audio && !tracks.wants(language: s.language) {
-            return drop("language \(s.language ?? "und") is not in --audio-language \((tracks.audioLanguages ?? []).joined(separator: ","))")
-        }
-        if s.kind == .subtitle && !tracks.keepSubtitles { return drop("--subtitles drop") }
-
-        if mode.streamCopy {
-            let isMain = s.index == source.mainVideo || s.index == source.mainAudio
-            let holds = s.fitsIn.contains(container)
-            if (s.kind == .video && !mode.keepVideo) || (s.kind == .audio && !mode.keepAudio) {
-                return drop("preset \(mode.presetName) has no \(s.kind.rawValue)")
-            }
-            // An audio codec FFmpeg does not know (an iPhone's spatial audio, APAC) beside one the container holds: a
-            // stream copy cannot carry it anywhere, and it is no reason to lose the rest; dropped with its reason.
-            if s.kind == .audio && !s.codecKnown && !holds,
-               source.streams.contains(where: { $0.kind == .audio && $0.codecKnown && $0.fitsIn.contains(container) && tracks.wants(language: $0.language) }) {
-                return drop("\(s.codec) is a codec FFmpeg does not know: no container can carry it (the other audio is kept)")
-            }
-            // The main video and every audio stream are never dropped by a stream copy: a container that cannot
-            // hold one makes the route impossible (the chain goes on), and the reason names containers that can.
-            if (isMain && (s.kind == .video || s.kind == .audio) || s.kind == .audio) && !holds {
-                let can = Container.allCases.filter { s.fitsIn.contains($0) }.map { ".\($0.rawValue)" }
-                blockers.append("\(ext) cannot hold \(s.kind.rawValue) stream #\(s.index) (\(s.codec))"
-                                + (can.isEmpty ? "; no container mediaexport writes can" : "; \(can.joined(separator: ", ")) can"))
-                return drop("\(ext) cannot hold \(s.codec)")
-            }
-            if s.kind == .data || s.kind == .attachment || !s.codecKnown { return drop("\(s.kind.rawValue) streams are not copied") }
-            guard holds else { return drop("\(ext) cannot hold \(s.codec)") }
-            var matrix: [Int32]? = nil
-            if s.kind == .video {
-                d.width = s.width; d.height = s.height
-                // Only the main video carries the edit's geometry; other video streams keep their own matrix.
-                if s.index == source.mainVideo, let edits {
-                    matrix = VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits)
-                    if matrix != nil { d.note = losslessGeometryNote }
-                }
-            }
-            d.action = .copy(displayMatrix: matrix)
-            return d
-        }
-
-        switch s.kind {
-        case .video:
-            guard let v = preset.video else { return drop("preset \(mode.presetName) has no video") }
-            guard s.index == source.mainVideo else { return drop("only the main video stream is exported") }
-            if container == .m4a { return drop(".m4a holds audio only") }
-            if !container.holds(v.codec) { return drop("\(ext) cannot hold \(v.codec.rawValue)") }
-            if !s.decodable { return undecodable() }
-            if s.width <= 0 || s.height <= 0 { return drop("picture size unknown") }
-            var crop: PixelRect? = nil
-            var matrix: [Int32]? = nil
-            if let edits {
-                crop = edits.crop.map { VideoGeometry.codedRect(displayed: $0, codedWidth: s.width, codedHeight: s.height, sourceClockwise: s.rotation) }
-                matrix = VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits)
-            }
-            let size = VideoGeometry.outputSize(codedWidth: s.width, codedHeight: s.height, sampleAspect: s.sampleAspect, crop: crop, box: v.maxSize)
-            // A sample aspect ratio is the file's word (up to 2³¹−1:1): the picture it implies must stay a size an
-            // encoder can be asked for (`Int32`), or the plan says why not.
-            if size.width > VideoGeometry.maximumSide || size.height > VideoGeometry.maximumSide {
-                return drop("picture size \(size.width)×\(size.height) is above \(VideoGeometry.maximumSide) pixels a side")
-            }
-            d.width = size.width; d.height = size.height
-            var plan = VideoPlan(width: size.width, height: size.height, settings: v, crop: crop, displayMatrix: matrix)
-            PictureProcessing.decide(&plan, stream: s)
-            d.action = .transcodeVideo(plan)
-            return d
-        case .audio:
-            guard let a = preset.audio else { return drop("preset \(mode.presetName) has no audio") }
-            if !container.holds(a.codec) { return drop("\(ext) cannot hold \(a.codec.rawValue)") }
-            if !s.decodable { return undecodable() }
-            if s.sampleRate <= 0 { return drop("sample rate unknown") }
-            // New: today an unknown count was taken for stereo.
-            if s.channels <= 0 { return drop("channel count unknown") }
-            d.action = .transcodeAudio(AudioPlan(channels: max(1, min(a.channels, s.channels)), settings: a, gain: edits?.volume ?? 1))
-            return d
-        case .subtitle:
-            // A copy keeps its timestamps: under slow motion only a conversion (mov_text, retimed) can keep step.
-            let slowed = edits?.slowMotion.map { $0.rate != 1 && !$0.regions.isEmpty } ?? false
-            if s.fitsIn.contains(container) && !(slowed && !(container.isQuickTimeFamily && s.codec == "mov_text")) {
-                d.action = .copy(displayMatrix: nil)
-                return d
-            }
-            if slowed && !(container.isQuickTimeFamily && container != .m4a) {
-                return drop("slow motion: \(s.codec) subtitles copied into \(ext) cannot be retimed")
-            }
-            // MP4/MOV/M4V hold text subtitles only as `mov_text` (3GPP timed text): other text formats are converted,
-            // as HandBrake does. Their styling comes through as far as mov_text has it (see SubtitleTranscodeStage).
-            // Pictures cannot become text. (`.m4a` holds audio only.)
-            let text: Set<String> = ["subrip", "srt", "ass", "ssa", "webvtt", "mov_text", "text"]
-            let bitmap = ["hdmv_pgs_subtitle": "PGS", "dvb_subtitle": "DVB", "dvd_subtitle": "VobSub", "xsub": "XSUB"]
-            if container.isQuickTimeFamily && container != .m4a {
-                if let kind = bitmap[s.codec] { return drop("bitmap subtitles (\(kind)) cannot be converted to mov_text; burn-in is not done") }
-                if text.contains(s.codec) {
-                    if !s.decodable { return undecodable() }
-                    d.action = .transcodeSubtitle(codec: "mov_text")
-                    return d
-                }
-            }
-            return drop("\(ext) cannot hold \(s.codec) subtitles")
-        case .data, .attachment:
-            return drop("\(s.kind.rawValue) streams are not exported")
         }
     }
 

@@ -22,7 +22,7 @@ public enum OutputSize {
     /// The video bit rate (bits/s) a full encode will have, from a sample encode: `frames` packets of `bytes`, of
     /// which `keyframes` (each sample starts with one) weigh `keyframeBytes`. A full encode has a keyframe every
     /// `keyframeInterval` frames, so the samples' keyframes are weighed at that share, not theirs.
-    public static func videoBitrate(sampleFrames frames: Int, bytes: Int64, keyframes: Int, keyframeBytes: Int64,
+    package static func videoBitrate(sampleFrames frames: Int, bytes: Int64, keyframes: Int, keyframeBytes: Int64,
                                     frameRate: Double, duration: Double) -> Double? {
         guard frames > 0, bytes > 0, frameRate > 0, duration > 0 else { return nil }
         let total = max(1, frameRate * duration)
@@ -46,7 +46,7 @@ public enum OutputSize {
     /// The estimated size of `plan`'s output in bytes: transcoded streams at their bit rates (the main video at
     /// `videoBitrate` when a sample encode measured it, else at its average or cap, else a bits-per-pixel guess
     /// from the CRF), copied streams at the source's rates. nil without a duration.
-    public static func estimatedBytes(plan: ExportPlan, source: SourceInfo, videoBitrate measured: Double?) -> Int64? {
+    package static func estimatedBytes(plan: ExportPlan, source: SourceInfo, videoBitrate measured: Double?) -> Int64? {
         if plan.route == .copy { return source.size }
         guard let duration = plan.timeline.expectedDuration ?? source.duration, duration > 0 else { return nil }
         var bits = 0.0
@@ -104,7 +104,7 @@ public enum OutputSize {
     }
 
     /// How `estimatedBytes(plan:source:videoBitrate:)` will have made its figure for `plan` (nil when it gives none).
-    public static func estimateMethod(plan: ExportPlan, source: SourceInfo, videoBitrate measured: Double?) -> EstimateMethod? {
+    package static func estimateMethod(plan: ExportPlan, source: SourceInfo, videoBitrate measured: Double?) -> EstimateMethod? {
         if plan.route == .copy { return .source }
         guard (plan.timeline.expectedDuration ?? source.duration ?? 0) > 0 else { return nil }
         for decision in plan.streams {
@@ -118,7 +118,7 @@ public enum OutputSize {
 
     /// The output's final size projected from `written` bytes once `fraction` (0…1) of it is done: nil before a
     /// tenth, when the encoder's start (a keyframe, the rate control settling) still weighs too much.
-    public static func projectedBytes(written: Int64, fraction: Double) -> Int64? {
+    package static func projectedBytes(written: Int64, fraction: Double) -> Int64? {
         guard fraction >= 0.1, written > 0 else { return nil }
         return Int64(saturating: (Double(written) / min(1, fraction)).rounded())
     }
@@ -130,26 +130,26 @@ public enum OutputSize {
     }
 
     /// The bit rates chosen to fit a limit.
-    public struct Budget: Sendable, Equatable {
+    package struct Budget: Sendable, Equatable {
         /// The main video's average bit rate (bits/s), encoded in two passes; nil without a video transcode.
-        public var videoBitrate: Int?
+        package var videoBitrate: Int?
         /// Every transcoded audio stream's bit rate (bits/s).
-        public var audioBitrate: Int?
+        package var audioBitrate: Int?
         /// What the plan's note says.
-        public var note: String
+        package var note: String
     }
 
     /// The least video bit rate worth delivering (below it a picture is mush: the export fails instead).
-    public static let minimumVideoBitrate = 20_000
+    package static let minimumVideoBitrate = 20_000
     /// The least AAC bit rate per stream.
-    public static let minimumAudioBitrate = 16_000
+    package static let minimumAudioBitrate = 16_000
 
     /// Chooses bit rates so that `plan`'s output fits `limit` bytes: audio keeps the preset's rate unless it would
     /// take more than a third of the room (then a third, at least `minimumAudioBitrate`), copied streams keep theirs,
     /// the video gets the rest (3 % kept back for the encoder's aim and the muxer), at most `ceiling` (what the
     /// preset would have spent: no point in inflating a short clip to the limit). `scale` < 1 aims lower (a retry).
     /// Throws a reason (a String) when the limit cannot be met.
-    public static func budget(limit: Int64, plan: ExportPlan, source: SourceInfo, ceiling: Double?, scale: Double = 1) -> Result<Budget, SizeRefusal> {
+    package static func budget(limit: Int64, plan: ExportPlan, source: SourceInfo, ceiling: Double?, scale: Double = 1) -> Result<Budget, SizeRefusal> {
         guard let duration = plan.timeline.expectedDuration ?? source.duration, duration > 0 else {
             return .failure(SizeRefusal(reason: "the source's duration is unknown: no bit rate can be chosen to fit"))
         }
@@ -204,13 +204,13 @@ public enum OutputSize {
     }
 
     /// Why a size limit cannot be met.
-    public struct SizeRefusal: Error, Sendable, Equatable {
+    package struct SizeRefusal: Error, Sendable, Equatable {
         /// One clause, e.g. `10.0 s of video would get 12 kb/s (at least 20 kb/s is needed)`.
-        public var reason: String
+        package var reason: String
     }
 
     /// The preset with the budget applied: the video's average rate in two passes instead of its CRF, the audio's rate.
-    public static func apply(_ budget: Budget, to preset: Preset) -> Preset {
+    package static func apply(_ budget: Budget, to preset: Preset) -> Preset {
         var p = preset
         if let v = budget.videoBitrate, var video = p.video {
             video.bitrate = v

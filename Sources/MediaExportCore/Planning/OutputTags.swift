@@ -3,17 +3,17 @@ import Foundation
 /// The container tags an output gets: the resource's own (creation time, location, title …) minus the ones the
 /// muxer writes itself, Apple's location also as the standard `location` (MP4 keeps only that), and — when the
 /// resource is a rendered edit that lost them — the capture metadata of the asset's original, as Photos does.
-public enum OutputTags {
+package enum OutputTags {
     /// Keys the muxer writes itself.
     static let muxerOwned: Set<String> = ["major_brand", "minor_version", "compatible_brands", "encoder"]
     /// What identifies a capture: when, where, with what, and the Live Photo pairing.
-    public static let captureKeys = ["creation_time", "com.apple.quicktime.creationdate", "location", "com.apple.quicktime.location.ISO6709",
+    package static let captureKeys = ["creation_time", "com.apple.quicktime.creationdate", "location", "com.apple.quicktime.location.ISO6709",
                                      "com.apple.quicktime.make", "com.apple.quicktime.model", "com.apple.quicktime.software",
                                      "com.apple.quicktime.content.identifier", "make", "model"]
 
     /// The tags for an output of a resource with `tags`; `original`: the original's tags when the resource is its
     /// rendered edit. Returns the tags and, for the notes, which were taken from the original.
-    public static func forOutput(resource tags: [String: String], original: [String: String]?) -> (tags: [String: String], fromOriginal: [String]) {
+    package static func forOutput(resource tags: [String: String], original: [String: String]?) -> (tags: [String: String], fromOriginal: [String]) {
         var out = tags.filter { !muxerOwned.contains($0.key) }
         var taken: [String] = []
         if let original {
@@ -27,7 +27,7 @@ public enum OutputTags {
 
     /// True when an output with these tags is written with QuickTime metadata keys (`mdta`, the MP4 muxer's
     /// `use_metadata_tags`): Apple's keys are only written so, as iPhones write them.
-    public static func needsQuickTimeKeys(_ tags: [String: String]) -> Bool {
+    package static func needsQuickTimeKeys(_ tags: [String: String]) -> Bool {
         tags.keys.contains { $0.hasPrefix("com.apple.quicktime.") }
     }
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// What happens to a transcoded video's pictures besides their size and crop: HDR kept or tone-mapped, the pixel
 /// format, deinterlacing. Decided from the probe's `VideoColor` and the preset; pure.
-public enum PictureProcessing {
+package enum PictureProcessing {
     /// Fills `plan`'s pixel format, deinterlacing, tone mapping and output colour for `stream`.
-    public static func decide(_ plan: inout VideoPlan, stream: SourceStream) {
+    package static func decide(_ plan: inout VideoPlan, stream: SourceStream) {
         let v = plan.settings
         let color = stream.color
         plan.sourceColor = color
@@ -39,7 +39,7 @@ public enum PictureProcessing {
     }
 
     /// The notes a plan carries for what it does to the pictures (the `started` and `completed` records' `notes`).
-    public static func notes(_ plan: VideoPlan) -> [String] {
+    package static func notes(_ plan: VideoPlan) -> [String] {
         var notes: [String] = []
         let color = plan.sourceColor
         if let t = plan.toneMap {
@@ -91,7 +91,7 @@ public enum PictureProcessing {
     /// - Parameters:
     ///   - sourceWidth: the decoded pictures' width (before the crop); `sourceHeight` likewise.
     ///   - flaggedInterlaced: for `.flaggedFrames`, whether the first decoded frame says it is interlaced.
-    public static func filterGraph(_ plan: VideoPlan, sourceWidth: Int, sourceHeight: Int, flaggedInterlaced: Bool) -> String? {
+    package static func filterGraph(_ plan: VideoPlan, sourceWidth: Int, sourceHeight: Int, flaggedInterlaced: Bool) -> String? {
         var filters: [String] = []
         switch plan.deinterlace {
         case .off: break
@@ -117,7 +117,7 @@ public enum PictureProcessing {
     /// The HDR → SDR filters (FFmpeg's reference chain, with the input's colour said explicitly so that a source
     /// tagging only its transfer still converts): linearise, BT.2020 → BT.709 in float RGB, tone-map, BT.709
     /// limited range. Ends in 8-bit-or-more YUV or RGB, whatever the next filter takes.
-    public static func toneMapFilters(_ t: ToneMapping, source: VideoColor?) -> [String] {
+    package static func toneMapFilters(_ t: ToneMapping, source: VideoColor?) -> [String] {
         let tin = t.source == .pq ? "smpte2084" : "arib-std-b67"
         let src = completedHDR(source ?? VideoColor(transfer: tin))
         let pin = zimgPrimaries(src.primaries), min = zimgMatrix(src.matrix), rin = src.range == "pc" ? "pc" : "tv"
@@ -127,7 +127,7 @@ public enum PictureProcessing {
 
     /// The tone mapping an HDR source gets by default (thumbnails, and presets that do not choose a curve): hable,
     /// peak from its metadata. nil for an SDR source.
-    public static func defaultToneMapping(for color: VideoColor?) -> ToneMapping? {
+    package static func defaultToneMapping(for color: VideoColor?) -> ToneMapping? {
         guard let color, color.isHDR else { return nil }
         return ToneMapping(source: color.transferKind, curve: .hable,
                            peak: SignalPeak.relative(maxCLL: color.contentLight?.maxCLL, masteringMaxLuminance: color.mastering?.maxLuminance))

@@ -2,10 +2,10 @@ import Foundation
 
 /// The time arithmetic of an export: the sidecar's trim merged with the request's range, the range checked against
 /// the media, the stream copy's keyframe snap, and the resulting timeline. Messages are today's, word for word.
-public enum TimeRangePlanning {
+package enum TimeRangePlanning {
     /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the trim's
     /// start) — `ExportRequest.sourceRange(edits:)` without the request around it.
-    public static func sourceRange(timeRange: TimeRange?, edits: EditSidecar?) -> TimeRange? {
+    package static func sourceRange(timeRange: TimeRange?, edits: EditSidecar?) -> TimeRange? {
         guard let trim = edits?.trim else { return timeRange }
         let start = trim.start + (timeRange?.start ?? 0)
         let end = timeRange?.end.map { min(trim.end, trim.start + $0) } ?? trim.end
@@ -14,7 +14,7 @@ public enum TimeRangePlanning {
 
     /// A source range checked against the media: the start and end to use (an end past the media's end becomes
     /// nil, with a note). Throws `ExportError.invalidTimeRange` naming `path`.
-    public static func validate(_ range: TimeRange?, duration: Double?, path: String) throws -> (start: Double, end: Double?, notes: [String]) {
+    package static func validate(_ range: TimeRange?, duration: Double?, path: String) throws -> (start: Double, end: Double?, notes: [String]) {
         var notes: [String] = []
         let start = range?.start ?? 0
         var end = range?.end
@@ -38,7 +38,7 @@ public enum TimeRangePlanning {
     /// `requested` equals the start). Without such a lookup — no main video, or the FFmpeg layer did not look —
     /// the requested start is used and no note is added: the copy then starts at whatever packet the demuxer's
     /// seek lands on, which is what the old code did for a source without video.
-    public static func timeline(for source: SourceInfo, range: TimeRange?, streamCopy: Bool) throws -> (timeline: PlannedTimeline, notes: [String]) {
+    package static func timeline(for source: SourceInfo, range: TimeRange?, streamCopy: Bool) throws -> (timeline: PlannedTimeline, notes: [String]) {
         let checked = try validate(range, duration: source.duration, path: source.path)
         var start = checked.start, notes = checked.notes
         let end = checked.end

@@ -1,18 +1,18 @@
 import Foundation
 
 /// A rectangle in coded pixels (the picture as stored, before the display matrix turns it).
-public struct PixelRect: Sendable, Equatable, Codable {
+package struct PixelRect: Sendable, Equatable, Codable {
     /// Pixels from the coded picture's left edge.
-    public var left: Int
+    package var left: Int
     /// Pixels from the coded picture's top edge.
-    public var top: Int
+    package var top: Int
     /// Width in coded pixels.
-    public var width: Int
+    package var width: Int
     /// Height in coded pixels.
-    public var height: Int
+    package var height: Int
 
     /// Creates a rectangle.
-    public init(left: Int, top: Int, width: Int, height: Int) {
+    package init(left: Int, top: Int, width: Int, height: Int) {
         self.left = left; self.top = top; self.width = width; self.height = height
     }
 }
@@ -23,9 +23,9 @@ public struct PixelRect: Sendable, Equatable, Codable {
 ///
 /// Integers are `Int` rather than the old code's `Int32`: a crop the session has not checked yet cannot trap here;
 /// the FFmpeg layer converts (validated sidecars keep every value within ±65 536).
-public enum VideoGeometry {
+package enum VideoGeometry {
     /// A display-space rectangle (after the source's clockwise rotation `sourceClockwise`) as a coded-space rectangle.
-    public static func codedRect(displayed c: EditSidecar.Crop, codedWidth w: Int, codedHeight h: Int, sourceClockwise cw: Int) -> PixelRect {
+    package static func codedRect(displayed c: EditSidecar.Crop, codedWidth w: Int, codedHeight h: Int, sourceClockwise cw: Int) -> PixelRect {
         switch Rotation.quarterTurns(cw) {
         case 90: return PixelRect(left: c.y, top: h - c.x - c.width, width: c.height, height: c.width)
         case 180: return PixelRect(left: w - c.x - c.width, top: h - c.y - c.height, width: c.width, height: c.height)
@@ -36,7 +36,7 @@ public enum VideoGeometry {
 
     /// The matrix for the source's rotation plus the edit's clockwise rotation, then the edit's flip in display
     /// space; nil when the edits neither rotate nor flip (the source's own matrix is then copied as it is).
-    public static func displayMatrix(sourceClockwise cw: Int, edits: EditSidecar) -> [Int32]? {
+    package static func displayMatrix(sourceClockwise cw: Int, edits: EditSidecar) -> [Int32]? {
         let extra = Rotation.normalized(edits.rotate ?? 0)
         guard extra != 0 || edits.flip != nil else { return nil }
         let rotated = DisplayMatrix.rotation(degrees: Double(Rotation.normalized(Rotation.quarterTurns(cw) + extra)))
@@ -45,12 +45,12 @@ public enum VideoGeometry {
     }
 
     /// The longest side an output picture may have (FFmpeg's encoders take `Int32` sizes; none goes near this).
-    public static let maximumSide = 65_536
+    package static let maximumSide = 65_536
 
     /// The coded output size for a transcoded video: the displayed picture (sample aspect ratio applied to the
     /// crop, or to the whole coded picture) fitted into the box with square pixels, both sides even. Rotation needs
     /// no special case: the box is orientation-free.
-    public static func outputSize(codedWidth: Int, codedHeight: Int, sampleAspect: Rational?, crop: PixelRect?, box: SizeBox?) -> PixelSize {
+    package static func outputSize(codedWidth: Int, codedHeight: Int, sampleAspect: Rational?, crop: PixelRect?, box: SizeBox?) -> PixelSize {
         let height = crop?.height ?? codedHeight
         var displayWidth = Double(crop?.width ?? codedWidth)
         // Multiply, then divide — the old `outputSize`'s order (see `PixelSize.displayed` for why it matters).
@@ -62,10 +62,10 @@ public enum VideoGeometry {
 
 /// FFmpeg 5.1's display-matrix helpers (libavutil/display.c) ported to Swift, so that planning needs no C.
 /// A matrix is 9 `Int32`s, row-major: a, b, u; c, d, v; x, y, w — 16.16 fixed point except u, v, w (2.30).
-public enum DisplayMatrix {
+package enum DisplayMatrix {
     /// `av_display_rotation_set(matrix, angle)`: a rotation by `degrees`, clockwise as a player shows it (FFmpeg
     /// writes the negated angle into a counter-clockwise matrix). Every other entry is 0; w is 1.0 in 2.30.
-    public static func rotation(degrees angle: Double) -> [Int32] {
+    package static func rotation(degrees angle: Double) -> [Int32] {
         // display.c: `double radians = -angle * M_PI / 180.0f;` (180.0f is exact, so double arithmetic throughout).
         let radians = -angle * Double.pi / 180.0
         let c = cos(radians), s = sin(radians)
@@ -79,7 +79,7 @@ public enum DisplayMatrix {
     }
 
     /// `av_display_matrix_flip(matrix, hflip, vflip)`: entry i multiplied by [h ? -1 : 1, v ? -1 : 1, 1][i % 3].
-    public static func flipped(_ matrix: [Int32], horizontal: Bool, vertical: Bool) -> [Int32] {
+    package static func flipped(_ matrix: [Int32], horizontal: Bool, vertical: Bool) -> [Int32] {
         guard horizontal || vertical else { return matrix }
         let flip: [Int32] = [horizontal ? -1 : 1, vertical ? -1 : 1, 1]
         // Wrapping multiply: C's int multiply cannot trap, so a hostile matrix holding Int32.min must not trap here.

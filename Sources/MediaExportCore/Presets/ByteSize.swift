@@ -35,6 +35,7 @@ public struct ByteSize: Codable, Sendable, Equatable {
         self.bytes = Int64(bytes)
     }
 
+    /// Reads a number of bytes or a text such as `"16MB"`.
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
         if let n = try? c.decode(Int64.self) {
@@ -49,6 +50,7 @@ public struct ByteSize: Codable, Sendable, Equatable {
         self = parsed
     }
 
+    /// Writes the number of bytes.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(bytes)

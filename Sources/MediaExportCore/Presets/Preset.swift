@@ -35,6 +35,7 @@ public struct Preset: Codable, Sendable, Equatable {
         case name, aliases, summary, defaultExtension, passthrough, video, audio, maxFileSize
     }
 
+    /// Reads a preset file: only `name` is required; the other fields take their defaults (`.mp4`, no size limit).
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
@@ -113,6 +114,7 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         case maxFrameRate
     }
 
+    /// Reads a preset's `video` section: only `codec` is required; the other fields take their defaults.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         codec = try c.decode(VideoCodec.self, forKey: .codec)
@@ -172,6 +174,7 @@ public struct AudioSettings: Codable, Sendable, Equatable {
 
     package enum CodingKeys: String, CodingKey, CaseIterable { case codec, bitrate, sampleRate, channels }
 
+    /// Reads a preset's `audio` section: AAC, 128 kb/s, 48 kHz, stereo unless it says otherwise.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         codec = try c.decodeIfPresent(AudioCodec.self, forKey: .codec) ?? .aac
@@ -195,6 +198,7 @@ public struct SizeBox: Codable, Sendable, Equatable, CustomStringConvertible {
     /// `"1280x720"`.
     public var description: String { "\(long)x\(short)" }
 
+    /// Reads `[width, height]`, each side 2 to 16384.
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
         let sides = try c.decode([Int].self)
@@ -207,6 +211,7 @@ public struct SizeBox: Codable, Sendable, Equatable, CustomStringConvertible {
         self.init(sides[0], sides[1])
     }
 
+    /// Writes `[long, short]`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode([long, short])

@@ -4,45 +4,45 @@
 /// The probe reads a MOV/MP4's H.264 stream this way instead of decoding its first frame (`avformat_find_stream_info`
 /// decodes one frame of every H.264 stream, about 0.1 s for a camera's 1080p keyframe, and a remux never needs it).
 /// Nothing here knows FFmpeg: the numbers are the standard's, and `MediaExportFFmpeg` maps them to FFmpeg's enums.
-public struct H264SequenceParameters: Equatable, Sendable {
-    public var profile: Int
-    public var level: Int
+package struct H264SequenceParameters: Equatable, Sendable {
+    package var profile: Int
+    package var level: Int
     /// 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4.
-    public var chromaFormat: Int
-    public var separateColourPlanes: Bool
-    public var bitDepthLuma: Int
-    public var bitDepthChroma: Int
+    package var chromaFormat: Int
+    package var separateColourPlanes: Bool
+    package var bitDepthLuma: Int
+    package var bitDepthChroma: Int
     /// The picture size after the SPS's cropping.
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// `frame_mbs_only_flag` false: the stream may code fields.
-    public var interlaced: Bool
+    package var interlaced: Bool
     /// The sample aspect ratio the VUI gives (`aspect_ratio_idc` 1-16, or 255 with its own numbers); nil without one.
-    public var sampleAspectRatio: Ratio?
+    package var sampleAspectRatio: Ratio?
     /// `video_full_range_flag`, when the VUI has a video signal type.
-    public var fullRange: Bool?
+    package var fullRange: Bool?
     /// The colour description, when the VUI has one.
-    public var colour: Colour?
+    package var colour: Colour?
     /// `chroma_sample_loc_type_top_field`, when the VUI has one.
-    public var chromaSampleLocation: Int?
+    package var chromaSampleLocation: Int?
 
     /// A sample aspect ratio, as the SPS writes it (not reduced).
-    public struct Ratio: Equatable, Sendable {
-        public var num: Int
-        public var den: Int
+    package struct Ratio: Equatable, Sendable {
+        package var num: Int
+        package var den: Int
     }
 
     /// `colour_primaries`, `transfer_characteristics`, `matrix_coefficients`: H.273 code points.
-    public struct Colour: Equatable, Sendable {
-        public var primaries: Int
-        public var transfer: Int
-        public var matrix: Int
+    package struct Colour: Equatable, Sendable {
+        package var primaries: Int
+        package var transfer: Int
+        package var matrix: Int
     }
 
     /// The sequence parameter sets of an `avcC` record (ISO/IEC 14496-15 5.3.3.1), or of Annex B extradata (start
     /// codes), each without its NAL header byte and with emulation prevention removed. Nil when the bytes are
     /// neither.
-    public static func sequenceParameterSets(extradata bytes: [UInt8]) -> [[UInt8]]? {
+    package static func sequenceParameterSets(extradata bytes: [UInt8]) -> [[UInt8]]? {
         if bytes.count >= 7, bytes[0] == 1 {
             var sets: [[UInt8]] = []
             let count = Int(bytes[5] & 0x1f)
@@ -87,7 +87,7 @@ public struct H264SequenceParameters: Equatable, Sendable {
     }
 
     /// Parses one SPS RBSP (after the NAL header byte). Nil when it is cut short or out of the standard's ranges.
-    public init?(rbsp: [UInt8]) {
+    package init?(rbsp: [UInt8]) {
         var r = BitReader(rbsp)
         guard let profile = r.bits(8), r.bits(8) != nil, let level = r.bits(8),
               let spsID = r.ue(), spsID <= 31 else { return nil }
@@ -97,43 +97,65 @@ public struct H264SequenceParameters: Equatable, Sendable {
         separateColourPlanes = false
         bitDepthLuma = 8
         bitDepthChroma = 8
+        width = 0
+        height = 0
+        interlaced = false
         if [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135].contains(profile) {
-            guard let chroma = r.ue(), chroma <= 3 else { return nil }
-            chromaFormat = chroma
-            if chroma == 3 {
-                guard let separate = r.flag() else { return nil }
-                separateColourPlanes = separate
-            }
-            guard let luma = r.ue(), let chromaDepth = r.ue(), luma <= 6, chromaDepth <= 6,
-                  r.flag() != nil, let scaling = r.flag() else { return nil }
-            bitDepthLuma = luma + 8
-            bitDepthChroma = chromaDepth + 8
-            if scaling {
-                for list in 0..<(chroma == 3 ? 12 : 8) {
-                    guard let present = r.flag() else { return nil }
-                    if present, !r.skipScalingList(size: list < 6 ? 16 : 64) { return nil }
-                }
+            guard readChromaFormat(&r) else { return nil }
+        }
+        guard Self.skipFrameNumbering(&r), readPictureSize(&r), let vui = r.flag() else { return nil }
+        guard vui else { return }
+        guard readVUI(&r) else { return nil }
+    }
+
+    /// The chroma format and bit depths of the high profiles, skipping their scaling lists; false when cut short.
+    private mutating func readChromaFormat(_ r: inout BitReader) -> Bool {
+        guard let chroma = r.ue(), chroma <= 3 else { return false }
+        chromaFormat = chroma
+        if chroma == 3 {
+            guard let separate = r.flag() else { return false }
+            separateColourPlanes = separate
+        }
+        guard let luma = r.ue(), let chromaDepth = r.ue(), luma <= 6, chromaDepth <= 6,
+              r.flag() != nil, let scaling = r.flag() else { return false }
+        bitDepthLuma = luma + 8
+        bitDepthChroma = chromaDepth + 8
+        if scaling {
+            for list in 0..<(chroma == 3 ? 12 : 8) {
+                guard let present = r.flag() else { return false }
+                if present, !r.skipScalingList(size: list < 6 ? 16 : 64) { return false }
             }
         }
-        guard let log2MaxFrameNum = r.ue(), log2MaxFrameNum <= 12, let pocType = r.ue() else { return nil }
+        return true
+    }
+
+    /// Skips `log2_max_frame_num` and the picture order count fields; false when cut short or out of range.
+    private static func skipFrameNumbering(_ r: inout BitReader) -> Bool {
+        guard let log2MaxFrameNum = r.ue(), log2MaxFrameNum <= 12, let pocType = r.ue() else { return false }
         switch pocType {
         case 0:
-            guard let lsb = r.ue(), lsb <= 12 else { return nil }
+            guard let lsb = r.ue(), lsb <= 12 else { return false }
         case 1:
-            guard r.flag() != nil, r.se() != nil, r.se() != nil, let cycle = r.ue(), cycle <= 255 else { return nil }
-            for _ in 0..<cycle where r.se() == nil { return nil }
+            guard r.flag() != nil, r.se() != nil, r.se() != nil, let cycle = r.ue(), cycle <= 255 else { return false }
+            for _ in 0..<cycle where r.se() == nil { return false }
         case 2: break
-        default: return nil
+        default: return false
         }
+        return true
+    }
+
+    /// The reference count, the picture size after cropping and the interlacing; false when cut short, out of
+    /// range or empty.
+    private mutating func readPictureSize(_ r: inout BitReader) -> Bool {
         // max_num_ref_frames above 16 is an SPS FFmpeg's decoder refuses: leave such a stream to it.
         guard let references = r.ue(), references <= 16, r.flag() != nil, let widthMBs = r.ue(), let heightUnits = r.ue(),
-              widthMBs < 1024, heightUnits < 1024, let frameMBsOnly = r.flag() else { return nil }
+              widthMBs < 1024, heightUnits < 1024, let frameMBsOnly = r.flag() else { return false }
         interlaced = !frameMBsOnly
-        if !frameMBsOnly { guard r.flag() != nil else { return nil } }
-        guard r.flag() != nil, let cropping = r.flag() else { return nil }
+        if !frameMBsOnly { guard r.flag() != nil else { return false } }
+        guard r.flag() != nil, let cropping = r.flag() else { return false }
         var crop = (left: 0, right: 0, top: 0, bottom: 0)
         if cropping {
-            guard let l = r.ue(), let rr = r.ue(), let t = r.ue(), let b = r.ue() else { return nil }
+            guard let l = r.ue(), let rr = r.ue(), let t = r.ue(), let b = r.ue() else { return false }
             crop = (l, rr, t, b)
         }
         // 7.4.2.1.1: crop units follow ChromaArrayType (0 with separate planes or monochrome).
@@ -144,43 +166,40 @@ public struct H264SequenceParameters: Equatable, Sendable {
         let codedHeight = (heightUnits + 1) * 16 * (frameMBsOnly ? 1 : 2)
         width = codedWidth - unitX * (crop.left + crop.right)
         height = codedHeight - unitY * (crop.top + crop.bottom)
-        guard width > 0, height > 0 else { return nil }
+        return width > 0 && height > 0
+    }
 
-        sampleAspectRatio = nil
-        fullRange = nil
-        colour = nil
-        chromaSampleLocation = nil
-        guard let vui = r.flag() else { return nil }
-        guard vui else { return }
-        // E.1.1: the fields before the timing information are all a probe needs.
-        guard let aspect = r.flag() else { return nil }
+    /// E.1.1: the fields before the timing information are all a probe needs. False when cut short or reserved.
+    private mutating func readVUI(_ r: inout BitReader) -> Bool {
+        guard let aspect = r.flag() else { return false }
         if aspect {
-            guard let idc = r.bits(8) else { return nil }
+            guard let idc = r.bits(8) else { return false }
             if idc == 255 {
-                guard let w = r.bits(16), let h = r.bits(16) else { return nil }
+                guard let w = r.bits(16), let h = r.bits(16) else { return false }
                 sampleAspectRatio = Ratio(num: w, den: h)
             } else if idc >= 1 && idc <= 16 {
                 sampleAspectRatio = Self.aspectRatios[idc - 1]
             } else if idc != 0 {
-                return nil   // reserved: FFmpeg's decoder refuses the SPS ("illegal aspect ratio")
+                return false   // reserved: FFmpeg's decoder refuses the SPS ("illegal aspect ratio")
             }
         }
-        guard let overscan = r.flag() else { return nil }
-        if overscan { guard r.flag() != nil else { return nil } }
-        guard let signal = r.flag() else { return nil }
+        guard let overscan = r.flag() else { return false }
+        if overscan { guard r.flag() != nil else { return false } }
+        guard let signal = r.flag() else { return false }
         if signal {
-            guard r.bits(3) != nil, let full = r.flag(), let described = r.flag() else { return nil }
+            guard r.bits(3) != nil, let full = r.flag(), let described = r.flag() else { return false }
             fullRange = full
             if described {
-                guard let p = r.bits(8), let t = r.bits(8), let m = r.bits(8) else { return nil }
+                guard let p = r.bits(8), let t = r.bits(8), let m = r.bits(8) else { return false }
                 colour = Colour(primaries: p, transfer: t, matrix: m)
             }
         }
-        guard let chromaLocation = r.flag() else { return nil }
+        guard let chromaLocation = r.flag() else { return false }
         if chromaLocation {
-            guard let top = r.ue(), top <= 5, r.ue() != nil else { return nil }
+            guard let top = r.ue(), top <= 5, r.ue() != nil else { return false }
             chromaSampleLocation = top
         }
+        return true
     }
 
     /// Table E-1, `aspect_ratio_idc` 1 to 16.

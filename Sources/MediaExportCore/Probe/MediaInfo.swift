@@ -38,26 +38,39 @@ public struct MediaInfo: Codable, Sendable, Equatable {
 
 /// One stream of a probed file.
 public struct StreamInfo: Codable, Sendable, Equatable {
+    /// The stream's index in the file.
     public var index: Int
     /// `video`, `audio`, `subtitle`, `data` or `attachment`.
     public var type: String
+    /// FFmpeg's codec name (`h264`, `aac`, …).
     public var codec: String
+    /// The codec profile (`High`, `Main 10`, `LC`), if known.
     public var profile: String?
+    /// Width in pixels as coded (video).
     public var width: Int?
+    /// Height in pixels as coded (video).
     public var height: Int?
     /// Width and height as displayed (rotation and sample aspect ratio applied).
     public var displayWidth: Int?
+    /// See `displayWidth`.
     public var displayHeight: Int?
+    /// FFmpeg's pixel format name (`yuv420p`, `yuv420p10le`, …).
     public var pixelFormat: String?
     /// Average frames per second.
     public var frameRate: Double?
     /// Display-matrix rotation in degrees, as FFmpeg reports it (counter-clockwise positive), 0 when none.
     public var rotation: Int?
+    /// Audio channel count.
     public var channels: Int?
+    /// Audio channel layout (`stereo`, `5.1`, …).
     public var channelLayout: String?
+    /// Audio samples per second.
     public var sampleRate: Int?
+    /// ISO 639 language tag, if any.
     public var language: String?
+    /// Bits per second, if known.
     public var bitRate: Int64?
+    /// Seconds, if known.
     public var duration: Double?
     /// Cover art rather than a video.
     public var isAttachedPicture: Bool
@@ -72,28 +85,51 @@ public struct StreamInfo: Codable, Sendable, Equatable {
     // ("30000/1001", "16:9") and times, sizes, rates and frame counts as decimal strings ("10.010000", "48000");
     // so do these. `duration` stays the number of seconds it always was (ffprobe's is the same value as a string).
     // A value ffprobe leaves out of its JSON (unknown, N/A) is left out here too.
+    /// ffprobe's `codec_name`.
     public var codecName: String?
+    /// ffprobe's `codec_long_name`.
     public var codecLongName: String?
+    /// ffprobe's `codec_type`.
     public var codecType: String?
+    /// ffprobe's `codec_tag_string`.
     public var codecTagString: String?
+    /// ffprobe's `level`.
     public var level: Int?
+    /// ffprobe's `sample_aspect_ratio` (`1:1`).
     public var sampleAspectRatio: String?
+    /// ffprobe's `display_aspect_ratio` (`16:9`).
     public var displayAspectRatio: String?
+    /// ffprobe's `pix_fmt`.
     public var pixFmt: String?
+    /// ffprobe's `color_range`.
     public var colorRange: String?
+    /// ffprobe's `color_space`.
     public var colorSpace: String?
+    /// ffprobe's `color_transfer`.
     public var colorTransfer: String?
+    /// ffprobe's `color_primaries`.
     public var colorPrimaries: String?
+    /// ffprobe's `field_order`.
     public var fieldOrder: String?
+    /// ffprobe's `r_frame_rate` (`30000/1001`).
     public var rFrameRate: String?
+    /// ffprobe's `avg_frame_rate`.
     public var avgFrameRate: String?
+    /// ffprobe's `time_base` (`1/600`).
     public var timeBase: String?
+    /// ffprobe's `start_time`, in seconds.
     public var startTime: String?
+    /// ffprobe's `duration_ts`, in `time_base` units.
     public var durationTS: Int64?
+    /// ffprobe's `nb_frames`.
     public var nbFrames: String?
+    /// ffprobe's `bit_rate`.
     public var bitRateText: String?
+    /// ffprobe's `sample_fmt`.
     public var sampleFmt: String?
+    /// ffprobe's `sample_rate`.
     public var sampleRateText: String?
+    /// ffprobe's `channel_layout`.
     public var channelLayoutName: String?
     /// ffprobe's dispositions: each name (`default`, `forced`, `attached_pic`, ...) with 0 or 1.
     public var disposition: [String: Int]?
@@ -128,10 +164,15 @@ public typealias DisplaySize = PixelSize
 
 /// The container, in ffprobe's `-show_format` names and types (times, sizes and rates as decimal strings).
 public struct FormatInfo: Codable, Sendable, Equatable {
+    /// ffprobe's `filename`: the path probed.
     public var filename: String
+    /// ffprobe's `nb_streams`.
     public var nbStreams: Int
+    /// ffprobe's `nb_programs`.
     public var nbPrograms: Int
+    /// ffprobe's `format_name` (`mov,mp4,m4a,3gp,3g2,mj2`).
     public var formatName: String
+    /// ffprobe's `format_long_name`.
     public var formatLongName: String?
     /// Seconds, `%f` ("1.429978"), when known.
     public var startTime: String?
@@ -141,7 +182,9 @@ public struct FormatInfo: Codable, Sendable, Equatable {
     public var size: String?
     /// Bits per second, when known.
     public var bitRate: String?
+    /// ffprobe's `probe_score` (100: certain of the format).
     public var probeScore: Int?
+    /// The container's tags.
     public var tags: [String: String]?
 
     enum CodingKeys: String, CodingKey {
@@ -150,6 +193,7 @@ public struct FormatInfo: Codable, Sendable, Equatable {
         case probeScore = "probe_score", tags
     }
 
+    /// Creates the value from each of its fields.
     public init(filename: String, nbStreams: Int, nbPrograms: Int, formatName: String, formatLongName: String? = nil,
                 startTime: String? = nil, duration: String? = nil, size: String? = nil, bitRate: String? = nil,
                 probeScore: Int? = nil, tags: [String: String]? = nil) {
@@ -162,11 +206,17 @@ public struct FormatInfo: Codable, Sendable, Equatable {
 /// One chapter, in ffprobe's `-show_chapters` names: `start`/`end` in `time_base` units, `start_time`/`end_time`
 /// in seconds (`%f` strings).
 public struct ChapterInfo: Codable, Sendable, Equatable {
+    /// ffprobe's `id`.
     public var id: Int64
+    /// ffprobe's `time_base`.
     public var timeBase: String
+    /// Start, in `time_base` units.
     public var start: Int64
+    /// Start in seconds.
     public var startTime: String
+    /// End, in `time_base` units.
     public var end: Int64
+    /// End in seconds.
     public var endTime: String
     /// `title`, when the chapter has one, and any other chapter tags.
     public var tags: [String: String]?
@@ -175,6 +225,7 @@ public struct ChapterInfo: Codable, Sendable, Equatable {
         case id, timeBase = "time_base", start, startTime = "start_time", end, endTime = "end_time", tags
     }
 
+    /// Creates the value from each of its fields.
     public init(id: Int64, timeBase: String, start: Int64, startTime: String, end: Int64, endTime: String, tags: [String: String]? = nil) {
         self.id = id; self.timeBase = timeBase; self.start = start; self.startTime = startTime; self.end = end
         self.endTime = endTime; self.tags = tags

@@ -2,41 +2,41 @@ import Foundation
 
 /// Everything one probe of a source tells the planner. The FFmpeg layer builds it (one `avformat_open_input`,
 /// plus one keyframe lookup for a stream copy that starts after 0); tests build it by hand.
-public struct SourceInfo: Sendable, Equatable, Codable {
+package struct SourceInfo: Sendable, Equatable, Codable {
     /// The file probed (the resource read), named in `invalidTimeRange` errors.
-    public var path: String
+    package var path: String
     /// libavformat's name for the input format, e.g. `mov,mp4,m4a,3gp,3g2,mj2`.
-    public var formatName: String
+    package var formatName: String
     /// The container's duration in seconds; nil when unknown (FFmpeg: `duration <= 0` or `AV_NOPTS_VALUE`).
-    public var duration: Double?
+    package var duration: Double?
     /// The container's start time in seconds (0 when unknown): the origin of the source's clock.
-    public var startTime: Double
+    package var startTime: Double
     /// The file's size in bytes when it was probed. Not in the brief's sketch: the batch estimate of a remux or a
     /// byte copy is the source size (today's `estimate` reads `MediaInfo.size`), and the planner reads no files.
-    public var size: Int64
+    package var size: Int64
     /// Every stream, in index order (`streams[i].index == i`).
-    public var streams: [SourceStream]
+    package var streams: [SourceStream]
     /// The stream `av_find_best_stream` picks for video, if any.
-    public var mainVideo: Int?
+    package var mainVideo: Int?
     /// The stream `av_find_best_stream` picks for audio, if any.
-    public var mainAudio: Int?
+    package var mainAudio: Int?
     /// The presentation time of the main video's keyframe at or before a requested cut, looked up by the probe
     /// when a stream copy starts after 0 (nil: not looked up / no video). Ask `ExportPlanner.keyframeLookup(…)`
     /// which cut to look up.
-    public var cutKeyframe: KeyframeLookup?
+    package var cutKeyframe: KeyframeLookup?
     /// The container's creation time (ISO 8601), from `creation_time` or Apple's creation date, if any.
-    public var creationTime: String?
+    package var creationTime: String?
     /// Where the data of the streams really ends, seconds from the start, when a packet scan measured it
     /// (`ProbedSource.measureDataEnd()`; nil: not measured). A file cut short ends well before `duration`.
-    public var dataEnd: Double?
+    package var dataEnd: Double?
     /// True when FFmpeg guessed the durations from the bit rate (raw AAC/MP3, some MPEG): they can be seconds off,
     /// so they are used for progress, never to call a file truncated or an output wrong.
-    public var durationsEstimated: Bool = false
+    package var durationsEstimated: Bool = false
     /// The container's tags (`creation_time`, `location`, Apple's keys …): what the output carries over.
-    public var tags: [String: String] = [:]
+    package var tags: [String: String] = [:]
 
     /// Creates a source description.
-    public init(path: String, formatName: String = "", duration: Double? = nil, startTime: Double = 0, size: Int64 = 0,
+    package init(path: String, formatName: String = "", duration: Double? = nil, startTime: Double = 0, size: Int64 = 0,
                 streams: [SourceStream], mainVideo: Int? = nil, mainAudio: Int? = nil, cutKeyframe: KeyframeLookup? = nil) {
         self.path = path; self.formatName = formatName; self.duration = duration; self.startTime = startTime
         self.size = size; self.streams = streams; self.mainVideo = mainVideo; self.mainAudio = mainAudio
@@ -45,65 +45,65 @@ public struct SourceInfo: Sendable, Equatable, Codable {
 
     /// Why the file looks cut short: its data ends well before the container's duration (the same test the
     /// transcode applies to what it wrote). nil when it does not, or when `dataEnd` was not measured.
-    public var truncation: String? {
+    package var truncation: String? {
         guard !durationsEstimated, let end = dataEnd, let expected = duration, Self.isTruncated(end: end, of: expected) else { return nil }
         return String(format: "the data ends at %.2f s of %.2f s: the file is truncated", end, expected)
     }
 
     /// The truncation rule, for the whole file (`truncation`) and for each stream a route reads: data that ends more
     /// than half a second and more than a tenth before the declared length is a file cut short.
-    public static func isTruncated(end: Double, of expected: Double) -> Bool { expected - end > max(0.5, expected * 0.1) }
+    package static func isTruncated(end: Double, of expected: Double) -> Bool { expected - end > max(0.5, expected * 0.1) }
 
     /// True when the header declares each video stream's frame count apart from its index, so that frames missing
     /// from the data are frames lost: AVI (`dwLength`; the demuxer numbers the frames it finds after damage without
     /// a gap, and a file cut short loses its index, from which FFmpeg would otherwise take the duration).
-    public var declaresFrameCounts: Bool { formatName == "avi" }
+    package var declaresFrameCounts: Bool { formatName == "avi" }
 
     /// True when the container's per-stream durations are exact to a frame: MP4/MOV (track headers and edit
     /// lists), Matroska (the per-track `DURATION` tag), Ogg (granule positions), FLAC, WAV, AIFF, CAF. Other
     /// containers' durations can be off by a frame or more (ASF adds its preroll, MPEG-TS/PS estimate them from
     /// timestamps, AVI and FLV from headers), so outputs from them are checked against what was written, and
     /// against the declared duration only loosely (the truncation check).
-    public var declaresExactDurations: Bool {
+    package var declaresExactDurations: Bool {
         guard !durationsEstimated else { return false }
         let name = formatName.split(separator: ",").first.map(String.init) ?? formatName
         return ["mov", "matroska", "ogg", "flac", "wav", "aiff", "caf", "w64"].contains(name)
     }
 
     /// The first video stream that is not cover art: the one the batch judges (as `misfit` and `estimate` do today).
-    public var firstVideo: SourceStream? { streams.first { $0.kind == .video && !$0.isAttachedPicture } }
+    package var firstVideo: SourceStream? { streams.first { $0.kind == .video && !$0.isAttachedPicture } }
 }
 
 /// The answer to one keyframe lookup: the main video's keyframe at or before `requested`, in seconds from the
 /// source's start (the first video packet after seeking there, by presentation time: B-frames shift decode times).
-public struct KeyframeLookup: Sendable, Equatable, Codable {
+package struct KeyframeLookup: Sendable, Equatable, Codable {
     /// The cut asked for, seconds from the source's start.
-    public var requested: Double
+    package var requested: Double
     /// The keyframe's presentation time, seconds from the source's start.
-    public var keyframe: Double
+    package var keyframe: Double
 
     /// Creates a lookup result.
-    public init(requested: Double, keyframe: Double) { self.requested = requested; self.keyframe = keyframe }
+    package init(requested: Double, keyframe: Double) { self.requested = requested; self.keyframe = keyframe }
 }
 
 /// A fraction, for a sample aspect ratio.
-public struct Rational: Sendable, Equatable, Codable {
+package struct Rational: Sendable, Equatable, Codable {
     /// Numerator.
-    public var num: Int
+    package var num: Int
     /// Denominator.
-    public var den: Int
+    package var den: Int
 
     /// Creates a fraction.
-    public init(_ num: Int, _ den: Int) { self.num = num; self.den = den }
+    package init(_ num: Int, _ den: Int) { self.num = num; self.den = den }
 
     /// True when both terms are positive (FFmpeg's 0/1 or 0/0 mean "unknown").
-    public var isValid: Bool { num > 0 && den > 0 }
+    package var isValid: Bool { num > 0 && den > 0 }
 }
 
 /// One stream of a probed source.
-public struct SourceStream: Sendable, Equatable, Codable {
+package struct SourceStream: Sendable, Equatable, Codable {
     /// The stream's media type, named as in the `started` event's `type`.
-    public enum Kind: String, Sendable, Codable, CaseIterable {
+    package enum Kind: String, Sendable, Codable, CaseIterable {
         /// Pictures (cover art too: see `isAttachedPicture`).
         case video
         /// Sound.
@@ -117,56 +117,56 @@ public struct SourceStream: Sendable, Equatable, Codable {
     }
 
     /// Index of the stream in the input.
-    public var index: Int
+    package var index: Int
     /// The media type.
-    public var kind: Kind
+    package var kind: Kind
     /// FFmpeg's codec name, or `unknown 'fourcc'` for a codec FFmpeg does not know.
-    public var codec: String
+    package var codec: String
     /// False when FFmpeg does not know the codec (`codec_id == AV_CODEC_ID_NONE`).
-    public var codecKnown: Bool
+    package var codecKnown: Bool
     /// True when a decoder exists for the codec.
-    public var decodable: Bool
+    package var decodable: Bool
     /// Cover art (`AV_DISPOSITION_ATTACHED_PIC`) rather than a video.
-    public var isAttachedPicture: Bool
+    package var isAttachedPicture: Bool
     /// Output containers whose muxer accepts a stream copy of this codec (the FFmpeg layer asks
     /// `avformat_query_codec`; `.m4a`: aac and alac only). Empty for an unknown codec.
-    public var fitsIn: Set<Container>
+    package var fitsIn: Set<Container>
     /// The stream's own duration in seconds, if known.
-    public var duration: Double?
+    package var duration: Double?
     /// Bit rate in bits per second; nil when unknown.
-    public var bitRate: Int64?
+    package var bitRate: Int64?
     /// Language tag, nil for none or `und`.
-    public var language: String?
+    package var language: String?
     /// Coded picture width (video); 0 or less when unknown.
-    public var width: Int
+    package var width: Int
     /// Coded picture height (video); 0 or less when unknown.
-    public var height: Int
+    package var height: Int
     /// Sample aspect ratio: the codec parameters', else the stream's (what the transcode uses); nil or invalid is square.
-    public var sampleAspect: Rational?
+    package var sampleAspect: Rational?
     /// The source's display rotation, CLOCKWISE degrees, snapped to 0, 90, 180 or 270 (FFmpeg reports the
     /// display matrix counter-clockwise: the FFmpeg layer passes `Rotation.quarterTurns(-round(av_display_rotation_get))`).
-    public var rotation: Int
+    package var rotation: Int
     /// Average frames per second; nil when unknown (often so for variable frame rate).
-    public var frameRate: Double?
+    package var frameRate: Double?
     /// Pixel format name, e.g. `yuv420p`.
-    public var pixelFormat: String?
+    package var pixelFormat: String?
     /// Audio channel count; 0 when unknown.
-    public var channels: Int
+    package var channels: Int
     /// Audio sample rate in Hz; 0 or less when unknown.
-    public var sampleRate: Int
+    package var sampleRate: Int
     /// Frames (video) or packets the container declares, if it does (MP4/MOV: the sample count).
-    public var frameCount: Int?
+    package var frameCount: Int?
     /// True when `duration` is the stream's own (its header, or Matroska's `DURATION` tag), not the container's.
-    public var durationIsOwn: Bool = true
+    package var durationIsOwn: Bool = true
     /// The display matrix (3×3, 16.16 / 2.30 fixed point, FFmpeg's order), if the stream has one.
-    public var displayMatrix: [Int32]?
+    package var displayMatrix: [Int32]?
     /// Colour, bit depth, field order and HDR metadata (video only).
-    public var color: VideoColor?
+    package var color: VideoColor?
     /// A QuickTime chapter track (text the demuxer reads into the file's chapters and discards as a stream).
-    public var isChapterTrack: Bool = false
+    package var isChapterTrack: Bool = false
 
     /// Creates a stream description; everything but the identity has a neutral default.
-    public init(index: Int, kind: Kind, codec: String, codecKnown: Bool = true, decodable: Bool = true,
+    package init(index: Int, kind: Kind, codec: String, codecKnown: Bool = true, decodable: Bool = true,
                 isAttachedPicture: Bool = false, fitsIn: Set<Container> = [], duration: Double? = nil, bitRate: Int64? = nil,
                 language: String? = nil, width: Int = 0, height: Int = 0, sampleAspect: Rational? = nil, rotation: Int = 0,
                 frameRate: Double? = nil, pixelFormat: String? = nil, channels: Int = 0, sampleRate: Int = 0) {
@@ -179,7 +179,7 @@ public struct SourceStream: Sendable, Equatable, Codable {
 
     /// The picture as displayed: sample aspect ratio applied to the width, then the sides swapped for a quarter
     /// turn — what `mediaexport probe` reports as `displayWidth`/`displayHeight` (and what the batch judges).
-    public var displaySize: PixelSize {
+    package var displaySize: PixelSize {
         PixelSize.displayed(width: width, height: height, sampleAspect: sampleAspect, rotation: rotation)
     }
 }

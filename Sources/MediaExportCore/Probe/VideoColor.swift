@@ -162,12 +162,12 @@ public struct DolbyVision: Sendable, Equatable, Codable {
 /// light level's MaxCLL, else the mastering display's maximum luminance, else 10 (1000 nits) — what FFmpeg's
 /// `tonemap` filter finds itself after `zscale=t=linear` — with absurd metadata left out: a value below 100 nits
 /// is not HDR metadata (ignored), one above 10 000 nits (PQ's ceiling) is clamped to it.
-public enum SignalPeak {
+package enum SignalPeak {
     /// The default when the metadata says nothing usable (1000 nits).
-    public static let fallback = 10.0
+    package static let fallback = 10.0
 
     /// The peak for the given metadata (nits).
-    public static func relative(maxCLL: Int?, masteringMaxLuminance: Double?) -> Double {
+    package static func relative(maxCLL: Int?, masteringMaxLuminance: Double?) -> Double {
         for nits in [maxCLL.map(Double.init), masteringMaxLuminance] {
             guard let nits, nits.isFinite, nits >= 100 else { continue }
             return min(nits, 10_000) / 100

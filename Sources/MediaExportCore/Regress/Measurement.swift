@@ -3,18 +3,29 @@ import Foundation
 
 /// What `regress` measures on one exported file.
 public struct Measurement: Codable, Sendable, Equatable {
+    /// libavformat's container name(s).
     public var container: String
+    /// Codec of each stream, in order.
     public var codecs: [String]
+    /// The video's codec profile, if any.
     public var videoProfile: String?
+    /// Video width in pixels, if there is a video.
     public var width: Int?
+    /// Video height in pixels, if there is a video.
     public var height: Int?
+    /// The video's pixel format, if any.
     public var pixelFormat: String?
+    /// Video frame count, if known.
     public var frameCount: Int?
+    /// Seconds.
     public var duration: Double
     /// One frame's duration (from the frame rate), the unit of the duration tolerance.
     public var frameDuration: Double?
+    /// Audio channel count, if there is audio.
     public var audioChannels: Int?
+    /// Audio samples per second, if there is audio.
     public var sampleRate: Int?
+    /// The video's rotation in degrees (0 without one).
     public var rotation: Int
     /// The source's creation time is in the output (nil when the source has none).
     public var creationTimeKept: Bool?
@@ -22,14 +33,17 @@ public struct Measurement: Codable, Sendable, Equatable {
     public var avStartOffset: Double?
     /// Decode timestamps strictly increase in every stream.
     public var timestampsIncreasing: Bool
+    /// File size in bytes.
     public var size: Int64
     /// `transcode`, `remux`, `copy`, or `fallback:ROUTE`.
     public var route: String
     /// Luma PSNR (dB) and SSIM against the source, for a transcoded video.
     public var psnr: Double?
+    /// See `psnr`.
     public var ssim: Double?
     /// For stream-copied streams: SHA-256 over every packet's bytes, per stream, and whether each equals the source's.
     public var packetChecksums: [String]?
+    /// True when every `packetChecksums` entry equals the source's.
     public var packetsMatchSource: Bool?
     /// SHA-256 of the whole output file, recorded by a `--deterministic` run only, and compared exactly only when the
     /// baseline and the run both have it.
@@ -40,6 +54,7 @@ public struct Measurement: Codable, Sendable, Equatable {
     /// The `started` record's `estimatedBytes` for this export, and its error: estimate / real size − 1 (+0.10: the
     /// estimate was 10 % high). Reported, never compared with the baseline.
     public var estimatedBytes: Int64?
+    /// See `estimatedBytes`.
     public var estimateError: Double?
 
     /// Creates the value from each of its fields.

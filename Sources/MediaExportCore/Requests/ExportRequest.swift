@@ -35,10 +35,10 @@ public enum PipelineMode: String, Codable, Sendable, CaseIterable {
     case off
 
     /// The cores from which `auto` pipelines.
-    public static let minimumCores = 4
+    package static let minimumCores = 4
 
     /// Whether to pipeline on a machine with `cores` usable cores.
-    public func isOn(cores: Int) -> Bool {
+    package func isOn(cores: Int) -> Bool {
         switch self {
         case .auto: return cores >= Self.minimumCores
         case .on: return true
@@ -117,6 +117,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         case maxFileSize, estimate, pipeline, threads, deterministic
     }
 
+    /// Reads a request from JSON: only `input`, `output` and `preset` are required.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         input = try c.decode(String.self, forKey: .input)

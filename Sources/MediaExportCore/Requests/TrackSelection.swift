@@ -20,6 +20,7 @@ public struct TrackSelection: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey { case audioLanguages, firstAudioOnly, keepSubtitles }
 
+    /// Reads a selection; a missing field takes its default.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         audioLanguages = try c.decodeIfPresent([String].self, forKey: .audioLanguages)
@@ -34,7 +35,7 @@ public struct TrackSelection: Codable, Sendable, Equatable {
     public var keepsAll: Bool { (audioLanguages ?? []).isEmpty && !firstAudioOnly }
 
     /// True when `language` (a stream's tag; nil or `und` for none) is one of `audioLanguages`.
-    public func wants(language: String?) -> Bool {
+    package func wants(language: String?) -> Bool {
         guard let wanted = audioLanguages, !wanted.isEmpty else { return true }
         // A stream without a language is `und`, as the messages name it.
         let code = TrackSelection.canonical(language ?? "und")
@@ -42,7 +43,7 @@ public struct TrackSelection: Codable, Sendable, Equatable {
     }
 
     /// One code per language: ISO 639-1 two-letter codes and the bibliographic 639-2/B codes map to 639-2/T.
-    public static func canonical(_ code: String) -> String {
+    package static func canonical(_ code: String) -> String {
         let c = code.lowercased().trimmingCharacters(in: .whitespaces)
         return aliases[c] ?? c
     }

@@ -10,30 +10,30 @@ import Foundation
 /// only in a stream of constant frame rate: one whose steps other than holes are regular but for at most 2 % of all
 /// its steps, and whose holes are rare (at most two, or 1 % of its steps). A phone's variable rate breaks either: it halves its rate for
 /// stretches in low light (many holes of one frame) or jitters by more than a quarter frame; it is never counted.
-public struct FrameHoles: Sendable, Equatable {
+package struct FrameHoles: Sendable, Equatable {
     /// One hole: where the first missing frame would have been (output seconds), and the step it is in.
-    public struct Hole: Sendable, Equatable {
-        public var at: Double
-        public var step: Double
+    package struct Hole: Sendable, Equatable {
+        package var at: Double
+        package var step: Double
         /// A hole at `at` seconds in a step of `step` seconds.
-        public init(at: Double, step: Double) { self.at = at; self.step = step }
+        package init(at: Double, step: Double) { self.at = at; self.step = step }
     }
 
     /// Seconds per frame at the stream's base rate; 0 when unknown (nothing is then a hole).
-    public var frameDuration: Double
+    package var frameDuration: Double
     /// Steps measured, regular steps among them, and the holes (at most `maxHoles` kept; `holeCount` counts all).
-    public private(set) var steps = 0
-    public private(set) var regularSteps = 0
-    public private(set) var holes: [Hole] = []
-    public private(set) var holeCount = 0
+    package private(set) var steps = 0
+    package private(set) var regularSteps = 0
+    package private(set) var holes: [Hole] = []
+    package private(set) var holeCount = 0
     /// Holes kept in full: a stream with more is not of constant rate anyway (see the rule).
     static let maxHoles = 64
 
     /// An empty measure for frames of `frameDuration` seconds.
-    public init(frameDuration: Double) { self.frameDuration = frameDuration }
+    package init(frameDuration: Double) { self.frameDuration = frameDuration }
 
     /// Notes the step from a frame at `previous` to one at `time` (output seconds).
-    public mutating func note(from previous: Double, to time: Double) {
+    package mutating func note(from previous: Double, to time: Double) {
         guard frameDuration > 0 else { return }
         let step = time - previous
         steps += 1
@@ -44,13 +44,13 @@ public struct FrameHoles: Sendable, Equatable {
     }
 
     /// True when the stream keeps a constant frame rate by the rule (so that a hole is frames lost).
-    public var isConstantRate: Bool {
+    package var isConstantRate: Bool {
         guard frameDuration > 0, steps > 0 else { return false }
         return Double(steps - holeCount - regularSteps) <= Double(steps) * 0.02 && holeCount <= max(2, steps / 100)
     }
 
     /// The frames lost in the holes of input stream `stream`; none for a stream of variable rate.
-    public func lost(stream: Int) -> [LostFrames] {
+    package func lost(stream: Int) -> [LostFrames] {
         guard isConstantRate else { return [] }
         return holes.compactMap { hole in
             let frames = Int((hole.step / frameDuration).rounded()) - 1
@@ -61,18 +61,18 @@ public struct FrameHoles: Sendable, Equatable {
 
 /// Video frames missing from a stream of constant frame rate where its timestamps jump ahead (`FrameHoles`): the
 /// pictures before them are shown longer; the audio keeps its place.
-public struct LostFrames: Codable, Sendable, Equatable {
+package struct LostFrames: Codable, Sendable, Equatable {
     /// The input stream's index.
-    public var stream: Int
+    package var stream: Int
     /// Where the first missing frame would have been, seconds on the output's timeline.
-    public var at: Double
+    package var at: Double
     /// Frames missing.
-    public var frames: Int
+    package var frames: Int
     /// Their length in seconds.
-    public var seconds: Double
+    package var seconds: Double
 
     /// `frames` frames (`seconds` long) of input stream `stream` missing at `at` seconds.
-    public init(stream: Int, at: Double, frames: Int, seconds: Double) {
+    package init(stream: Int, at: Double, frames: Int, seconds: Double) {
         self.stream = stream; self.at = at; self.frames = frames; self.seconds = seconds
     }
 }
@@ -81,13 +81,13 @@ extension SourceInfo {
     /// True when holes in a video's timestamps are frames lost (`FrameHoles`): in every container but one that declares
     /// its frame count (AVI), where a hole is an empty chunk — a frame its writer left out on purpose — and the count
     /// the header declares is the measure of what was lost (`DeclaredFrames`).
-    public var countsTimestampHoles: Bool { !declaresFrameCounts }
+    package var countsTimestampHoles: Bool { !declaresFrameCounts }
 
     /// A frame of video stream `index` that lasts `seconds` (1/its rate) by its header, bounded: no frame outlasts its
     /// stream (or the file, for a stream that declares no length) by more than ten times. Beyond that the rate is
     /// broken — an MP4 `stts` delta of 2^31 ticks makes one frame 46.6 hours in a 0.04 s file — and a frame lasts
     /// its share of the stream's length instead. nil when `seconds` is within the bound or nothing bounds it.
-    public func boundedFrame(_ seconds: Double, stream index: Int) -> Double? {
+    package func boundedFrame(_ seconds: Double, stream index: Int) -> Double? {
         guard index >= 0, index < streams.count else { return nil }
         let stream = streams[index]
         guard let length = stream.duration ?? duration, length > 0, seconds > 10 * length else { return nil }

@@ -8,7 +8,7 @@ import Foundation
 /// of what the executor wrote (less, by as much as frames missing in holes, `DeliveredStream.missing`); a video frame
 /// count within 1 % (at least one frame); tags compared as values (a creation time to the second). Cover art must be
 /// there as cover art (an attached picture, not a video track), of its size; it has no duration or frames to check.
-public enum OutputVerifier {
+package enum OutputVerifier {
     /// The identity display matrix: the same as none.
     static let identity: [Int32] = [65536, 0, 0, 0, 65536, 0, 0, 0, 1 << 30]
 
@@ -20,10 +20,8 @@ public enum OutputVerifier {
     ///     `com.apple.quicktime.content.identifier` are checked).
     ///   - damaged: corrupt input was skipped (as the error policy allows): durations and frame counts are then
     ///     checked against what was written, and the shortfall against the plan is a warning of the export.
-    public static func verify(plan: ExportPlan, source: SourceInfo, facts: OutputFacts, delivered: [DeliveredStream],
+    package static func verify(plan: ExportPlan, source: SourceInfo, facts: OutputFacts, delivered: [DeliveredStream],
                               tags: [String: String], damaged: Bool = false) -> Verification {
-        var checks: [Verification.Check] = []
-        func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) { checks.append(check(name, expected, measured, ok)) }
         // Cover art is no track (MP4's `covr` atom, a Matroska attachment): it reads back after the tracks, wherever
         // it was among the output's streams. Both sides are compared in that order; `delivered` follows the plan's
         // output order (`keptInOutputOrder`).
@@ -35,95 +33,94 @@ public enum OutputVerifier {
         let measuredKinds = outStreams.map { "\($0.kind.rawValue) \($0.codec)\($0.isAttachedPicture ? " (cover art)" : "")" }
         let sameKinds = expectedKinds.count == measuredKinds.count
             && zip(expectedKinds, measuredKinds).allSatisfy { sameCodec($0, $1, container: plan.container) }
-        add("streams", expectedKinds.joined(separator: ", "), measuredKinds.joined(separator: ", "), sameKinds)
+        var checks = [check("streams", expectedKinds.joined(separator: ", "), measuredKinds.joined(separator: ", "), sameKinds)]
 
         for (j, planned) in kept.enumerated() {
             guard j < outStreams.count else { break }
             var decision = planned
             if damaged { decision.durationExact = false; decision.expectedFrames = nil }
-            let tally = order[j] < delivered.count ? delivered[order[j]] : nil
-            let out = outStreams[j]
             let src = decision.index < source.streams.count ? source.streams[decision.index] : nil
-            let label = "stream #\(j) \(decision.kind.rawValue)"
-            if decision.isCoverArt {
-                // One picture, no timeline: no duration, frame rate, language or display matrix to check. Its size is
-                // known once read back with decoding (the header of MP4's `covr` does not say).
-                if let src {
-                    add("\(label) cover art size", "\(src.width)x\(src.height)", out.width > 0 ? "\(out.width)x\(out.height)" : "unknown",
-                        out.width > 0 ? out.width == src.width && out.height == src.height : nil)
-                }
-                continue
-            }
-            switch decision.action {
-            case .transcodeVideo(let v):
-                add("\(label) size", "\(v.width)x\(v.height)", "\(out.width)x\(out.height)", out.width == v.width && out.height == v.height)
-                add("\(label) pixel format", v.pixelFormat, out.pixelFormat ?? "unknown",
-                    out.pixelFormat.map { samePixelFormat(v.pixelFormat, $0) })
-                if let want = v.outputColor {
-                    // Tone-mapped output must say BT.709, kept HDR its transfer and primaries: players go by the tags.
-                    let expected = [want.transfer, want.primaries].map { $0 ?? "unspecified" }.joined(separator: "/")
-                    let measured = [out.color?.transfer, out.color?.primaries].map { $0 ?? "unspecified" }.joined(separator: "/")
-                    add("\(label) colour", expected, measured, out.color.map { _ in expected == measured })
-                }
-            case .transcodeAudio(let a):
-                add("\(label) channels", "\(a.channels)", "\(out.channels)", out.channels == a.channels)
-                add("\(label) sample rate", "\(a.settings.sampleRate)", "\(out.sampleRate)", out.sampleRate == a.settings.sampleRate)
-            case .copy:
-                if let src, src.kind == .video {
-                    add("\(label) size", "\(src.width)x\(src.height)", "\(out.width)x\(out.height)", out.width == src.width && out.height == src.height)
-                }
-                // A copied audio stream's channel count is in its bitstream, which a copy cannot change (HE-AAC v2
-                // signals its stereo only in the data, so headers disagree): not checked.
-            case .transcodeSubtitle, .coverArt, .drop:
-                break
-            }
-            if let language = src?.language {
-                add("\(label) language", language, out.language ?? "none", out.language == language)
-            }
-            if decision.kind == .video || decision.kind == .audio {
-                checks.append(durationCheck(label: label, decision: decision, out: out, delivered: tally, source: src))
-            }
-            if decision.kind == .audio, let written = tally?.packets {
-                // Every audio packet written is in the file (the container's sample table, or its packets).
-                // (MOV counts PCM in samples, not packets: not comparable. A copy may lose an empty packet to the
-                // muxer, as AC-3 from AVI into MOV does: 1 %, at least one.)
-                var slack = 0
-                if case .copy = decision.action { slack = max(1, written / 100) }
-                add("\(label) packets", "\(written)\(slack > 0 ? " ± \(slack)" : "") (as written)", out.frameCount.map(String.init) ?? "unknown",
-                    out.codec.hasPrefix("pcm_") ? nil : out.frameCount.map { abs($0 - written) <= slack })
-            }
-            if decision.kind == .video {
-                checks.append(frameCountCheck(label: label, decision: decision, out: out, delivered: tally))
-                let expected = plannedMatrix(decision) ?? src?.displayMatrix
-                add("\(label) display matrix", matrixText(expected), matrixText(out.displayMatrix),
-                    normalized(expected) == normalized(out.displayMatrix))
-            }
-            if decision.kind != .subtitle {
-                add("\(label) timestamps", "increasing", out.timestampsIncreasing.map { $0 ? "increasing" : "not increasing" } ?? "not measured",
-                    out.timestampsIncreasing)
-            }
+            checks += streamChecks(label: "stream #\(j) \(decision.kind.rawValue)", decision: decision, out: outStreams[j],
+                                   delivered: order[j] < delivered.count ? delivered[order[j]] : nil, source: src)
         }
-
-        for key in ["creation_time", "location", "com.apple.quicktime.content.identifier"] {
-            guard let want = tags[key] else { continue }
-            let got = facts.tags[key]
-            if key == "creation_time", got == nil, parseDate(want).map({ $0.timeIntervalSince1970 == 0 }) ?? true {
-                // 1970-01-01 is how a muxer says "unset" (MP4 does not write it), and a text that is no date cannot be written.
-                add(key, want, "none", nil)
-                continue
-            }
-            let same = key == "creation_time" ? sameInstant(want, got) : got.map { sameLocation(want, $0) } ?? false
-            add(key, want, got ?? "none", same)
-        }
+        checks += tagChecks(wanted: tags, written: facts.tags)
         if let container = plan.container, container.isQuickTimeFamily {
-            add("faststart", "moov before mdat", facts.faststart.map { $0 ? "moov before mdat" : "moov after mdat" } ?? "not found",
-                facts.faststart == true)
+            checks.append(check("faststart", "moov before mdat", facts.faststart.map { $0 ? "moov before mdat" : "moov after mdat" } ?? "not found",
+                                facts.faststart == true))
         }
         return Verification(checks: checks)
     }
 
+    /// The checks of one output stream against its decision.
+    static func streamChecks(label: String, decision: StreamDecision, out: OutputFacts.Stream, delivered tally: DeliveredStream?,
+                             source src: SourceStream?) -> [Verification.Check] {
+        if decision.isCoverArt {
+            // One picture, no timeline: no duration, frame rate, language or display matrix to check. Its size is
+            // known once read back with decoding (the header of MP4's `covr` does not say).
+            guard let src else { return [] }
+            return [check("\(label) cover art size", "\(src.width)x\(src.height)", out.width > 0 ? "\(out.width)x\(out.height)" : "unknown",
+                          out.width > 0 ? out.width == src.width && out.height == src.height : nil)]
+        }
+        var checks = actionChecks(label: label, decision: decision, out: out, source: src)
+        func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) { checks.append(check(name, expected, measured, ok)) }
+        if let language = src?.language {
+            add("\(label) language", language, out.language ?? "none", out.language == language)
+        }
+        if decision.kind == .video || decision.kind == .audio {
+            checks.append(durationCheck(label: label, decision: decision, out: out, delivered: tally, source: src))
+        }
+        if decision.kind == .audio, let written = tally?.packets {
+            // Every audio packet written is in the file (the container's sample table, or its packets).
+            // (MOV counts PCM in samples, not packets: not comparable. A copy may lose an empty packet to the
+            // muxer, as AC-3 from AVI into MOV does: 1 %, at least one.)
+            var slack = 0
+            if case .copy = decision.action { slack = max(1, written / 100) }
+            add("\(label) packets", "\(written)\(slack > 0 ? " ± \(slack)" : "") (as written)", out.frameCount.map(String.init) ?? "unknown",
+                out.codec.hasPrefix("pcm_") ? nil : out.frameCount.map { abs($0 - written) <= slack })
+        }
+        if decision.kind == .video {
+            checks.append(frameCountCheck(label: label, decision: decision, out: out, delivered: tally))
+            let expected = plannedMatrix(decision) ?? src?.displayMatrix
+            add("\(label) display matrix", matrixText(expected), matrixText(out.displayMatrix),
+                normalized(expected) == normalized(out.displayMatrix))
+        }
+        if decision.kind != .subtitle {
+            add("\(label) timestamps", "increasing", out.timestampsIncreasing.map { $0 ? "increasing" : "not increasing" } ?? "not measured",
+                out.timestampsIncreasing)
+        }
+        return checks
+    }
+
+    /// The checks of what the stream's action set: a transcode's size, pixel format, colour, channels and rate; a
+    /// copied video's size.
+    static func actionChecks(label: String, decision: StreamDecision, out: OutputFacts.Stream, source src: SourceStream?) -> [Verification.Check] {
+        switch decision.action {
+        case .transcodeVideo(let v):
+            var checks = [check("\(label) size", "\(v.width)x\(v.height)", "\(out.width)x\(out.height)", out.width == v.width && out.height == v.height),
+                          check("\(label) pixel format", v.pixelFormat, out.pixelFormat ?? "unknown",
+                                out.pixelFormat.map { samePixelFormat(v.pixelFormat, $0) })]
+            if let want = v.outputColor {
+                // Tone-mapped output must say BT.709, kept HDR its transfer and primaries: players go by the tags.
+                let expected = [want.transfer, want.primaries].map { $0 ?? "unspecified" }.joined(separator: "/")
+                let measured = [out.color?.transfer, out.color?.primaries].map { $0 ?? "unspecified" }.joined(separator: "/")
+                checks.append(check("\(label) colour", expected, measured, out.color.map { _ in expected == measured }))
+            }
+            return checks
+        case .transcodeAudio(let a):
+            return [check("\(label) channels", "\(a.channels)", "\(out.channels)", out.channels == a.channels),
+                    check("\(label) sample rate", "\(a.settings.sampleRate)", "\(out.sampleRate)", out.sampleRate == a.settings.sampleRate)]
+        case .copy:
+            // A copied audio stream's channel count is in its bitstream, which a copy cannot change (HE-AAC v2
+            // signals its stereo only in the data, so headers disagree): not checked.
+            guard let src, src.kind == .video else { return [] }
+            return [check("\(label) size", "\(src.width)x\(src.height)", "\(out.width)x\(out.height)", out.width == src.width && out.height == src.height)]
+        case .transcodeSubtitle, .coverArt, .drop:
+            return []
+        }
+    }
+
     /// The checks of a byte copy: the bytes (size, SHA-256 read back), and the same streams and duration as the source.
-    public static func verifyCopy(source: SourceInfo?, sourceSize: Int64, sourceSHA256: String, outputSHA256: String,
+    package static func verifyCopy(source: SourceInfo?, sourceSize: Int64, sourceSHA256: String, outputSHA256: String,
                                   facts: OutputFacts?) -> Verification {
         var checks: [Verification.Check] = []
         func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) { checks.append(check(name, expected, measured, ok)) }
@@ -260,63 +257,5 @@ public enum OutputVerifier {
         let ok = out.frameCount.map { $0 == written }
         return .init(name: name, expected: "\(written) (as written)", measured: measured,
                      outcome: written == 0 ? .failed : ok.map { $0 ? .passed : .failed } ?? .skipped)
-    }
-
-    /// Two creation times name the same second (formats differ: `2023-05-01T10:00:00.000000Z`, `…00Z`, `…+0200`).
-    static func sameInstant(_ a: String, _ b: String?) -> Bool {
-        guard let b else { return false }
-        if a == b { return true }
-        guard let x = parseDate(a), let y = parseDate(b) else { return false }
-        return abs(x.timeIntervalSince(y)) < 1
-    }
-
-    static func parseDate(_ text: String) -> Date? {
-        let f = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
-            f.formatOptions = options
-            if let d = f.date(from: text) { return d }
-        }
-        // `2023-05-01T10:00:00+0200` (Apple's creation date) and fractions ISO8601DateFormatter rejects.
-        let g = DateFormatter()
-        g.locale = Locale(identifier: "en_US_POSIX")
-        for format in ["yyyy-MM-dd'T'HH:mm:ssZ", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSZ", "yyyy-MM-dd HH:mm:ss"] {
-            g.dateFormat = format
-            if let d = g.date(from: text) { return d }
-        }
-        return nil
-    }
-
-    /// ISO 6709 locations compare without the trailing `/` and spaces.
-    static func trimmedLocation(_ s: String) -> String {
-        s.trimmingCharacters(in: CharacterSet(charactersIn: "/ "))
-    }
-
-    /// Two ISO 6709 locations name the same place: the same text, or the same numbers (the MOV muxer writes an
-    /// altitude `+035.000` back as `+35.000000`).
-    static func sameLocation(_ a: String, _ b: String) -> Bool {
-        if trimmedLocation(a) == trimmedLocation(b) { return true }
-        guard let x = iso6709Numbers(a), let y = iso6709Numbers(b), x.count == y.count else { return false }
-        return zip(x, y).allSatisfy { abs($0 - $1) < 1e-6 }
-    }
-
-    /// The signed numbers of an ISO 6709 string (`+48.8584+002.2945+035.000/` → 48.8584, 2.2945, 35); nil for
-    /// anything else.
-    static func iso6709Numbers(_ s: String) -> [Double]? {
-        var numbers: [Double] = []
-        var current = ""
-        for c in trimmedLocation(s) {
-            if c == "+" || c == "-" {
-                if !current.isEmpty { guard let v = Double(current) else { return nil }; numbers.append(v) }
-                current = String(c)
-            } else if c.isNumber || c == "." {
-                guard !current.isEmpty else { return nil }
-                current.append(c)
-            } else {
-                return nil
-            }
-        }
-        guard let last = Double(current) else { return nil }
-        numbers.append(last)
-        return numbers.isEmpty || numbers.count > 3 ? nil : numbers
     }
 }

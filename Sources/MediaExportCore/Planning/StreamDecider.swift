@@ -1,0 +1,165 @@
+/// The decision for each stream of one route's plan (`ExportPlanner.plan`). Order of the checks (and so which
+/// reason wins) is today's. A main stream the route cannot deliver adds a blocker, which makes the route impossible.
+struct StreamDecider {
+    let source: SourceInfo
+    let preset: Preset
+    let mode: ExportPlanner.Mode
+    let container: Container
+    let edits: EditSidecar?
+    let tracks: TrackSelection
+    /// Why the route cannot run, gathered stream by stream.
+    var blockers: [String] = []
+
+    private var ext: String { ".\(container.rawValue)" }
+
+    /// The decision for one stream.
+    mutating func decide(_ s: SourceStream) -> StreamDecision {
+        let d = StreamDecision(index: s.index, kind: s.kind, codec: s.codec, action: .drop(reason: ""))
+        if s.isChapterTrack { return d.dropped(ExportPlanner.chapterTrackReason) }
+        if s.isAttachedPicture { return coverArt(s, d) }
+        if edits?.mute == true && s.kind == .audio { return d.dropped("muted by the edit sidecar") }
+        if s.kind == .audio && !tracks.wants(language: s.language) {
+            return d.dropped("language \(s.language ?? "und") is not in --audio-language \((tracks.audioLanguages ?? []).joined(separator: ","))")
+        }
+        if s.kind == .subtitle && !tracks.keepSubtitles { return d.dropped("--subtitles drop") }
+        if mode.streamCopy { return streamCopy(s, d) }
+        switch s.kind {
+        case .video: return video(s, d)
+        case .audio: return audio(s, d)
+        case .subtitle: return subtitle(s, d)
+        case .data, .attachment: return d.dropped("\(s.kind.rawValue) streams are not exported")
+        }
+    }
+
+    /// New: a stream to transcode without a decoder is dropped (today its decoder failed to open mid-setup and
+    /// took the whole transcode down). A main one blocks the transcode instead (see `plan`).
+    private mutating func undecodable(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
+        if s.index == source.mainVideo || s.index == source.mainAudio {
+            blockers.append("no decoder for \(s.kind.rawValue) stream #\(s.index) (\(s.codec))")
+        }
+        return d.dropped("no decoder for \(s.codec)")
+    }
+
+    /// Kept as cover art wherever FFmpeg writes it as such, by every route and preset (an audio-only one too:
+    /// MP4's cover is no track); the picture is copied, never decoded.
+    private func coverArt(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
+        let keys = OutputTags.needsQuickTimeKeys(OutputTags.forOutput(resource: source.tags, original: nil).tags)
+        if let reason = CoverArt.dropReason(codec: s.codec, container: container, quickTimeKeys: keys) { return d.dropped(reason) }
+        var d = d
+        d.action = .coverArt
+        d.width = s.width > 0 ? s.width : nil; d.height = s.height > 0 ? s.height : nil
+        d.note = CoverArt.note(container: container)
+        return d
+    }
+
+    private mutating func streamCopy(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
+        let isMain = s.index == source.mainVideo || s.index == source.mainAudio
+        let holds = s.fitsIn.contains(container)
+        if (s.kind == .video && !mode.keepVideo) || (s.kind == .audio && !mode.keepAudio) {
+            return d.dropped("preset \(mode.presetName) has no \(s.kind.rawValue)")
+        }
+        // An audio codec FFmpeg does not know (an iPhone's spatial audio, APAC) beside one the container holds: a
+        // stream copy cannot carry it anywhere, and it is no reason to lose the rest; dropped with its reason.
+        if s.kind == .audio && !s.codecKnown && !holds,
+           source.streams.contains(where: { $0.kind == .audio && $0.codecKnown && $0.fitsIn.contains(container) && tracks.wants(language: $0.language) }) {
+            return d.dropped("\(s.codec) is a codec FFmpeg does not know: no container can carry it (the other audio is kept)")
+        }
+        // The main video and every audio stream are never dropped by a stream copy: a container that cannot
+        // hold one makes the route impossible (the chain goes on), and the reason names containers that can.
+        if (isMain && (s.kind == .video || s.kind == .audio) || s.kind == .audio) && !holds {
+            let can = Container.allCases.filter { s.fitsIn.contains($0) }.map { ".\($0.rawValue)" }
+            blockers.append("\(ext) cannot hold \(s.kind.rawValue) stream #\(s.index) (\(s.codec))"
+                            + (can.isEmpty ? "; no container mediaexport writes can" : "; \(can.joined(separator: ", ")) can"))
+            return d.dropped("\(ext) cannot hold \(s.codec)")
+        }
+        if s.kind == .data || s.kind == .attachment || !s.codecKnown { return d.dropped("\(s.kind.rawValue) streams are not copied") }
+        guard holds else { return d.dropped("\(ext) cannot hold \(s.codec)") }
+        var d = d
+        var matrix: [Int32]? = nil
+        if s.kind == .video {
+            d.width = s.width; d.height = s.height
+            // Only the main video carries the edit's geometry; other video streams keep their own matrix.
+            if s.index == source.mainVideo, let edits {
+                matrix = VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits)
+                if matrix != nil { d.note = ExportPlanner.losslessGeometryNote }
+            }
+        }
+        d.action = .copy(displayMatrix: matrix)
+        return d
+    }
+
+    private mutating func video(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
+        guard let v = preset.video else { return d.dropped("preset \(mode.presetName) has no video") }
+        guard s.index == source.mainVideo else { return d.dropped("only the main video stream is exported") }
+        if container == .m4a { return d.dropped(".m4a holds audio only") }
+        if !container.holds(v.codec) { return d.dropped("\(ext) cannot hold \(v.codec.rawValue)") }
+        if !s.decodable { return undecodable(s, d) }
+        if s.width <= 0 || s.height <= 0 { return d.dropped("picture size unknown") }
+        var crop: PixelRect? = nil
+        var matrix: [Int32]? = nil
+        if let edits {
+            crop = edits.crop.map { VideoGeometry.codedRect(displayed: $0, codedWidth: s.width, codedHeight: s.height, sourceClockwise: s.rotation) }
+            matrix = VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits)
+        }
+        let size = VideoGeometry.outputSize(codedWidth: s.width, codedHeight: s.height, sampleAspect: s.sampleAspect, crop: crop, box: v.maxSize)
+        // A sample aspect ratio is the file's word (up to 2³¹−1:1): the picture it implies must stay a size an
+        // encoder can be asked for (`Int32`), or the plan says why not.
+        if size.width > VideoGeometry.maximumSide || size.height > VideoGeometry.maximumSide {
+            return d.dropped("picture size \(size.width)×\(size.height) is above \(VideoGeometry.maximumSide) pixels a side")
+        }
+        var d = d
+        d.width = size.width; d.height = size.height
+        var plan = VideoPlan(width: size.width, height: size.height, settings: v, crop: crop, displayMatrix: matrix)
+        PictureProcessing.decide(&plan, stream: s)
+        d.action = .transcodeVideo(plan)
+        return d
+    }
+
+    private mutating func audio(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
+        guard let a = preset.audio else { return d.dropped("preset \(mode.presetName) has no audio") }
+        if !container.holds(a.codec) { return d.dropped("\(ext) cannot hold \(a.codec.rawValue)") }
+        if !s.decodable { return undecodable(s, d) }
+        if s.sampleRate <= 0 { return d.dropped("sample rate unknown") }
+        // New: today an unknown count was taken for stereo.
+        if s.channels <= 0 { return d.dropped("channel count unknown") }
+        var d = d
+        d.action = .transcodeAudio(AudioPlan(channels: max(1, min(a.channels, s.channels)), settings: a, gain: edits?.volume ?? 1))
+        return d
+    }
+
+    private mutating func subtitle(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
+        var d = d
+        // A copy keeps its timestamps: under slow motion only a conversion (mov_text, retimed) can keep step.
+        let slowed = edits?.slowMotion.map { $0.rate != 1 && !$0.regions.isEmpty } ?? false
+        if s.fitsIn.contains(container) && !(slowed && !(container.isQuickTimeFamily && s.codec == "mov_text")) {
+            d.action = .copy(displayMatrix: nil)
+            return d
+        }
+        if slowed && !(container.isQuickTimeFamily && container != .m4a) {
+            return d.dropped("slow motion: \(s.codec) subtitles copied into \(ext) cannot be retimed")
+        }
+        // MP4/MOV/M4V hold text subtitles only as `mov_text` (3GPP timed text): other text formats are converted,
+        // as HandBrake does. Their styling comes through as far as mov_text has it (see SubtitleTranscodeStage).
+        // Pictures cannot become text. (`.m4a` holds audio only.)
+        let text: Set<String> = ["subrip", "srt", "ass", "ssa", "webvtt", "mov_text", "text"]
+        let bitmap = ["hdmv_pgs_subtitle": "PGS", "dvb_subtitle": "DVB", "dvd_subtitle": "VobSub", "xsub": "XSUB"]
+        if container.isQuickTimeFamily && container != .m4a {
+            if let kind = bitmap[s.codec] { return d.dropped("bitmap subtitles (\(kind)) cannot be converted to mov_text; burn-in is not done") }
+            if text.contains(s.codec) {
+                if !s.decodable { return undecodable(s, d) }
+                d.action = .transcodeSubtitle(codec: "mov_text")
+                return d
+            }
+        }
+        return d.dropped("\(ext) cannot hold \(s.codec) subtitles")
+    }
+}
+
+private extension StreamDecision {
+    /// This decision, dropping its stream for `reason`.
+    func dropped(_ reason: String) -> StreamDecision {
+        var d = self
+        d.action = .drop(reason: reason)
+        return d
+    }
+}
