@@ -129,44 +129,13 @@ final class TimestampRepair {
         }
         var dts = p.pointee.dts
         var pts = p.pointee.pts
-        if t.pointee.offsetMicros != offsetMicros {
-            // The input moved since this stream's latest packet: is this one still from before the jump?
-            let current = av_rescale_q(offsetMicros, cff_time_base_q(), t.pointee.timeBase)
-            var stays = false
-            if t.pointee.watched && t.pointee.next != AVCode.noPTS && dts != AVCode.noPTS {
-                stays = (dts &+ t.pointee.offsetTicks &- t.pointee.next).magnitude < (dts &+ current &- t.pointee.next).magnitude
-            }
-            if !stays {
-                t.pointee.offsetMicros = offsetMicros
-                t.pointee.offsetTicks = current
-            }
-        }
+        follow(t, dts: dts)
         let offset = t.pointee.offsetTicks
         if dts != AVCode.noPTS { dts &+= offset }
         if pts != AVCode.noPTS { pts &+= offset }
         var repaired = 0
         if t.pointee.watched && dts != AVCode.noPTS {
-            var jump: Int64? = nil
-            if t.pointee.next != AVCode.noPTS {
-                let delta = dts &- t.pointee.next
-                if delta.magnitude > t.pointee.jumpTicks.magnitude || (discontinuous && dts &+ t.pointee.backTicks < t.pointee.last) {
-                    jump = delta
-                }
-            } else if discontinuous && lastIndex >= 0 && lastIndex != i {
-                // A stream's first packet, far from where the input is (ffmpeg's "inter stream" discontinuity).
-                let other = tracks + lastIndex
-                let delta = dts &- av_rescale_q(other.pointee.last, other.pointee.timeBase, t.pointee.timeBase)
-                if delta.magnitude > t.pointee.jumpTicks.magnitude { jump = delta }
-            }
-            if var delta = jump {
-                // A turn of the counter is taken exactly, so that the time between packets stays as it was, when
-                // what is left after it would be no discontinuity (else it is a jump that is near a turn by chance).
-                let wrap = t.pointee.wrapTicks
-                if wrap > 0 {
-                    let forward = delta &- wrap, back = delta &+ wrap
-                    if back >= -t.pointee.backTicks && back <= t.pointee.jumpTicks { delta = -wrap }
-                    else if forward >= -t.pointee.backTicks && forward <= t.pointee.jumpTicks { delta = wrap }
-                }
+            if let delta = jump(t, index: i, dts: dts) {
                 dts &-= delta
                 if pts != AVCode.noPTS { pts &-= delta }
                 t.pointee.offsetTicks &-= delta
@@ -190,6 +159,48 @@ final class TimestampRepair {
             p.pointee.pts = pts
         }
         return repaired == 0 ? .none : StageTally(timestampRepairs: repaired)
+    }
+
+    /// Gives the stream the input's offset when the input moved since its latest packet, unless this packet (`dts`
+    /// on its own clock) continues the stream better with the offset it had: it still comes from before the jump.
+    private func follow(_ t: UnsafeMutablePointer<Track>, dts: Int64) {
+        guard t.pointee.offsetMicros != offsetMicros else { return }
+        let current = av_rescale_q(offsetMicros, cff_time_base_q(), t.pointee.timeBase)
+        var stays = false
+        if t.pointee.watched && t.pointee.next != AVCode.noPTS && dts != AVCode.noPTS {
+            stays = (dts &+ t.pointee.offsetTicks &- t.pointee.next).magnitude < (dts &+ current &- t.pointee.next).magnitude
+        }
+        if !stays {
+            t.pointee.offsetMicros = offsetMicros
+            t.pointee.offsetTicks = current
+        }
+    }
+
+    /// The discontinuity at `dts` (offset applied) of stream `i`, in its ticks: how far it jumped from where the
+    /// stream was expected, or (its first packet) from where the input is; nil when there is none.
+    private func jump(_ t: UnsafeMutablePointer<Track>, index i: Int, dts: Int64) -> Int64? {
+        var found: Int64? = nil
+        if t.pointee.next != AVCode.noPTS {
+            let delta = dts &- t.pointee.next
+            if delta.magnitude > t.pointee.jumpTicks.magnitude || (discontinuous && dts &+ t.pointee.backTicks < t.pointee.last) {
+                found = delta
+            }
+        } else if discontinuous && lastIndex >= 0 && lastIndex != i {
+            // A stream's first packet, far from where the input is (ffmpeg's "inter stream" discontinuity).
+            let other = tracks + lastIndex
+            let delta = dts &- av_rescale_q(other.pointee.last, other.pointee.timeBase, t.pointee.timeBase)
+            if delta.magnitude > t.pointee.jumpTicks.magnitude { found = delta }
+        }
+        guard var delta = found else { return nil }
+        // A turn of the counter is taken exactly, so that the time between packets stays as it was, when
+        // what is left after it would be no discontinuity (else it is a jump that is near a turn by chance).
+        let wrap = t.pointee.wrapTicks
+        if wrap > 0 {
+            let forward = delta &- wrap, back = delta &+ wrap
+            if back >= -t.pointee.backTicks && back <= t.pointee.jumpTicks { delta = -wrap }
+            else if forward >= -t.pointee.backTicks && forward <= t.pointee.jumpTicks { delta = wrap }
+        }
+        return delta
     }
 }
 

@@ -8,103 +8,6 @@ import MediaExportCore
 /// loop alone writes the muxer and keeps the counts. Everything FFmpeg is owned here (through the stages) and
 /// freed when the transcoder goes away.
 package final class Transcoder {
-    /// What a finished run reports besides the file.
-    package struct Outcome {
-        /// Corrupt packets and frames skipped (the `completed` record's `skippedPackets`).
-        package var skippedPackets: Int
-        /// The plan's notes, for the `completed` record.
-        package var notes: [String]
-        /// Timestamps repaired (discontinuities offset, repeated or backwards timestamps re-stamped).
-        package var timestampRepairs: Int = 0
-        /// Frames or packets left out that the plan kept (not the trim): each is counted.
-        package var droppedFrames: Int = 0
-        /// Video frames given to the encoder (transcode) or video packets written (copy) of the main video.
-        package var videoFrames: Int = 0
-        /// The checks of the output against the plan (all passed: a failed check throws `verificationFailed`).
-        package var verification: Verification
-        /// Kept streams that came out shorter than planned because damaged input was skipped, as warnings.
-        package var shortfalls: [String] = []
-        /// Breaks in transcoded audio streams bridged to keep them on their pictures (silence inserted, audio dropped).
-        package var audioGaps: [AudioGap] = []
-        /// Frames missing where a transcoded video's timestamps jump ahead at a constant frame rate (in `skippedPackets`).
-        package var lostFrames: [LostFrames] = []
-        /// What the main video's encoder produced: what a sample encode measures.
-        package var videoOutput = EncodedVideo()
-    }
-
-    /// The main video's encoded packets, counted as they are written.
-    package struct EncodedVideo: Sendable, Equatable {
-        /// Packets (frames) written.
-        package var frames = 0
-        /// Bytes of all of them.
-        package var bytes: Int64 = 0
-        /// Keyframes among them, and their bytes.
-        package var keyframes = 0
-        package var keyframeBytes: Int64 = 0
-        /// The first packet's bytes (an encode's first frame is a keyframe the encoder had to make, not one the
-        /// content asked for: what a sample encode weighs apart).
-        package var firstBytes: Int64 = 0
-    }
-
-    /// Which pass of a two-pass encode a run is, and the encoder's statistics file (written by the first, read by
-    /// the second).
-    package enum EncoderPass: Sendable, Equatable {
-        case first(log: String)
-        case second(log: String)
-    }
-
-    /// The run's counters. Only the executor's loop changes them, from the packets it writes and the tallies
-    /// stages report.
-    private struct Counts {
-        /// Furthest output time written, in seconds.
-        var outputTime: Double = 0
-        /// Video frames given to an encoder.
-        var videoFrames = 0
-        /// Corrupt packets the demuxer or decoders gave up on and the pipeline skipped, plus frames decoders
-        /// flagged corrupt.
-        var skippedPackets = 0
-        /// Timestamps repaired.
-        var timestampRepairs = 0
-        /// Frames or packets left out that the plan kept.
-        var droppedFrames = 0
-        /// Per input stream: the furthest end of its packets read, seconds on the source's clock (where its data
-        /// ends: the truncation check's measure, apart from what decoding made of it).
-        var inputEnd: [Double?] = []
-        /// Seconds per tick of each input stream's time base.
-        var inputBases: [Double] = []
-
-        /// Notes where an input packet ends (before a stage takes it).
-        mutating func noteRead(_ p: AVPacket) {
-            let i = Int(p.stream_index)
-            guard i >= 0 && i < inputEnd.count else { return }
-            inputPackets[i] += 1
-            guard p.pts != AVCode.noPTS else { return }
-            let start = Double(p.pts) * inputBases[i]
-            let end = Double(p.pts + max(0, p.duration)) * inputBases[i]
-            inputEnd[i] = max(inputEnd[i] ?? end, end)
-            inputStart[i] = min(inputStart[i] ?? start, start)
-        }
-        /// Per input stream: the earliest packet start read (an Opus stream may begin well before 0).
-        var inputStart: [Double?] = []
-        /// Per input stream: packets read (a video's frames, held against the count its header declares).
-        var inputPackets: [Int] = []
-
-        /// Per output stream: packets written, the earliest start and the furthest end, in seconds.
-        var packets: [Int] = []
-        var firstTime: [Double?] = []
-        var endTime: [Double?] = []
-        /// Per output stream: the durations of packets written without a timestamp, added up (elementary streams give
-        /// most packets none; the muxer places them one after the other).
-        var summed: [Double] = []
-
-        mutating func add(_ tally: StageTally) {
-            videoFrames += tally.videoFrames
-            skippedPackets += tally.damaged
-            timestampRepairs += tally.timestampRepairs
-            droppedFrames += tally.droppedFrames
-        }
-    }
-
     let demuxer: Demuxer
     let plan: ExportPlan
     let timeline: Timeline
@@ -198,12 +101,22 @@ package final class Transcoder {
         return stages
     }
 
+    /// What `run` tells its observer after every packet: the output time, the video frames, and whether it is the last call.
+    typealias RunProgress = (_ outputTime: Double, _ videoFrames: Int, _ final: Bool) -> Void
+
     /// Streams the whole export into the target's temporary file. `progress` is called after every packet.
     package func run(beforeCommit: () throws -> Void = {}, progress: (_ outputTime: Double, _ videoFrames: Int, _ final: Bool) -> Void) throws -> Outcome {
+        var state = try start()
+        try pump(&state, progress: progress)
+        try drain(&state, progress: progress)
+        return try finish(&state, beforeCommit: beforeCommit, progress: progress)
+    }
+
+    /// Opens the muxer, builds the stages, writes the header (with the chapters) and seeks to the timeline's start.
+    private func start() throws -> RunState {
         let muxer = try target.map { try Muxer(target: $0, container: container, cancel: cancel) }
             ?? Muxer(discardingFor: container, cancel: cancel)
-        var ordered = try makeStages(muxer: muxer)
-        // Input stream index → its stage: a plain array, looked up once per packet.
+        let ordered = try makeStages(muxer: muxer)
         var byInput = [StreamStage?](repeating: nil, count: demuxer.streams.count)
         for stage in ordered { byInput[Int(stage.inputIndex)] = stage }
         // Only the streams we use are demuxed; the rest are discarded inside libavformat — unless a kept stream
@@ -220,75 +133,17 @@ package final class Transcoder {
         try muxer.writeHeader(metadata: tags, reservedIndex: target == nil ? nil : indexReservation(ordered, chapters: chapters))
         if timeline.origin - demuxer.startTime > 0 { try demuxer.seek(toSeconds: timeline.origin - demuxer.startTime) }
 
-        var counts = Counts()
-        counts.packets = Array(repeating: 0, count: ordered.count)
-        counts.firstTime = Array(repeating: nil, count: ordered.count)
-        counts.endTime = Array(repeating: nil, count: ordered.count)
-        counts.summed = Array(repeating: 0, count: ordered.count)
-        counts.inputEnd = Array(repeating: nil, count: demuxer.streams.count)
-        counts.inputStart = Array(repeating: nil, count: demuxer.streams.count)
-        counts.inputPackets = Array(repeating: 0, count: demuxer.streams.count)
-        counts.inputBases = demuxer.streams.map { av_q2d($0.pointee.time_base) }
-        var video = EncodedVideo()
-        let mainVideo: Int32? = ordered.first { $0 is VideoTranscodeStage }?.inputIndex
         let lost: Set<Int32> = debugLoseStreamKind.map { kind in
             Set(ordered.filter { plan.streams[Int($0.inputIndex)].kind == kind }.map(\.inputIndex))
         } ?? []
+        return RunState(muxer: muxer, stages: ordered, byInput: byInput,
+                        counts: Counts(outputs: ordered.count, inputBases: demuxer.streams.map { av_q2d($0.pointee.time_base) }),
+                        mainVideo: ordered.first { $0 is VideoTranscodeStage }?.inputIndex, lost: lost, cancel: cancel)
+    }
 
-        /// The one place packets reach the muxer: the output time advances with each packet written.
-        func write(_ packet: Packet, of stage: StreamStage) throws {
-            let p = packet.pointer
-            if !lost.isEmpty && lost.contains(stage.inputIndex) { packet.unref(); return }
-            let j = Int(stage.outputStream.pointee.index)
-            // The stream's time base is the muxer's now (the header may have changed it).
-            let tb = av_q2d(stage.outputStream.pointee.time_base)
-            // A packet without a presentation time (MPEG-PS gives many none) is placed by its decode time; one with
-            // neither follows the one before it (the muxer places it so).
-            let time = p.pointee.pts != AVCode.noPTS ? p.pointee.pts : p.pointee.dts
-            if time != AVCode.noPTS {
-                let start = Double(time) * tb, end = Double(time + p.pointee.duration) * tb
-                counts.outputTime = max(counts.outputTime, end)
-                if j < counts.packets.count {
-                    counts.firstTime[j] = min(counts.firstTime[j] ?? start, start)
-                    counts.endTime[j] = max(counts.endTime[j] ?? end, end)
-                }
-            } else if j < counts.summed.count && p.pointee.duration > 0 {
-                counts.summed[j] += Double(p.pointee.duration) * tb
-            }
-            if j < counts.packets.count { counts.packets[j] += 1 }
-            if stage.inputIndex == mainVideo {
-                if video.frames == 0 { video.firstBytes = Int64(p.pointee.size) }
-                video.frames += 1
-                video.bytes += Int64(p.pointee.size)
-                if (p.pointee.flags & AV_PKT_FLAG_KEY) != 0 { video.keyframes += 1; video.keyframeBytes += Int64(p.pointee.size) }
-            }
-            try muxer.write(packet)
-            packet.unref()  // the muxer took the data; this only resets the stage's packet for reuse
-        }
-
-        /// Asks a stage for everything it has ready, writing each packet as soon as it comes: nothing queues.
-        /// `reporting`: progress is told after each packet or frame (while draining, when no packet is read: an
-        /// encoder's lookahead can take minutes to flush on a slow machine, and the stall watchdog must see it work).
-        func pump(_ stage: StreamStage, reporting: Bool = false) throws {
-            while true {
-                switch try stage.receive() {
-                case .packet(let packet): try write(packet, of: stage)
-                case .tally(let tally): counts.add(tally)
-                case .needsInput, .finished: return
-                }
-                if reporting {
-                    if cancel.isSet { throw ExportError.cancelled }
-                    progress(counts.outputTime, counts.videoFrames, false)
-                }
-            }
-        }
-
-        func checkDamage() throws {
-            if counts.skippedPackets > errors.threshold {
-                throw ExportError.tooManyDecodeErrors(path: source, count: counts.skippedPackets, threshold: errors.threshold)
-            }
-        }
-
+    /// Reads the input to its end, or until every stage is done: each packet goes through its stage, and what comes
+    /// out straight to the muxer. The damage is checked and the progress told after every packet.
+    private func pump(_ state: inout RunState, progress: RunProgress) throws {
         let packet = Packet()
         // One per export: keeps the input's timeline continuous across discontinuities (see `TimestampRepair`).
         let timestamps = TimestampRepair(context: demuxer.context)
@@ -298,67 +153,73 @@ package final class Transcoder {
             case .endOfFile: break reading
             case .packet:
                 // A packet the demuxer could only read in part (the file ends inside it) counts as corrupt.
-                if (packet.pointer.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 { counts.skippedPackets += 1 }
+                if (packet.pointer.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 { state.counts.skippedPackets += 1 }
                 let index = Int(packet.pointer.pointee.stream_index)
-                counts.noteRead(packet.pointer.pointee)
+                state.counts.noteRead(packet.pointer.pointee)
                 // Streams that appear mid-file (MPEG-TS may add some) have no stage.
-                if index < byInput.count, let stage = byInput[index] {
+                if index < state.byInput.count, let stage = state.byInput[index] {
                     // Where the data ends is measured above on the source's own clock; the stage gets the
                     // packet on the repaired, continuous one.
-                    counts.add(timestamps.repair(packet, for: stage))
-                    counts.add(try stage.send(packet))
-                    try pump(stage)
+                    state.counts.add(timestamps.repair(packet, for: stage))
+                    state.counts.add(try stage.send(packet))
+                    try state.takeReady(from: stage, progress: progress)
                 }
                 packet.unref()
             }
-            try checkDamage()
-            progress(counts.outputTime, counts.videoFrames, false)
-            if let stallAt = debugStallAtOutputTime, counts.outputTime >= stallAt {
+            try checkDamage(state.counts)
+            progress(state.counts.outputTime, state.counts.videoFrames, false)
+            if let stallAt = debugStallAtOutputTime, state.counts.outputTime >= stallAt {
                 while !cancel.isSet { usleep(10_000) }
             }
-            if ordered.allSatisfy(\.isDone) { break reading }
+            if state.stages.allSatisfy(\.isDone) { break reading }
         }
-        // End of stream flows downstream explicitly, stream by stream: decoders, then filters, then encoders.
-        for stage in ordered {
+    }
+
+    /// End of stream flows downstream explicitly, stream by stream: decoders, then filters, then encoders.
+    private func drain(_ state: inout RunState, progress: RunProgress) throws {
+        for stage in state.stages {
             if cancel.isSet { throw ExportError.cancelled }
-            counts.add(try stage.sendEndOfStream())
-            try pump(stage, reporting: true)
+            state.counts.add(try stage.sendEndOfStream())
+            try state.takeReady(from: stage, reporting: true, progress: progress)
         }
-        try checkDamage()
+        try checkDamage(state.counts)
+    }
+
+    /// Throws `tooManyDecodeErrors` once more packets were skipped than the error policy allows.
+    private func checkDamage(_ counts: Counts) throws {
+        if counts.skippedPackets > errors.threshold {
+            throw ExportError.tooManyDecodeErrors(path: source, count: counts.skippedPackets, threshold: errors.threshold)
+        }
+    }
+
+    /// Refuses a truncated input, completes the output, frees the codecs, and checks the output against the plan
+    /// (when there is one) before `beforeCommit`; says what the run did.
+    private func finish(_ state: inout RunState, beforeCommit: () throws -> Void, progress: RunProgress) throws -> Outcome {
+        var counts = state.counts
         let kept = plan.keptInOutputOrder
         if let truncation = truncation(kept: kept, counts: counts) {
             // A kept stream's data ran out well before its own duration: a truncated file. Delivering the short
             // result as if it were complete would hide the damage.
             throw ExportError.ffmpeg(stage: .decode, path: source, code: AVCode.invalidData, message: truncation)
         }
-        try muxer.finish()
+        try state.muxer.finish()
         try demuxer.verifyUnchanged()
         if target == nil {
             // Nothing was written: a first pass or a sample encode has nothing to check.
             progress(counts.outputTime, counts.videoFrames, true)
             return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes, timestampRepairs: counts.timestampRepairs,
                            droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: Verification(checks: []),
-                           videoOutput: video)
+                           videoOutput: state.video)
         }
         // The codecs are done: free them (an encoder's lookahead is most of an export's memory) before the output
         // is read back, so that reading it never adds to the export's peak.
-        let streamCount = ordered.count
-        let stageNotes = ordered.flatMap { ($0 as? VideoTranscodeStage)?.notes ?? [] }
-        let audioGaps = ordered.flatMap { ($0 as? AudioTranscodeStage)?.gaps ?? [] }
-        let lostFrames = info.countsTimestampHoles ? ordered.flatMap { ($0 as? VideoTranscodeStage)?.lostFrames ?? [] } : []
-        let stageWarnings = ordered.flatMap { ($0 as? VideoTranscodeStage)?.warnings ?? [] }
-        ordered.removeAll()
-        byInput.removeAll()
-        let delivered = (0..<streamCount).map { j in
-            // The span of the timestamps written, or the packets' durations added up when few packets had one.
-            // MP4/MOV hide what comes before 0 behind their edit list (priming, an Opus stream's pre-skip): the file
-            // reads back from 0.
-            let first = container.isQuickTimeFamily ? max(0, counts.firstTime[j] ?? 0) : (counts.firstTime[j] ?? 0)
-            let span = counts.endTime[j].map { $0 - first }
-            let written = (span ?? 0) + counts.summed[j]
-            let missing = j < kept.count ? lostFrames.filter { $0.stream == kept[j].index }.reduce(0) { $0 + $1.seconds } : 0
-            return DeliveredStream(packets: counts.packets[j], duration: span == nil && written == 0 ? nil : written, missing: missing)
-        }
+        let stageNotes = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.notes ?? [] }
+        let audioGaps = state.stages.flatMap { ($0 as? AudioTranscodeStage)?.gaps ?? [] }
+        let lostFrames = info.countsTimestampHoles ? state.stages.flatMap { ($0 as? VideoTranscodeStage)?.lostFrames ?? [] } : []
+        let stageWarnings = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.warnings ?? [] }
+        state.stages.removeAll()
+        state.byInput.removeAll()
+        let delivered = counts.delivered(kept: kept, lostFrames: lostFrames, fromZero: container.isQuickTimeFamily)
         // Frames the header declares that the data did not hold were lost in damaged data: skipped, as corrupt packets are.
         counts.skippedPackets += kept.compactMap { declaredFrames($0, counts: counts)?.missing }.reduce(0, +)
         // So are frames missing where the timestamps of a stream of constant frame rate jump ahead.
@@ -375,7 +236,7 @@ package final class Transcoder {
         }
         return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
-                       audioGaps: audioGaps, lostFrames: lostFrames, videoOutput: video)
+                       audioGaps: audioGaps, lostFrames: lostFrames, videoOutput: state.video)
     }
 
     /// Room for the moov at the front of an MP4-family output (`Muxer.writeHeader(metadata:reservedIndex:)`), when

@@ -2,52 +2,6 @@ internal import CFFmpeg
 import Foundation
 import MediaExportCore
 
-extension VideoPlan {
-    /// The encoder options this plan asks for, each naming the preset field behind it, so that an option the
-    /// encoder does not use is reported against that field.
-    func encoderOptions(pass: Transcoder.EncoderPass? = nil, codecs: CodecRun = CodecRun()) -> [EncoderOption] {
-        var options = [EncoderOption(key: "preset", value: settings.encoderPreset, field: "video.encoderPreset")]
-        // An average bit rate replaces the CRF (both wrappers let a given `crf` win over `bit_rate`).
-        if settings.bitrate == nil { options.append(EncoderOption(key: "crf", value: String(settings.crf), field: "video.crf")) }
-        if settings.codec == .hevc {
-            // Quiet x265's own logging (it writes to stderr itself); asked for by choosing the codec. HDR10 metadata
-            // kept goes into x265's SEI (libavcodec 5.1's wrapper does not pass frame side data on).
-            var params = ["log-level=error"]
-            // libavcodec 5.1's x265 wrapper does not pass the initial occupancy on (x264's reads the context's).
-            if let fill = vbvInitialFill, settings.maxBitrate != nil { params.append(String(format: "vbv-init=%.3f", fill)) }
-            if let out = outputColor, out.isHDR {
-                if let master = out.mastering?.x265Value { params.append("master-display=\(master)") }
-                if let light = out.contentLight { params.append("max-cll=\(light.maxCLL),\(light.maxFALL)") }
-            }
-            // libavcodec 5.1's x265 wrapper ignores the pass flags: x265 is told itself (its own `--pass`/`--stats`).
-            switch pass {
-            case .first(let log): params += ["pass=1", "stats=\(log)"]
-            case .second(let log): params += ["pass=2", "stats=\(log)"]
-            case nil: break
-            }
-            // x265's frame threads make its rate control depend on timing: a starved process (a busy machine, a
-            // batch's parallel jobs) gave 3 other bitstreams in 24 runs. One frame at a time, its rows in parallel
-            // (wavefront): the same bytes every run, the same CPU time (measured: docs/reproducible-outputs.md).
-            params.append("frame-threads=1")
-            // Its SIMD kernels decide differently from level to level (AVX2 and SSE4.2 give other bitstreams):
-            // x86-64-v2's everywhere (SSE2 alone would leave most of x265 in C: 3.5 times the CPU time, measured),
-            // and its pool sized by the thread count instead of the cores.
-            if codecs.deterministic, let threads = codecs.threads { params += ["asm=sse4.2", "pools=\(threads)"] }
-            options.append(EncoderOption(key: "x265-params", value: params.joined(separator: ":"), field: "video.codec"))
-            return options
-        }
-        // x264's own promise of the same bitstream on every CPU (some of its SIMD takes other decisions than its C).
-        if codecs.deterministic { options.append(EncoderOption(key: "x264-params", value: "cpu-independent=1", field: "deterministic")) }
-        if let pass {
-            // x264's statistics file (`x264_2pass.log` in the working folder unless told), as ffmpeg's `-passlogfile`.
-            switch pass {
-            case .first(let log), .second(let log): options.append(EncoderOption(key: "stats", value: log, field: "video.twoPass"))
-            }
-        }
-        return options
-    }
-}
-
 /// decode → (filter graph: deinterlace, crop, scale, tone map | crop/scale with swscale) → encode, for the main
 /// video stream; its packets go back to the executor.
 ///
@@ -125,7 +79,6 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         self.codecs = codecs
         crop = plan.crop
         self.plan = plan
-        let width = Int32(plan.width), height = Int32(plan.height), settings = plan.settings
         let decoder = try StreamDecoder(stream: stream, path: path, strict: strict, codecs: codecs)
         decoding = pipelined ? .threaded(DecodeThread(decoder: decoder)) : .inline(decoder)
         self.path = muxer.path
@@ -136,57 +89,15 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         self.timeline = timeline
 
         let pixFmt = av_get_pix_fmt(plan.pixelFormat)
-        scaler = VideoScaler(width: width, height: height, format: pixFmt, path: path)
-        encoder = try StreamEncoder(encoderName: settings.codec.encoderName, path: muxer.path)
+        scaler = VideoScaler(width: Int32(plan.width), height: Int32(plan.height), format: pixFmt, path: path)
+        encoder = try StreamEncoder(encoderName: plan.settings.codec.encoderName, path: muxer.path)
         let enc = encoder.context
-        let par = stream.pointee.codecpar.pointee
-        var rate = av_guess_frame_rate(nil, stream, nil)
-        if rate.num <= 0 || rate.den <= 0 { rate = AVRational(num: 30, den: 1) }
-        if let frame = source?.boundedFrame(av_q2d(av_inv_q(rate)), stream: Int(stream.pointee.index)) {
-            warnings = [String(format: "video stream #%d: its frame rate makes a frame last %.0f s, longer than the stream by orders of magnitude: "
-                               + "each frame lasts %.3f s instead (its share of the stream's length)", stream.pointee.index, av_q2d(av_inv_q(rate)), frame)]
-            rate = av_d2q(1 / frame, 1 << 20)
-        } else {
-            warnings = []
-        }
+        let guessed = Self.frameRate(of: stream, source: source)
+        let rate = guessed.rate
+        warnings = guessed.warnings
         frameRate = rate
-        enc.pointee.width = width
-        enc.pointee.height = height
-        enc.pointee.pix_fmt = pixFmt
-        enc.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        // The input's own time base keeps variable-frame-rate timestamps exact.
-        enc.pointee.time_base = inTimeBase
-        enc.pointee.framerate = Self.shownRate(rate, plan)
-        enc.pointee.color_range = par.color_range
-        enc.pointee.color_primaries = par.color_primaries
-        enc.pointee.color_trc = par.color_trc
-        enc.pointee.colorspace = par.color_space
-        enc.pointee.chroma_sample_location = par.chroma_location
-        if let out = plan.outputColor {
-            // Tone-mapped to BT.709, or HDR kept with BT.2020 filled in where the source left it unsaid.
-            if let p = out.primaries, case let v = av_color_primaries_from_name(p), v >= 0 { enc.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(v)) }
-            if let t = out.transfer, case let v = av_color_transfer_from_name(t), v >= 0 { enc.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(v)) }
-            if let m = out.matrix, case let v = av_color_space_from_name(m), v >= 0 { enc.pointee.colorspace = AVColorSpace(rawValue: UInt32(v)) }
-            if let r = out.range, case let v = av_color_range_from_name(r), v >= 0 { enc.pointee.color_range = AVColorRange(rawValue: UInt32(v)) }
-        }
-        if plan.deinterlace != .off || par.field_order == AV_FIELD_PROGRESSIVE { enc.pointee.field_order = AV_FIELD_PROGRESSIVE }
-        // 0 as the ffmpeg CLI: threads=auto (x264: 1.5 frame threads a core, plus lookahead threads). A count given is
-        // x264's `threads`; its lookahead threads are derived from it, so 1 runs x264 on the exporting thread alone.
-        enc.pointee.thread_count = codecs.count
-        if let max = settings.maxBitrate {
-            // CRF capped by the VBV, as `-maxrate`/`-bufsize` (both encoders read them from the context).
-            enc.pointee.rc_max_rate = Int64(max)
-            enc.pointee.rc_buffer_size = Int32(clamping: settings.bufferSize ?? 2 * max)
-            if let fill = plan.vbvInitialFill {
-                enc.pointee.rc_initial_buffer_occupancy = Int32(clamping: Int((Double(enc.pointee.rc_buffer_size) * fill).rounded()))
-            }
-        }
-        if let bitrate = settings.bitrate { enc.pointee.bit_rate = Int64(bitrate) }
-        switch pass {
-        case .first: enc.pointee.flags |= cff_codec_flag_pass1()
-        case .second: enc.pointee.flags |= cff_codec_flag_pass2()
-        case nil: break
-        }
+        plan.setUp(enc, input: stream.pointee.codecpar.pointee, frameRate: Self.shownRate(rate, plan), timeBase: inTimeBase, pixelFormat: pixFmt,
+                   pass: pass, codecs: codecs)
         if muxer.needsGlobalHeader { enc.pointee.flags |= cff_codec_flag_global_header() }
         try encoder.open(plan.encoderOptions(pass: pass, codecs: codecs))
         frameDuration = max(1, av_rescale_q(1, av_inv_q(rate), inTimeBase))
@@ -196,13 +107,24 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
 
         outputStream = try muxer.addStream()
         try check(avcodec_parameters_from_context(outputStream.pointee.codecpar, enc), .mux, muxer.path, "stream parameters")
-        if settings.codec == .hevc && muxer.container.isQuickTimeFamily {
+        if plan.settings.codec == .hevc && muxer.container.isQuickTimeFamily {
             outputStream.pointee.codecpar.pointee.codec_tag = cff_mktag(0x68, 0x76, 0x63, 0x31)  // 'hvc1' for Apple players
         }
         outputStream.pointee.time_base = enc.pointee.time_base
         outputStream.pointee.avg_frame_rate = Self.shownRate(rate, plan)
         copyStreamInfo(from: stream, to: outputStream, displayMatrix: plan.displayMatrix ?? sourceMatrix(stream))
         if let out = plan.outputColor, out.isHDR { ColorProbe.addHDRSideData(out, to: outputStream) }
+    }
+
+    /// The stream's frame rate (30 when FFmpeg cannot guess one), and the warning when it had to be repaired: a rate
+    /// that makes a frame last longer than the stream by orders of magnitude gives way to the frame's share of it.
+    private static func frameRate(of stream: UnsafeMutablePointer<AVStream>, source: SourceInfo?) -> (rate: AVRational, warnings: [String]) {
+        var rate = av_guess_frame_rate(nil, stream, nil)
+        if rate.num <= 0 || rate.den <= 0 { rate = AVRational(num: 30, den: 1) }
+        guard let frame = source?.boundedFrame(av_q2d(av_inv_q(rate)), stream: Int(stream.pointee.index)) else { return (rate, []) }
+        let warning = String(format: "video stream #%d: its frame rate makes a frame last %.0f s, longer than the stream by orders of magnitude: "
+                             + "each frame lasts %.3f s instead (its share of the stream's length)", stream.pointee.index, av_q2d(av_inv_q(rate)), frame)
+        return (av_d2q(1 / frame, 1 << 20), [warning])
     }
 
     func send(_ packet: Packet) throws -> StageTally {
@@ -238,84 +160,94 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         while true {
             if phase == .finished { return .finished }
             // Encoder output first: a ready packet goes to the muxer before more work is fed in.
-            switch try encoder.receive(into: outPacket) {
-            case .packet:
-                let pts = outPacket.pointer.pointee.pts
-                if pts != AVCode.noPTS && (timeline.slowMotion != nil || decimator != nil) {
-                    // A frame in a slowed region is shown 1/rate times as long, one kept under the frame-rate cap
-                    // until its slot ends (the last one's duration is the file's end).
-                    outPacket.pointer.pointee.duration = shownDuration(at: pts)
-                }
-                prepareEncoded(outPacket, from: encoder, to: outputStream, defaultDuration: frameDuration)
-                return .packet(outPacket)
-            case .drained:
-                phase = .finished
-                return .finished
-            case .needsInput:
-                break
-            }
-            switch phase {
-            case .drainingEncoder, .drainingResampler, .finished:
+            if let encoded = try takeEncoded() { return encoded }
+            guard phase == .running || phase == .drainingDecoder else {
                 // Nothing more will come once the encoder has been told the stream ended.
                 phase = .finished
                 return .finished
-            case .running, .drainingDecoder:
-                // The filter graph's output next: one frame at a time, each encoded before the next is taken.
-                if let graph {
-                    switch try graph.pull(into: filtered) {
-                    case .frame:
-                        let f = filtered.pointer
-                        f.pointee.pts = av_rescale_q(f.pointee.pts, graph.outputTimeBase, inTimeBase)
-                        f.pointee.pict_type = AV_PICTURE_TYPE_NONE
-                        try encoder.send(filtered)
-                        filtered.unref()
-                        return .tally(StageTally(videoFrames: 1))
-                    case .ended:
-                        try startDrainingEncoder()
-                        continue
-                    case .needsInput:
-                        break
-                    }
-                }
-                if isDone || decoderIdle {
-                    if phase == .running { return .needsInput }
-                    try finishUpstream()
+            }
+            // The filter graph's output next: one frame at a time, each encoded before the next is taken.
+            if let graph {
+                switch try graph.pull(into: filtered) {
+                case .frame:
+                    let f = filtered.pointer
+                    f.pointee.pts = av_rescale_q(f.pointee.pts, graph.outputTimeBase, inTimeBase)
+                    f.pointee.pict_type = AV_PICTURE_TYPE_NONE
+                    try encoder.send(filtered)
+                    filtered.unref()
+                    return .tally(StageTally(videoFrames: 1))
+                case .ended:
+                    try startDrainingEncoder()
                     continue
+                case .needsInput:
+                    break
                 }
-                let decoded: Frame
-                switch decoding {
-                case .threaded(let thread):
-                    switch try thread.receive() {
-                    case .frame(let f, let clock):
-                        decoded = f
-                        frameClock = clock
-                    case .needsInput, .drained:
-                        decoderIdle = true
-                        continue
-                    case .damaged:
-                        // Frames of later packets may follow: the thread has stopped for this packet already.
-                        return .tally(.oneDamaged)
-                    }
-                case .inline(let decoder):
-                    switch try decoder.receiveSkippingDamage(into: frame) {
-                    case .frame:
-                        decoded = frame
-                        frameClock = inputClock?.reading
-                    case .noFrame:
-                        decoderIdle = true
-                        continue
-                    case .damaged:
-                        decoderIdle = true
-                        return .tally(.oneDamaged)
-                    }
-                }
-                let damaged = StreamDecoder.isDamaged(decoded)
-                var tally = try encode(decoded)
-                if damaged { tally.damaged += 1 }
-                decoded.unref()
-                if tally != .none { return .tally(tally) }
+            }
+            if isDone || decoderIdle {
+                if phase == .running { return .needsInput }
+                try finishUpstream()
+                continue
+            }
+            if let output = try decodeAndEncode() { return output }
+        }
+    }
+
+    /// The packet the encoder has ready (its duration as shown), or `.finished` once it is drained; nil when it
+    /// needs a frame.
+    private func takeEncoded() throws -> StageOutput? {
+        switch try encoder.receive(into: outPacket) {
+        case .packet:
+            let pts = outPacket.pointer.pointee.pts
+            if pts != AVCode.noPTS && (timeline.slowMotion != nil || decimator != nil) {
+                // A frame in a slowed region is shown 1/rate times as long, one kept under the frame-rate cap
+                // until its slot ends (the last one's duration is the file's end).
+                outPacket.pointer.pointee.duration = shownDuration(at: pts)
+            }
+            prepareEncoded(outPacket, from: encoder, to: outputStream, defaultDuration: frameDuration)
+            return .packet(outPacket)
+        case .drained:
+            phase = .finished
+            return .finished
+        case .needsInput:
+            return nil
+        }
+    }
+
+    /// Decodes one more frame and encodes it: what that did, or nil when there is nothing to tell (the decoder
+    /// needs a packet, or the frame changed no count).
+    private func decodeAndEncode() throws -> StageOutput? {
+        let decoded: Frame
+        switch decoding {
+        case .threaded(let thread):
+            switch try thread.receive() {
+            case .frame(let f, let clock):
+                decoded = f
+                frameClock = clock
+            case .needsInput, .drained:
+                decoderIdle = true
+                return nil
+            case .damaged:
+                // Frames of later packets may follow: the thread has stopped for this packet already.
+                return .tally(.oneDamaged)
+            }
+        case .inline(let decoder):
+            switch try decoder.receiveSkippingDamage(into: frame) {
+            case .frame:
+                decoded = frame
+                frameClock = inputClock?.reading
+            case .noFrame:
+                decoderIdle = true
+                return nil
+            case .damaged:
+                decoderIdle = true
+                return .tally(.oneDamaged)
             }
         }
+        let damaged = StreamDecoder.isDamaged(decoded)
+        var tally = try encode(decoded)
+        if damaged { tally.damaged += 1 }
+        decoded.unref()
+        return tally != .none ? .tally(tally) : nil
     }
 
     private func startDrainingEncoder() throws {

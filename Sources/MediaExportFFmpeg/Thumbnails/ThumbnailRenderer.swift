@@ -23,22 +23,8 @@ package enum ThumbnailRenderer {
 
         // The version's timeline: [trimStart, trimEnd) of the source.
         let trimStart = edits?.trim?.start ?? 0
-        let fullDuration = demuxer.duration ?? 0
-        let length = (edits?.trim.map { $0.end - $0.start } ?? fullDuration)
-        var reason: String
-        var decoded: (frame: Frame, time: Double)
-        if let t = request.time {
-            guard t.isFinite, t >= 0 else { throw ExportError.invalidTimeRange(path: request.input, reason: "time \(t) s is negative") }
-            guard t <= 1e7 else { throw ExportError.invalidTimeRange(path: request.input, reason: "time \(t) s is past the end") }
-            if length > 0 && t >= length {
-                throw ExportError.invalidTimeRange(path: request.input, reason: String(format: "time %.3f s is past the end (%.3f s)", t, length))
-            }
-            decoded = try frameAt(demuxer: demuxer, stream: stream, seconds: trimStart + t, exact: request.exact, path: source)
-            reason = request.exact ? "the frame at the time asked" : "the keyframe at or before the time asked"
-        } else {
-            (decoded, reason) = try posterFrame(demuxer: demuxer, stream: stream, from: trimStart + length * 0.1,
-                                                until: trimStart + length, path: source)
-        }
+        let length = (edits?.trim.map { $0.end - $0.start } ?? demuxer.duration ?? 0)
+        var (decoded, reason) = try chosenFrame(request, demuxer: demuxer, stream: stream, trimStart: trimStart, length: length, path: source)
 
         // An HDR picture is tone-mapped to SDR BT.709 as exports are (hable, the metadata's peak) before it becomes RGB.
         if var color = ColorProbe.color(stream), color.isHDR {
@@ -46,10 +32,45 @@ package enum ThumbnailRenderer {
             decoded.frame = try toneMapped(decoded.frame, color: color, stream: stream, path: source)
             reason += "; HDR (\(color.transferKind.rawValue.uppercased())) tone-mapped to SDR"
         }
+        let rgb = try upright(decoded.frame, stream: stream, edits: edits, request: request, path: source)
 
-        // Geometry: crop (display coordinates → coded), then rotation and flips as displayed.
+        let target = try OutputTarget(output: request.output, inputs: [request.input, source], overwrite: request.overwrite,
+                                      sandbox: request.sandbox, defaultExtension: "jpg", anyExtension: true)
+        do {
+            let bytes = try rgb.encode(png: ext == "png", path: target.finalPath)
+            try target.write(bytes)
+            try target.commit()
+        } catch {
+            target.discard()
+            if let e = error as? ExportError { throw e }
+            throw ExportError.outputUnwritable(path: target.finalPath, reason: error.localizedDescription)
+        }
+        return ThumbnailResult(output: target.finalPath, width: rgb.width, height: rgb.height, time: max(0, decoded.time - trimStart),
+                               format: ext == "png" ? "png" : "jpeg", version: report, reason: reason)
+    }
+
+    /// The frame `request` asks for (at its time, `length` s of the version at most, or the poster frame) and why it
+    /// was chosen.
+    private static func chosenFrame(_ request: ThumbnailRequest, demuxer: Demuxer, stream: UnsafeMutablePointer<AVStream>, trimStart: Double,
+                                    length: Double, path: String) throws -> ((frame: Frame, time: Double), String) {
+        guard let t = request.time else {
+            return try posterFrame(demuxer: demuxer, stream: stream, from: trimStart + length * 0.1, until: trimStart + length, path: path)
+        }
+        guard t.isFinite, t >= 0 else { throw ExportError.invalidTimeRange(path: request.input, reason: "time \(t) s is negative") }
+        guard t <= 1e7 else { throw ExportError.invalidTimeRange(path: request.input, reason: "time \(t) s is past the end") }
+        if length > 0 && t >= length {
+            throw ExportError.invalidTimeRange(path: request.input, reason: String(format: "time %.3f s is past the end (%.3f s)", t, length))
+        }
+        let decoded = try frameAt(demuxer: demuxer, stream: stream, seconds: trimStart + t, exact: request.exact, path: path)
+        return (decoded, request.exact ? "the frame at the time asked" : "the keyframe at or before the time asked")
+    }
+
+    /// `frame` as RGB, upright and as displayed at the requested size: the version's crop (display coordinates →
+    /// coded), for fill the centre cut to the box's aspect, then rotation and flips as displayed.
+    private static func upright(_ frame: Frame, stream: UnsafeMutablePointer<AVStream>, edits: EditSidecar?, request: ThumbnailRequest,
+                                path source: String) throws -> RGBPicture {
         let cw = StreamGeometry.sourceClockwise(stream)
-        let f = decoded.frame.pointer
+        let f = frame.pointer
         var crop = PixelRect(left: 0, top: 0, width: Int(f.pointee.width), height: Int(f.pointee.height))
         if let c = edits?.crop {
             crop = VideoGeometry.codedRect(displayed: c, codedWidth: Int(f.pointee.width), codedHeight: Int(f.pointee.height), sourceClockwise: cw)
@@ -85,23 +106,10 @@ package enum ThumbnailRenderer {
         }
         let codedW = quarter ? target.height : target.width
         let codedH = quarter ? target.width : target.height
-        var rgb = try RGBPicture.scale(frame: decoded.frame, crop: crop, width: codedW, height: codedH, path: source)
+        var rgb = try RGBPicture.scale(frame: frame, crop: crop, width: codedW, height: codedH, path: source)
         rgb = rgb.rotated(clockwise: turn)
         if let flip { rgb = rgb.flipped(horizontal: flip == .horizontal) }
-
-        let target2 = try OutputTarget(output: request.output, inputs: [request.input, source], overwrite: request.overwrite,
-                                       sandbox: request.sandbox, defaultExtension: "jpg", anyExtension: true)
-        do {
-            let bytes = try rgb.encode(png: ext == "png", path: target2.finalPath)
-            try target2.write(bytes)
-            try target2.commit()
-        } catch {
-            target2.discard()
-            if let e = error as? ExportError { throw e }
-            throw ExportError.outputUnwritable(path: target2.finalPath, reason: error.localizedDescription)
-        }
-        return ThumbnailResult(output: target2.finalPath, width: rgb.width, height: rgb.height, time: max(0, decoded.time - trimStart),
-                               format: ext == "png" ? "png" : "jpeg", version: report, reason: reason)
+        return rgb
     }
 
     /// `frame` through the default HDR → SDR chain, at its own size, as 8-bit YUV.
