@@ -3,80 +3,53 @@ import Logging
 import MediaExportCore
 import MediaExportFFmpeg
 
-/// Events of a batch: the plan, every job's export events tagged with its job id, and one final record.
-public enum BatchEvent: Sendable {
-    /// One per asset, before any work.
-    case planned(BatchItem)
-    /// A job changed state (`waiting`, `exporting`, `completed`, `failed`, `cancelled`). `key` is the asset's key
-    /// as shown to people (`FileName.display`), as in every event of a job.
-    case job(id: Int, key: String, status: ExportSession.Status)
-    /// An export event of a job.
-    case export(id: Int, key: String, event: ExportEvent)
-    /// The batch is over.
-    case finished(BatchFinished)
-
-    /// The final record's payload.
-    public struct BatchFinished: Codable, Sendable, Equatable {
-        public var counts: BatchCounts
-        /// How the batch ended as a whole; the CLI adds its exit code to the record.
-        public var outcome: BatchOutcome
-        public var dryRun: Bool
-        public var database: String?
-        public var report: String?
-        public var wallTime: Double
-        /// What a person should know about the inputs (see `BatchPlan.notes`), and "no media found".
-        public var notes: [String] = []
-        /// Every file under the inputs that is not exported as an asset of its own, with the reason.
-        public var ignored: [IgnoredFile] = []
-    }
-}
-
-/// How a batch ended as a whole, worst first.
-public enum BatchOutcome: String, Codable, Sendable {
-    /// Cancelled (`cancel()` or the task).
-    case cancelled
-    /// The inputs hold no media at all.
-    case noMedia
-    /// An asset failed, was cancelled, or was skipped as failed in an earlier run.
-    case failed
-    /// Every asset was delivered, some by a fallback (remux or byte copy).
-    case completedWithFallback
-    /// Every asset completed (or was already done).
-    case completed
-}
-
-/// The outcome of a batch.
-public struct BatchResult: Sendable {
-    public var rows: [BatchReportRow]
-    public var counts: BatchCounts
-    /// How it ended (the CLI's exit code: 0 completed, 3 with fallbacks, 1 failed, 66 no media, 130 cancelled).
-    public var outcome: BatchOutcome
-    /// What a person should know about the inputs (see `BatchPlan.notes`), and "no media found".
-    public var notes: [String] = []
-    /// Every file under the inputs that is not exported as an asset of its own, with the reason (`BatchPlan.ignored`).
-    public var ignored: [IgnoredFile] = []
-}
-
 /// Runs a batch: plans, then exports with a bounded number of jobs at once; one failure never stops the others.
 /// Every finished job is recorded in the export database before the next starts, so an interrupted batch
 /// resumes where it stopped. A run that writes holds the output folder's `BatchLock` throughout; a dry run
 /// writes nothing (not even the output folder or the database), so it takes no lock.
 public final class BatchRunner: Sendable {
+    /// What the batch does.
     public let options: BatchOptions
 
+    /// What an observer of `states(updateInterval:)` sees: where the batch stands and how far its jobs are.
+    public struct State: Sendable, Equatable {
+        /// Where a batch stands: `waiting` for `run()`, `running` (planning, then exporting), `finished`.
+        public enum Status: String, Codable, Sendable {
+            case waiting, running, finished
+        }
+        /// Where the batch stands.
+        public var status: Status = .waiting
+        /// The exports the batch runs (the planned assets that need work); 0 until planned, and in a dry run.
+        public var jobs = 0
+        /// The jobs that have ended (completed, failed or cancelled).
+        public var jobsEnded = 0
+        /// Progress of the whole batch, 0…1: the ended jobs and the running ones' progress, over all jobs.
+        public var progress: Double = 0
+        /// How the batch ended, in the `finished` state; nil there when `run()` threw.
+        public var outcome: BatchOutcome?
+    }
+
     /// Everything that changes while a batch runs, behind one lock.
-    private struct State {
+    private struct Mutable {
         var running: [Int: ExportSession] = [:]
         var cancelled = false
         var reportPath: String?
+        var observed = State()
+        /// The progress of the jobs ended and running, over all jobs.
+        var progress: Double {
+            guard observed.jobs > 0 else { return observed.status == .finished ? 1 : 0 }
+            let current = running.values.reduce(0.0) { $0 + $1.progress }
+            return min(1, (Double(observed.jobsEnded) + current) / Double(observed.jobs))
+        }
     }
     /// The event handlers; calls are made while it is held, so handlers see one event at a time.
     private struct Handlers {
         var onEvent: (@Sendable (BatchEvent) -> Void)?
         var onNote: (@Sendable (String) -> Void)?
     }
-    private let state = LockedBox(State())
+    private let state = LockedBox(Mutable())
     private let handlers = LockedBox(Handlers())
+    private let feed = StateFeed(State())
 
     /// Receives every event (from several threads, one at a time); released when `run()` returns.
     public var onEvent: (@Sendable (BatchEvent) -> Void)? {
@@ -95,12 +68,20 @@ public final class BatchRunner: Sendable {
         set { state.withLock { $0.reportPath = newValue } }
     }
 
-    /// Creates a runner.
     /// Where every job's session logs (see `MediaExportLogging`; each job's input and output are its metadata).
     public let logger: Logger
 
     /// Creates a runner; its jobs log to `logger` (default: nothing).
     public init(options: BatchOptions, logger: Logger = MediaExportLogging.silent) { self.options = options; self.logger = logger }
+
+    deinit { feed.end(with: nil) }
+
+    /// A fresh sequence of the batch's state for one observer (each call its own; several may observe at once), like
+    /// `ExportSession.states(updateInterval:)`: the state when called, every change of status, and progress at most
+    /// every `updateInterval` seconds in between. It finishes after the `finished` state.
+    public func states(updateInterval: Double) -> AsyncStream<State> {
+        feed.observe(updateInterval: updateInterval)
+    }
 
     /// Stops the batch: running jobs are cancelled (no partial files), waiting ones are not started.
     public func cancel() {
@@ -112,31 +93,57 @@ public final class BatchRunner: Sendable {
     private func emit(_ e: BatchEvent) { handlers.withLock { $0.onEvent?(e) } }
     private func note(_ text: String) { handlers.withLock { $0.onNote?(text) } }
 
+    /// Changes the observed state and shows it to the observers (all of them when the status changed). Under the
+    /// state's lock, so observers see the batch's progress in order although jobs run on several threads.
+    private func observe(_ change: (inout Mutable) -> Void = { _ in }) {
+        state.withLock { state in
+            let status = state.observed.status
+            change(&state)
+            state.observed.progress = max(state.observed.progress, state.progress)
+            feed.publish(state.observed, force: state.observed.status != status)
+        }
+    }
+
     /// Plans and runs the batch: at most `options.jobs` exports at once, as a bounded task group whose parent
     /// alone collects the rows (each export's blocking FFmpeg work runs on its own thread), each export's codecs
     /// on `options.threads` threads or their share of the cores (`BatchOptions.threadsPerJob`). Cancelling the
-    /// calling task cancels the batch like `cancel()`.
+    /// calling task cancels the batch like `cancel()`. A runner runs once: a second call throws `ExportError.usage`.
     public func run() async throws -> BatchResult {
+        let first = state.withLock { state -> Bool in
+            guard state.observed.status == .waiting else { return false }
+            state.observed.status = .running
+            return true
+        }
+        guard first else { throw ExportError.usage(reason: "this batch runner has already run; make a new BatchRunner for another batch") }
+        observe()
         // Like ExportSession: the handler is dropped when the batch ends, so one that captures the runner leaks nothing.
         defer { handlers.withLock { $0 = Handlers() } }
-        return try await withTaskCancellationHandler { try await runBatch() } onCancel: { cancel() }
+        do {
+            let result = try await withTaskCancellationHandler { try await runBatch() } onCancel: { cancel() }
+            end(result.outcome)
+            return result
+        } catch {
+            end(nil)
+            throw error
+        }
+    }
+
+    /// The `finished` state, the last of every observer's sequence.
+    private func end(_ outcome: BatchOutcome?) {
+        let final = state.withLock { state in
+            state.observed.status = .finished
+            state.observed.outcome = outcome
+            state.observed.progress = max(state.observed.progress, state.progress)
+            return state.observed
+        }
+        feed.end(with: final)
     }
 
     private func runBatch() async throws -> BatchResult {
         let began = Date()
-        let waitNotes = LockedBox<[String]>([])
         let outRoot = try BatchPlanner.outputRoot(options.outputDirectory, create: !options.dryRun)
-        // Taken before the database is read: a second batch on this folder waits or stops here, before any work.
-        let folderLock = options.dryRun ? nil : try BatchLock.acquire(
-            directory: outRoot, wait: options.wait, isCancelled: { self.isCancelled },
-            onWait: { holder in
-                let text = BatchError.locked(directory: outRoot, holder: holder).description
-                    .replacingOccurrences(of: "; use --wait to wait for it", with: "; waiting for it")
-                waitNotes.withLock { $0.append(text) }
-                note(text)
-            })
+        let (folderLock, waitNotes) = try lockFolder(outRoot)
         defer { folderLock?.release() }
-        var notes = waitNotes.withLock { $0 }
         // Under the lock, so no other batch is writing here: what killed runs left in the output root goes.
         // (Subfolders are swept by each export into them.)
         if folderLock != nil { TemporaryFiles.sweep(directory: outRoot) }
@@ -152,59 +159,83 @@ public final class BatchRunner: Sendable {
             for s in row.sources { hashes["\(s.path)|\(s.size)|\(s.modified)"] = s.sha256 }
         }
         let plan = try BatchPlanner.makePlan(options, database: previous, hashes: &hashes)
-        let items = plan.items
+        let notes = waitNotes + announce(plan)
+        var rows = plan.items.map { item in
+            row(for: item, status: options.dryRun ? "planned" : (item.action == .skip ? "skipped" : "waiting"),
+                error: item.reason.hasPrefix("failed in the last run") ? previous[item.key]?.error : nil)
+        }
+        if !options.dryRun, let database {
+            rows = await runJobs(plan.items, rows: rows, database: database, previous: previous, hashes: HashCache(hashes))
+        }
+        return try finish(plan: plan, rows: rows, notes: notes, database: database, began: began)
+    }
+
+    /// The output folder's lock, taken before the database is read: a second batch on this folder waits or stops
+    /// here, before any work. None for a dry run. The notes are the waits for another batch's lock.
+    private func lockFolder(_ outRoot: String) throws -> (BatchLock?, [String]) {
+        let waitNotes = LockedBox<[String]>([])
+        let folderLock = options.dryRun ? nil : try BatchLock.acquire(
+            directory: outRoot, wait: options.wait, isCancelled: { self.isCancelled },
+            onWait: { holder in
+                let text = BatchError.locked(directory: outRoot, holder: holder).description
+                    .replacingOccurrences(of: "; use --wait to wait for it", with: "; waiting for it")
+                waitNotes.withLock { $0.append(text) }
+                self.note(text)
+            })
+        return (folderLock, waitNotes.withLock { $0 })
+    }
+
+    /// The plan's notes (and "no media found", or none selected) as notes, and every item as a `planned` event.
+    private func announce(_ plan: BatchPlan) -> [String] {
         var planNotes = plan.notes
         if plan.assetsFound == 0 {
             planNotes.append("no media found in " + options.inputs.map(FileName.display).joined(separator: ", "))
-        } else if items.isEmpty {
+        } else if plan.items.isEmpty {
             planNotes.append("\(plan.assetsFound) asset\(plan.assetsFound == 1 ? "" : "s") found, none selected"
                              + (options.shard.map { " for shard \($0)" } ?? "") + " by the filters")
         }
         for text in planNotes { note(text) }
-        notes += planNotes
-        for item in items { emit(.planned(item)) }
+        for item in plan.items { emit(.planned(item)) }
+        return planNotes
+    }
 
-        var rows = items.map { item in
-            BatchReportRow(key: item.key, input: item.input, action: item.action, reason: item.reason,
-                           status: options.dryRun ? "planned" : (item.action == .skip ? "skipped" : "waiting"),
-                           route: nil, fallbacks: 0, versionRequested: options.version.rawValue, versionDelivered: nil,
-                           output: item.output, bytesIn: item.sourceBytes, bytesOut: nil, estimatedBytes: item.estimatedBytes,
-                           outputSHA256: nil, error: item.reason.hasPrefix("failed in the last run") ? previous[item.key]?.error : nil,
-                           wallTime: nil)
-        }
-        if !options.dryRun, let database {
-            let work = items.indices.filter { items[$0].action != .skip }
-            let hashCache = HashCache(hashes)
-            for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: FileName.display(items[index].key), status: .waiting)) }
-            let jobs = work.enumerated().map { (id: $0.offset + 1, index: $0.element) }
-            // The cores shared out among the exports that run at once (fewer than --jobs when fewer assets need work);
-            // a fixed count when the bytes must not depend on the cores.
-            let threads = options.threads ?? (options.deterministic ? ExportRequest.deterministicThreads
-                : BatchOptions.threadsPerJob(cores: BatchOptions.availableCores, jobs: min(options.jobs, jobs.count)))
-            let snapshot = rows
-            rows = await withTaskGroup(of: (Int, BatchReportRow).self) { group in
-                var collected = snapshot
-                var next = 0
-                func start(_ group: inout TaskGroup<(Int, BatchReportRow)>) {
-                    guard next < jobs.count, !isCancelled else { return }
-                    let job = jobs[next]
-                    next += 1
-                    let item = items[job.index], earlier = previous[item.key]
-                    group.addTask { (job.index, await self.runJobOnThread(id: job.id, item: item, database: database, previous: earlier, hashes: hashCache, threads: threads)) }
-                }
-                for _ in 0..<min(options.jobs, jobs.count) { start(&group) }
-                while let (index, row) = await group.next() {
-                    collected[index] = row
-                    start(&group)
-                }
-                return collected
+    /// Runs the items that need work, at most `options.jobs` at once; the rows of jobs never started are `cancelled`.
+    private func runJobs(_ items: [BatchItem], rows: [BatchReportRow], database: ExportDatabase, previous: [String: ExportDatabase.Row],
+                         hashes: HashCache) async -> [BatchReportRow] {
+        let work = items.indices.filter { items[$0].action != .skip }
+        for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: FileName.display(items[index].key), status: .waiting)) }
+        observe { $0.observed.jobs = work.count }
+        let jobs = work.enumerated().map { (id: $0.offset + 1, index: $0.element) }
+        // The cores shared out among the exports that run at once (fewer than --jobs when fewer assets need work);
+        // a fixed count when the bytes must not depend on the cores.
+        let threads = options.threads ?? (options.deterministic ? ExportRequest.deterministicThreads
+            : BatchOptions.threadsPerJob(cores: BatchOptions.availableCores, jobs: min(options.jobs, jobs.count)))
+        let ran = await withTaskGroup(of: (Int, BatchReportRow).self) { group in
+            var collected = rows
+            var next = 0
+            func start(_ group: inout TaskGroup<(Int, BatchReportRow)>) {
+                guard next < jobs.count, !isCancelled else { return }
+                let job = jobs[next]
+                next += 1
+                let item = items[job.index], earlier = previous[item.key]
+                group.addTask { (job.index, await self.runJobOnThread(id: job.id, item: item, database: database, previous: earlier, hashes: hashes, threads: threads)) }
             }
-            rows = rows.map { row in
-                var r = row
-                if r.status == "waiting" { r.status = "cancelled"; r.error = "batch interrupted before this asset started" }
-                return r
+            for _ in 0..<min(options.jobs, jobs.count) { start(&group) }
+            while let (index, row) = await group.next() {
+                collected[index] = row
+                start(&group)
             }
+            return collected
         }
+        return ran.map { row in
+            var r = row
+            if r.status == "waiting" { r.status = "cancelled"; r.error = "batch interrupted before this asset started" }
+            return r
+        }
+    }
+
+    /// The batch's end: the report, the counts and outcome, the `finished` event.
+    private func finish(plan: BatchPlan, rows: [BatchReportRow], notes: [String], database: ExportDatabase?, began: Date) throws -> BatchResult {
         if let reportPath { try BatchReport.write(rows, ignored: plan.ignored, to: reportPath) }
         let counts = BatchCounts(rows)
         let wasCancelled = isCancelled
@@ -233,68 +264,21 @@ public final class BatchRunner: Sendable {
         }
     }
 
+    /// One job: its sources recorded as running in the database, the export, the outcome in its row and the database.
     private func runJob(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache,
                         threads: Int) -> BatchReportRow {
         let began = Date()
-        var row = BatchReportRow(key: item.key, input: item.input, action: item.action, reason: item.reason, status: "failed", route: nil,
-                                 fallbacks: 0, versionRequested: options.version.rawValue, versionDelivered: nil, output: item.output,
-                                 bytesIn: item.sourceBytes, bytesOut: nil, estimatedBytes: item.estimatedBytes, outputSHA256: nil,
-                                 error: nil, wallTime: nil)
-        var dbRow = ExportDatabase.Row(assetKey: item.key, sources: [], sourceFingerprint: "", presetName: options.preset.name,
-                                       presetHash: BatchPlanner.presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize, deterministic: options.deterministic), versionRequested: options.version.rawValue,
-                                       versionDelivered: nil, action: item.action.rawValue, route: nil, fallbacks: 0, outputPath: item.output,
-                                       outputSize: nil, outputSHA256: nil, status: "running", error: nil,
-                                       startedAt: began.timeIntervalSince1970, finishedAt: nil, wallTime: nil,
-                                       ffmpegVersions: FFmpegVersions.lines.joined(separator: ", "))
+        var row = row(for: item, status: "failed", error: nil)
+        var dbRow = databaseRow(for: item, began: began)
         do {
             dbRow.sources = try BatchPlanner.sources(of: item, cached: hashes.hash(_:), store: hashes.store(_:_:))
             dbRow.sourceFingerprint = BatchPlanner.fingerprint(of: dbRow.sources)
             try database.upsert(dbRow)
-            // Our own earlier output may be replaced; any other file at that path is left alone.
-            let ours = previous?.outputPath == item.output
             try BatchPlanner.makeDirectories(PathName.directory(item.output))
-            var request = ExportRequest(input: item.input, output: item.output, preset: options.preset, overwrite: ours,
-                                        sandbox: options.outputDirectory, version: options.version, fallback: options.fallback, errors: options.errors)
-            request.tracks = options.tracks
-            request.maxFileSize = options.maxFileSize
-            request.estimate = options.estimate
-            request.threads = threads
-            request.deterministic = options.deterministic
-            switch item.action {
-            case .remux: request.startRoute = .remux
-            case .copy: request.startRoute = .copy
-            default: break
-            }
-            let session = ExportSession(request: request, logger: logger)
-            let shownKey = FileName.display(item.key)
-            session.onEvent = { event in self.emit(.export(id: id, key: shownKey, event: event)) }  // no cycle: the session is dropped after the job
-            let proceed = state.withLock { state -> Bool in
-                if state.cancelled { return false }
-                state.running[id] = session
-                return true
-            }
-            guard proceed else { throw ExportError.cancelled }
-            emit(.job(id: id, key: shownKey, status: .exporting))
-            defer { state.withLock { _ = $0.running.removeValue(forKey: id) } }
-            let done = try session.run()
-            row.status = "completed"
-            row.route = done.route.rawValue
-            row.fallbacks = done.fallbacks.count
-            row.versionDelivered = done.version?.delivered.rawValue
-            row.output = done.output
-            row.bytesOut = done.bytes
-            row.outputSHA256 = try done.sha256 ?? SHA256Hasher.file(done.output)
-            dbRow.status = "completed"
-            dbRow.route = done.fallbacks.isEmpty ? done.route.rawValue : "fallback:\(done.route.rawValue)"
-            dbRow.fallbacks = done.fallbacks.count
-            dbRow.versionDelivered = row.versionDelivered
-            dbRow.outputPath = done.output
-            dbRow.outputSize = done.bytes
-            dbRow.outputSHA256 = row.outputSHA256
-            row.account = ExportAccount(done)
-            dbRow.account = row.account
-            if options.thumbnails { row.thumbnail = poster(for: item, output: done.output) }
-            emit(.job(id: id, key: shownKey, status: .completed))
+            // Our own earlier output may be replaced; any other file at that path is left alone.
+            let done = try export(item, id: id, request: request(for: item, overwrite: previous?.outputPath == item.output, threads: threads))
+            try record(done, of: item, row: &row, dbRow: &dbRow)
+            emit(.job(id: id, key: FileName.display(item.key), status: .completed))
         } catch {
             let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: item.input, code: -1, message: "\(error)")
             if case .cancelled = e { row.status = "cancelled"; dbRow.status = "cancelled" } else { row.status = "failed"; dbRow.status = "failed" }
@@ -302,11 +286,88 @@ public final class BatchRunner: Sendable {
             dbRow.error = e.description
             emit(.job(id: id, key: FileName.display(item.key), status: row.status == "cancelled" ? .cancelled : .failed))
         }
+        observe { $0.running.removeValue(forKey: id); $0.observed.jobsEnded += 1 }
         row.wallTime = Date().timeIntervalSince(began)
         dbRow.finishedAt = Date().timeIntervalSince1970
         dbRow.wallTime = row.wallTime
         try? database.upsert(dbRow)
         return row
+    }
+
+    /// A job's export request: the batch's options, the item's start route.
+    private func request(for item: BatchItem, overwrite: Bool, threads: Int) -> ExportRequest {
+        var request = ExportRequest(input: item.input, output: item.output, preset: options.preset, overwrite: overwrite,
+                                    sandbox: options.outputDirectory, version: options.version, fallback: options.fallback, errors: options.errors)
+        request.tracks = options.tracks
+        request.maxFileSize = options.maxFileSize
+        request.estimate = options.estimate
+        request.threads = threads
+        request.deterministic = options.deterministic
+        switch item.action {
+        case .remux: request.startRoute = .remux
+        case .copy: request.startRoute = .copy
+        default: break
+        }
+        return request
+    }
+
+    /// Runs a job's session, known to `cancel()` while it runs (none starts once the batch is cancelled), its events
+    /// tagged with the job.
+    private func export(_ item: BatchItem, id: Int, request: ExportRequest) throws -> ExportEvent.Completed {
+        let session = ExportSession(request: request, logger: logger)
+        let shownKey = FileName.display(item.key)
+        session.onEvent = { event in  // no cycle: the session is dropped after the job
+            self.emit(.export(id: id, key: shownKey, event: event))
+            if case .progress = event { self.observe() }
+        }
+        let proceed = state.withLock { state -> Bool in
+            if state.cancelled { return false }
+            state.running[id] = session
+            return true
+        }
+        guard proceed else { throw ExportError.cancelled }
+        emit(.job(id: id, key: shownKey, status: .exporting))
+        return try session.run()
+    }
+
+    /// A delivered export in the job's report row and database row (and its poster, when asked for).
+    private func record(_ done: ExportEvent.Completed, of item: BatchItem, row: inout BatchReportRow, dbRow: inout ExportDatabase.Row) throws {
+        row.status = "completed"
+        row.route = done.route.rawValue
+        row.fallbacks = done.fallbacks.count
+        row.versionDelivered = done.version?.delivered.rawValue
+        row.output = done.output
+        row.bytesOut = done.bytes
+        row.outputSHA256 = try done.sha256 ?? SHA256Hasher.file(done.output)
+        dbRow.status = "completed"
+        dbRow.route = done.fallbacks.isEmpty ? done.route.rawValue : "fallback:\(done.route.rawValue)"
+        dbRow.fallbacks = done.fallbacks.count
+        dbRow.versionDelivered = row.versionDelivered
+        dbRow.outputPath = done.output
+        dbRow.outputSize = done.bytes
+        dbRow.outputSHA256 = row.outputSHA256
+        row.account = ExportAccount(done)
+        dbRow.account = row.account
+        if options.thumbnails { row.thumbnail = poster(for: item, output: done.output) }
+    }
+
+    /// An item's report row before its job ends.
+    private func row(for item: BatchItem, status: String, error: String?) -> BatchReportRow {
+        BatchReportRow(key: item.key, input: item.input, action: item.action, reason: item.reason, status: status, route: nil,
+                       fallbacks: 0, versionRequested: options.version.rawValue, versionDelivered: nil, output: item.output,
+                       bytesIn: item.sourceBytes, bytesOut: nil, estimatedBytes: item.estimatedBytes, outputSHA256: nil,
+                       error: error, wallTime: nil)
+    }
+
+    /// An item's database row as its job starts (`running`).
+    private func databaseRow(for item: BatchItem, began: Date) -> ExportDatabase.Row {
+        ExportDatabase.Row(assetKey: item.key, sources: [], sourceFingerprint: "", presetName: options.preset.name,
+                           presetHash: BatchPlanner.presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize,
+                                                               deterministic: options.deterministic),
+                           versionRequested: options.version.rawValue, versionDelivered: nil, action: item.action.rawValue, route: nil,
+                           fallbacks: 0, outputPath: item.output, outputSize: nil, outputSHA256: nil, status: "running", error: nil,
+                           startedAt: began.timeIntervalSince1970, finishedAt: nil, wallTime: nil,
+                           ffmpegVersions: FFmpegVersions.lines.joined(separator: ", "))
     }
 }
 

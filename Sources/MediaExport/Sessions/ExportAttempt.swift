@@ -1,0 +1,345 @@
+import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
+
+/// One route of an export's fallback chain, as its steps: prepare (the source, its edits, the target), plan,
+/// encode within a size limit, commit, describe. The chain makes one per route, so each attempt has its own state;
+/// `target` is the output it is writing, which the chain discards when the route fails.
+final class ExportAttempt {
+    private let session: ExportSession
+    private let run: ExportSession.Run
+    private let route: ExportRoute
+    /// The output being written (a size limit's second try writes a new one).
+    private(set) var target: OutputTarget?
+    /// When the last `progress` event went out (shared by both passes of a two-pass encode).
+    private var lastReport = Date.distantPast
+    /// The output's expected duration, which progress is measured against.
+    private var expected: Double?
+
+    private var request: ExportRequest { session.request }
+    private var token: CancelToken { session.token }
+
+    init(session: ExportSession, run: ExportSession.Run, route: ExportRoute) {
+        self.session = session
+        self.run = run
+        self.route = route
+    }
+
+    /// What the prepare and plan steps settled, and the size limit's state: the plan as it stands (a size limit
+    /// may plan again with lower rates), the notes of the `started` event.
+    private struct Encode {
+        let source: ProbedSource
+        let edits: EditSidecar?
+        let container: Container?
+        let finalPath: String
+        var plan: ExportPlan
+        var tags: [String: String]
+        var notes: [String]
+        /// A CRF encode's video rate measured on samples (`SampleEncode`), when a size limit or the estimate needs it.
+        var sampled: Double?
+        var budget: OutputSize.Budget?
+        var sizeNote: String?
+        /// True once the limit is met by choosing bit rates (a first try over it is then made again, lower).
+        var retryable = false
+    }
+
+    /// Runs the route: a byte copy, or plan (the pure planner over the one probe; an impossible plan skips the
+    /// route), encode and commit.
+    func perform() throws -> ExportEvent.Completed {
+        let report = deliveredReport()
+        if route == .copy { return try byteCopy(report: report) }
+        let prepared = try prepare()
+        var encode = try plan(prepared)
+        try fit(&encode, scale: 1, allowCRF: true)
+        if let sizeNote = encode.sizeNote { encode.notes.append(sizeNote) }
+        announce(encode, report: report)
+        let (outcome, output) = try encodeWithinLimit(&encode, first: prepared.target)
+        try output.commit()
+        // What the executor decided while running (frames the decoder flagged interlaced) joins the plan's notes.
+        let ranNotes = encode.notes + outcome.notes.filter { !encode.notes.contains($0) }
+        var completed = describe(output: output.finalPath, muxed: true, skipped: outcome.skippedPackets, notes: ranNotes, report: report)
+        completed.timestampRepairs = outcome.timestampRepairs
+        completed.droppedFrames = outcome.droppedFrames
+        completed.verification = outcome.verification
+        completed.warnings = Accounting.warnings(plan: encode.plan, skippedPackets: outcome.skippedPackets, droppedFrames: outcome.droppedFrames,
+                                                 timestampRepairs: outcome.timestampRepairs, audioGaps: outcome.audioGaps,
+                                                 lostFrames: outcome.lostFrames,
+                                                 version: report) + outcome.shortfalls
+        return completed
+    }
+
+    /// The version this route delivers: the original when it cannot apply the edits (a passthrough remux says so itself).
+    private func deliveredReport() -> VersionReport {
+        var report = run.selection.report
+        if let lost = session.editsLost(by: route, selection: run.selection), !(route == .remux && request.preset.passthrough) {
+            report.delivered = .original
+            report.reason += "; the \(route.rawValue) fallback does not apply \(lost)"
+        }
+        return report
+    }
+
+    /// The source, its edits checked against it, and the target (made first: it refuses a bad output before any
+    /// work, and settles the container — the preset's default extension when the name has none).
+    private func prepare() throws -> (source: ProbedSource, edits: EditSidecar?, target: OutputTarget) {
+        let selection = run.selection
+        let source = try run.source(cancel: token)
+        var edits = selection.edits
+        // Photos writes a trim's end on its own clock: one that runs a few milliseconds past the media's end means
+        // "to the end" (a sidecar's user-written end past the end stays an error).
+        if selection.report.adjustmentData != nil, let t = edits?.trim, let d = source.info.duration, t.end > d, t.end - d < 0.5 {
+            edits?.trim?.end = d
+        }
+        if let edits, let sidecar = selection.editsFile {
+            try edits.validate(against: source.info, path: sidecar)
+            if request.preset.passthrough && !edits.needsTranscode.isEmpty {
+                throw ExportError.editNeedsTranscode(path: sidecar, edits: edits.needsTranscode)
+            }
+        }
+        let t = try session.makeTarget(request.output, selection: selection)
+        target = t
+        if let cut = ExportPlanner.keyframeLookup(source: source.info, preset: request.preset, route: route, edits: edits, range: request.timeRange) {
+            try source.lookUpKeyframe(at: cut)
+        }
+        // An audio selection that matches nothing is a usage error, not a reason to deliver every track by copy.
+        let audio = source.info.streams.filter { $0.kind == .audio }
+        if let wanted = request.tracks.audioLanguages, !wanted.isEmpty, !audio.isEmpty,
+           !audio.contains(where: { request.tracks.wants(language: $0.language) }) {
+            let have = Set(audio.map { $0.language ?? "und" }).sorted().joined(separator: ", ")
+            throw ExportError.noUsableStreams(path: source.info.path, reason: "no audio stream in \(wanted.joined(separator: ", ")) (the file has: \(have))")
+        }
+        return (source, edits, t)
+    }
+
+    /// The route's plan, or `RouteSkipped` when it is impossible; the output's tags; and, when a size limit or the
+    /// estimate needs it, a CRF encode's video rate measured on a few samples (`SizeEstimation.samples`; otherwise
+    /// none: the samples cost more than the estimate is worth).
+    private func plan(_ prepared: (source: ProbedSource, edits: EditSidecar?, target: OutputTarget)) throws -> Encode {
+        let (source, edits, t) = prepared
+        let plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: route, container: t.container,
+                                          edits: edits, range: request.timeRange, tracks: request.tracks)
+        if !plan.isPossible { throw RouteSkipped(plan: plan, path: source.info.path) }
+        let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags())
+        var notes = plan.notes
+        if !output.fromOriginal.isEmpty, let original = run.selection.metadataSource {
+            notes.append("\(output.fromOriginal.joined(separator: ", ")) taken from the original \(PathName.lastComponent(original))")
+        }
+        let watchdog = run.watchdog
+        let sampled = request.sizeLimit != nil && route == .transcode || request.estimate == .samples
+            ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: token, codecs: CodecRun(request),
+                                      activity: { watchdog.touch() }) : nil
+        if token.isSet { throw ExportError.cancelled }
+        return Encode(source: source, edits: edits, container: t.container, finalPath: t.finalPath, plan: plan, tags: output.tags,
+                      notes: notes, sampled: sampled)
+    }
+
+    /// Fits a transcode into the size limit, if any: the preset's own encode when samples put it well under, else bit
+    /// rates chosen for the limit (`scale` lower on a second try) and the plan made again with them.
+    private func fit(_ encode: inout Encode, scale: Double, allowCRF: Bool) throws {
+        let encodes = encode.plan.streams.contains { if case .transcodeVideo = $0.action { return true }; if case .transcodeAudio = $0.action { return true }; return false }
+        guard let limit = request.sizeLimit, route == .transcode, encodes else { return }
+        encode.retryable = true
+        let info = encode.source.info
+        // The preset's own encode, measured on samples, well under the limit: one pass as the preset says, checked
+        // when done (and made again in two passes if it came out over after all).
+        if allowCRF, let sampled = encode.sampled, let estimate = OutputSize.estimatedBytes(plan: encode.plan, source: info, videoBitrate: sampled),
+           Double(estimate) <= 0.6 * Double(limit) {
+            encode.sizeNote = "size limit \(limit) bytes: the preset's own encode is estimated at \(estimate) bytes; checked when done"
+            return
+        }
+        switch OutputSize.budget(limit: limit, plan: encode.plan, source: info, ceiling: encode.sampled ?? request.preset.video?.bitrate.map(Double.init), scale: scale) {
+        case .failure(let refusal): throw ExportError.sizeLimitExceeded(path: encode.finalPath, limit: limit, reason: refusal.reason)
+        case .success(let chosen):
+            encode.budget = chosen
+            encode.sizeNote = chosen.note
+            encode.plan = try ExportPlanner.plan(source: info, preset: OutputSize.apply(chosen, to: request.preset), route: route,
+                                                 container: encode.container, edits: encode.edits, range: request.timeRange, tracks: request.tracks)
+        }
+    }
+
+    /// The `started` event: the plan's streams, its notes, the size estimate.
+    private func announce(_ encode: Encode, report: VersionReport) {
+        let (plan, info) = (encode.plan, encode.source.info)
+        let measured = encode.budget == nil ? encode.sampled : nil
+        let estimate = OutputSize.estimatedBytes(plan: plan, source: info, videoBitrate: measured)
+        let method = estimate == nil ? nil : OutputSize.estimateMethod(plan: plan, source: info, videoBitrate: measured)
+        expected = plan.timeline.expectedDuration
+        session.emit(.started(.init(input: request.input, output: encode.finalPath, preset: request.preset.name,
+                                    container: encode.container?.rawValue ?? "", duration: expected, timeRange: request.timeRange,
+                                    streams: plan.streamPlans, notes: encode.notes, version: report, estimatedBytes: estimate,
+                                    estimateMethod: method, maxFileSize: request.sizeLimit)))
+    }
+
+    /// Encodes into the target; an output over the size limit is made once more, aimed lower by what the first try
+    /// overshot, and then the limit is a failure.
+    private func encodeWithinLimit(_ encode: inout Encode, first: OutputTarget) throws -> (Transcoder.Outcome, OutputTarget) {
+        let limit = request.sizeLimit
+        var current = first
+        var retried = false
+        while true {
+            do {
+                return (try self.encode(encode, into: current), current)
+            } catch let over as OverSizeLimit {
+                guard let limit, encode.retryable, !retried else {
+                    throw ExportError.sizeLimitExceeded(path: current.finalPath, limit: limit ?? 0,
+                                                        reason: "the output came to \(over.bytes) bytes" + (retried ? " after a second try at a lower bit rate" : ""))
+                }
+                retried = true
+                current.discard()
+                try fit(&encode, scale: encode.budget == nil ? 1 : min(0.95, Double(limit) / Double(over.bytes) * 0.97), allowCRF: false)
+                encode.notes.append("the first try came to \(over.bytes) bytes, over the limit: encoded again (\(encode.sizeNote ?? ""))")
+                current = try session.makeTarget(request.output, selection: run.selection)
+                target = current
+            }
+        }
+    }
+
+    /// Progress of one run of the pipeline, as the share `weight` of the whole after `base` (a first pass is a part).
+    private func reporter(base: Double, weight: Double, written: @escaping () -> Int64?) -> (Double, Int, Bool) -> Void {
+        let watchdog = run.watchdog, began = run.began, interval = session.progressInterval, expected = expected
+        return { [self] outputTime, frames, final in
+            watchdog.touch()
+            let now = Date()
+            let last = final && base + weight >= 1
+            guard last || now.timeIntervalSince(lastReport) >= interval else { return }
+            lastReport = now
+            let elapsed = now.timeIntervalSince(began)
+            let part = final ? 1 : expected.map { $0 > 0 ? min(1, max(0, outputTime / $0)) : 0 } ?? 0
+            let fraction = base + weight * part
+            let rate = elapsed > 0 ? fraction / elapsed : 0
+            let eta: Double? = last ? 0 : (expected != nil && rate > 0) ? max(0, (1 - fraction) / rate) : nil
+            session.setProgress(fraction)
+            let bytes = written()
+            session.emit(.progress(.init(fraction: fraction, outputTime: outputTime, speed: elapsed > 0 ? outputTime / elapsed : 0,
+                                         fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta, bytesWritten: bytes,
+                                         projectedBytes: bytes.flatMap { OutputSize.projectedBytes(written: $0, fraction: part) })))
+        }
+    }
+
+    /// Runs the plan into `target`: a two-pass plan first runs its video alone into FFmpeg's `null` muxer (the
+    /// encoder's statistics go to a private folder), then the whole plan. Before the output is committed the input is
+    /// checked unchanged and, under a size limit, the file's size (`OverSizeLimit`).
+    private func encode(_ encode: Encode, into target: OutputTarget) throws -> Transcoder.Outcome {
+        let (plan, limit) = (encode.plan, request.sizeLimit)
+        let twoPass = plan.streams.contains { if case .transcodeVideo(let v) = $0.action { return v.settings.twoPass }; return false }
+        let log = try twoPass ? PassLog(path: target.finalPath) : nil
+        if let log { try firstPass(encode, log: log) }
+        let base = twoPass ? 0.3 : 0
+        let transcoder = try Transcoder(source: encode.source, plan: plan, target: target, cancel: token, errors: request.errors, tags: encode.tags,
+                                        pass: log.map { .second(log: $0.file) }, pipelined: request.pipeline.isOn(cores: Cores.available),
+                                        codecs: CodecRun(request))
+        transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? session.debugStallAtOutputTime : nil
+        transcoder.debugLoseStreamKind = route == .transcode ? session.debugLoseStreamKind : nil
+        var checkedSize: Int64?
+        var outcome = try transcoder.run(beforeCommit: {
+            try run.snapshot.verify()
+            guard let limit, let size = FileSystem.size(target.temporaryPath) else { return }
+            if size > limit { throw OverSizeLimit(bytes: size) }
+            checkedSize = size
+        }, progress: reporter(base: base, weight: 1 - base, written: { FileSystem.size(target.temporaryPath) }))
+        if let limit, let size = checkedSize {
+            outcome.verification.checks.append(.init(name: "file size", expected: "at most \(limit) bytes", measured: "\(size) bytes", outcome: .passed))
+        }
+        withExtendedLifetime(log) {}
+        return outcome
+    }
+
+    /// A two-pass encode's first pass: the video alone. Its encoder and decoder are freed before the second pass
+    /// starts (a lookahead is most of an export's memory).
+    private func firstPass(_ encode: Encode, log: PassLog) throws {
+        var first = encode.plan
+        for i in first.streams.indices {
+            if case .transcodeVideo = first.streams[i].action { continue }
+            first.streams[i].action = .drop(reason: "first pass: video only")
+        }
+        first.defaultAudio = nil
+        let pass1 = try Transcoder(source: encode.source, plan: first, target: nil, cancel: token, errors: request.errors, tags: encode.tags,
+                                   pass: .first(log: log.file), pipelined: request.pipeline.isOn(cores: Cores.available), codecs: CodecRun(request))
+        // x264's fast first pass takes about a third of the second's time.
+        _ = try pass1.run(progress: reporter(base: 0, weight: 0.3, written: { nil }))
+    }
+
+    /// The last route: the resource's bytes under the requested name with the resource's own extension.
+    private func byteCopy(report: VersionReport) throws -> ExportEvent.Completed {
+        let source = run.selection.report.resource
+        let base = PathName.deletingExtension(request.output)
+        let ext = PathName.pathExtension(source).lowercased()
+        let t = try session.makeTarget(ext.isEmpty ? base : base + "." + ext, selection: run.selection, anyExtension: true)
+        target = t
+        if let limit = request.sizeLimit, run.snapshot.size > limit {
+            throw ExportError.sizeLimitExceeded(path: t.finalPath, limit: limit, reason: "a byte copy of the \(run.snapshot.size)-byte source cannot be made smaller")
+        }
+        session.emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name, container: ext,
+                                    duration: nil, timeRange: nil, streams: [], notes: ["byte copy of \(source)"], version: report)))
+        let watchdog = run.watchdog
+        let sha = try ByteCopy.copy(source: source, to: t, cancel: token, activity: { watchdog.touch() })
+        try run.snapshot.verify()
+        let verification = try verifyCopy(t, sha256: sha)
+        try t.commit()
+        var completed = describe(output: t.finalPath, muxed: false, skipped: 0,
+                                 notes: request.timeRange != nil ? ["time range not applied by a byte copy"] : [], report: report)
+        completed.sha256 = sha
+        completed.verification = verification
+        var warnings = ["delivered as a byte copy of \(PathName.lastComponent(source)): no stream was transcoded or remuxed"]
+        if request.timeRange != nil { warnings.append("time range not applied by a byte copy") }
+        if let line = Accounting.versionWarning(report) { warnings.append(line) }
+        completed.warnings = warnings
+        return completed
+    }
+
+    /// A byte copy's verification. `ByteCopy` read the copy back and compared its hash (`copyMismatch` otherwise);
+    /// the rest is a look at the header alone first; formats whose streams only show in their packets (MPEG-PS) are
+    /// then read as any input is.
+    private func verifyCopy(_ t: OutputTarget, sha256 sha: String) throws -> Verification {
+        let sourceInfo = try? run.source(cancel: token).info
+        let verifyBegan = Date()
+        func check(decoding: Bool) -> Verification {
+            let facts = try? t.withReadablePath { try OutputInspector.facts(path: $0, cancel: token, scanPackets: false, decodeFirstFrames: decoding) }
+            return OutputVerifier.verifyCopy(source: sourceInfo, sourceSize: run.snapshot.size, sourceSHA256: sha, outputSHA256: sha,
+                                             facts: facts ?? OutputFacts(formatName: "", streams: [], size: FileSystem.size(t.temporaryPath) ?? -1))
+        }
+        var verification = check(decoding: false)
+        if !verification.passed { verification = check(decoding: true) }
+        verification.seconds = Date().timeIntervalSince(verifyBegan)
+        if !verification.passed { throw ExportError.verificationFailed(path: t.finalPath, checks: verification.failureSummary) }
+        return verification
+    }
+
+    /// The `completed` record for a file in place, with what a probe of it says. A file we `muxed` is read from its
+    /// header alone (it holds everything the record shows; decoding its first frames again cost a remux of a 1080p
+    /// file as much as probing its input); a byte copy is any format, read as any input is.
+    private func describe(output: String, muxed: Bool, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
+        let info = try? (muxed ? MediaProbe.probeHeader(path: output) : MediaProbe.probe(path: output, frameMetadata: false))
+        let size = FileSystem.size(output) ?? 0
+        let video = info?.streams.first { $0.type == "video" && !$0.isAttachedPicture }
+        return .init(output: output, bytes: size, duration: info?.duration ?? 0,
+                     codecs: info?.streams.filter { $0.isChapterTrack != true }.map(\.codec) ?? [], width: video?.width, height: video?.height,
+                     wallTime: Date().timeIntervalSince(run.began), skippedPackets: skipped, notes: notes, version: report)
+    }
+}
+
+/// A finished output over the size limit (the session tries once more, lower, or fails with `sizeLimitExceeded`).
+struct OverSizeLimit: Error {
+    var bytes: Int64
+}
+
+/// A route whose plan is impossible (the container cannot hold a main stream, no stream left, no decoder for a
+/// main stream): the chain skips it with the plan's reason and goes on; as the last route it is the failure.
+struct RouteSkipped: Error {
+    var plan: ExportPlan
+    var path: String
+    var reason: String { plan.impossible ?? "" }
+
+    /// The failure when no route is left: a transcode without a decoder for a main stream fails in decoding, as
+    /// an opened decoder would; a remux whose container cannot hold a main stream fails in muxing; a route with
+    /// nothing at all to export is `noUsableStreams`.
+    var failure: ExportError {
+        guard !plan.blockers.isEmpty, plan.streams.contains(where: \.isKept) else { return .noUsableStreams(path: path, reason: reason) }
+        if plan.route == .transcode {
+            // A stream kind lost whole for want of parameters: nothing the preset asks for can be delivered.
+            guard plan.blockers.allSatisfy({ $0.hasPrefix("no decoder") }) else { return .noUsableStreams(path: path, reason: reason) }
+            return .ffmpeg(stage: .decode, path: path, code: FFmpegCodes.decoderNotFound,
+                           message: plan.blockers.joined(separator: "; ") + " in this FFmpeg build")
+        }
+        return .ffmpeg(stage: .mux, path: path, code: -1, message: reason)
+    }
+}
