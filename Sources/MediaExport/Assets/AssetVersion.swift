@@ -27,21 +27,12 @@ enum VersionResolver {
     /// Chooses within an asset already discovered (the batch planner groups whole folders at once).
     static func select(asset: Asset, input: String, version: AssetVersion, editsPath: String?, requireCurrent: Bool) throws -> VersionSelection {
         let name = { (p: String) in PathName.lastComponent(p) }
-        let told = asset.notes.map { "; " + $0 }.joined()
+        let choice = Choice(asset: asset, requested: version, told: asset.notes.map { "; " + $0 }.joined())
         guard let original = asset.original ?? asset.renderedEdit else {
             if let ext = Asset.stillImageExtension(input) {
                 throw ExportError.notMedia(path: input, reason: "is a still image (\(ext)); mediaexport exports video and audio")
             }
-            throw ExportError.inputUnreadable(path: input, reason: "no video or audio resource found for asset \(asset.baseName)\(told)")
-        }
-        func selection(_ delivered: AssetVersion, _ resource: Resource, sidecar: String? = nil, adjustment: AdjustmentInfo? = nil,
-                       reason: String, edits: EditSidecar? = nil) -> VersionSelection {
-            let fromEdit = resource.kind == .renderedEdit
-            return VersionSelection(report: VersionReport(requested: version, delivered: delivered, resource: resource.path,
-                                                          resourceKind: resource.kind, sidecar: sidecar, adjustmentData: adjustment,
-                                                          reason: reason + told),
-                                    edits: edits, metadataSource: fromEdit ? asset.original?.path : nil,
-                                    editsFile: edits == nil ? nil : sidecar ?? asset.adjustmentData?.path)
+            throw ExportError.inputUnreadable(path: input, reason: "no video or audio resource found for asset \(asset.baseName)\(choice.told)")
         }
 
         if version == .original {
@@ -51,7 +42,7 @@ enum VersionResolver {
             }
             var reason = "original requested"
             if editsPath != nil { reason += "; --edits not applied to the original" }
-            return selection(.original, o, reason: reason)
+            return choice.selection(.original, o, reason: reason)
         }
 
         // current: an explicit sidecar wins, then a rendered edit, then a discovered sidecar.
@@ -60,7 +51,7 @@ enum VersionResolver {
                 throw ExportError.versionUnavailable(path: input, version: .current, reason: "no original to apply \(name(editsPath)) to")
             }
             let edits = try EditSidecar.load(path: editsPath)
-            return selection(.current, o, sidecar: editsPath, reason: "edits from \(name(editsPath)) applied to the original", edits: edits)
+            return choice.selection(.current, o, sidecar: editsPath, reason: "edits from \(name(editsPath)) applied to the original", edits: edits)
         }
         if let edit = asset.renderedEdit {
             var reason = "rendered edit \(name(edit.path))"
@@ -70,33 +61,57 @@ enum VersionResolver {
                 reason += "; its original is not in the folder"
             }
             if let s = asset.editSidecar { reason += "; \(name(s.path)) not applied (the rendered edit already holds the edits)" }
-            return selection(.current, edit, reason: reason)
+            return choice.selection(.current, edit, reason: reason)
         }
         if let sidecar = asset.editSidecar {
             let edits = try EditSidecar.load(path: sidecar.path)
-            return selection(.current, original, sidecar: sidecar.path, reason: "edits from \(name(sidecar.path)) applied to the original", edits: edits)
+            return choice.selection(.current, original, sidecar: sidecar.path, reason: "edits from \(name(sidecar.path)) applied to the original", edits: edits)
         }
-        // The .AAE is an upload like the rest, read only here where it decides the version: an unreadable or hostile
-        // one fails this asset's current version alone, never its original, a rendered edit or a sidecar's edits.
         if let aae = asset.adjustmentData {
+            return try choice.appleEdits(aae, original: original, input: input, requireCurrent: requireCurrent)
+        }
+        return choice.selection(.current, original, reason: "no edits: the current version is the original")
+    }
+
+    /// A version chosen within one asset for one request.
+    private struct Choice {
+        let asset: Asset
+        let requested: AssetVersion
+        /// The asset's notes, each after `; `: told in every reason.
+        let told: String
+
+        func selection(_ delivered: AssetVersion, _ resource: Resource, sidecar: String? = nil, adjustment: AdjustmentInfo? = nil,
+                       reason: String, edits: EditSidecar? = nil) -> VersionSelection {
+            let fromEdit = resource.kind == .renderedEdit
+            return VersionSelection(report: VersionReport(requested: requested, delivered: delivered, resource: resource.path,
+                                                          resourceKind: resource.kind, sidecar: sidecar, adjustmentData: adjustment,
+                                                          reason: reason + told),
+                                    edits: edits, metadataSource: fromEdit ? asset.original?.path : nil,
+                                    editsFile: edits == nil ? nil : sidecar ?? asset.adjustmentData?.path)
+        }
+
+        /// The current version from Apple's `.AAE`: its edits rendered from the original, or the original itself.
+        /// The .AAE is an upload like the rest, read only here where it decides the version: an unreadable or hostile
+        /// one fails this asset's current version alone, never its original, a rendered edit or a sidecar's edits.
+        func appleEdits(_ aae: Resource, original: Resource, input: String, requireCurrent: Bool) throws -> VersionSelection {
+            let name = PathName.lastComponent(aae.path)
             let adjustment = try AdjustmentInfo.load(path: aae.path)
             let rendering = AppleEditRendering(adjustment)
             if rendering.isRenderable, let edits = rendering.edits {
                 var chosen = selection(.current, original, adjustment: adjustment,
-                                       reason: "Apple edits from \(name(aae.path)) (\(rendering.applied.joined(separator: ", "))) rendered from the original",
+                                       reason: "Apple edits from \(name) (\(rendering.applied.joined(separator: ", "))) rendered from the original",
                                        edits: edits)
                 chosen.report.appliedAdjustments = rendering.applied
                 return chosen
             }
             if rendering.unrenderable.isEmpty {
                 return selection(.current, original, adjustment: adjustment,
-                                 reason: "\(name(aae.path)) changes nothing in the movie (poster frame or disabled adjustments): the current version is the original")
+                                 reason: "\(name) changes nothing in the movie (poster frame or disabled adjustments): the current version is the original")
             }
             let what = [adjustment.formatIdentifier, adjustment.formatVersion.map { "version \($0)" }].compactMap { $0 }.joined(separator: " ")
-            let reason = "\(name(aae.path)) holds Apple edits (\(what)) that cannot be rendered here: \(rendering.unrenderable.joined(separator: "; ")); there is no rendered edit"
+            let reason = "\(name) holds Apple edits (\(what)) that cannot be rendered here: \(rendering.unrenderable.joined(separator: "; ")); there is no rendered edit"
             if requireCurrent { throw ExportError.versionUnavailable(path: input, version: .current, reason: reason) }
             return selection(.original, original, adjustment: adjustment, reason: reason + "; delivering the original")
         }
-        return selection(.current, original, reason: "no edits: the current version is the original")
     }
 }

@@ -43,123 +43,159 @@ struct FolderAssets {
 
     /// Groups `names` (files of `directory`, hidden ones already left out).
     static func group(directory: String, names: [String]) -> FolderAssets {
-        let parsed = names.sorted { FileName.bytes($0).lexicographicallyPrecedes(FileName.bytes($1)) }.map(ResourceName.init)
+        var grouping = Grouping(directory: directory, names: names)
+        grouping.pairRenderedEdits()
+        grouping.indexBases()
+        grouping.pairLivePhotoStills()
+        grouping.attachSidecars()
+        return grouping.folder()
+    }
+
+    /// One folder's names grouped step by step, by their index in byte order of the names: the heads (the files
+    /// an asset is named after), then the rendered edits, Live Photo stills and sidecars joined to them.
+    private struct Grouping {
+        let directory: String
+        let parsed: [ResourceName]
+        /// Head → the other resources of its asset.
         var members: [Int: [(index: Int, kind: ResourceKind)]] = [:]
+        /// Head → what its asset's people should be told.
         var notes: [Int: [String]] = [:]
         var loose: [Loose] = []
         var heads: [Int] = []
-        var originals: [String: [Int]] = [:]  // base key → originals by name (known media extensions)
-        for (i, p) in parsed.enumerated() {
-            guard case .media(let known) = p.role else { continue }
-            heads.append(i)
-            if known { originals[p.key, default: []].append(i) }
+        /// Base key → originals by name (known media extensions).
+        var originals: [String: [Int]] = [:]
+        /// Rendered edit → its original.
+        var ownerOfEdit: [Int: Int] = [:]
+        /// Base key → the assets a base name can point at.
+        var byBase: [String: [Int]] = [:]
+        /// Movies that a Live Photo still pairs with.
+        var paired = Set<Int>()
+
+        init(directory: String, names: [String]) {
+            self.directory = directory
+            parsed = names.sorted { FileName.bytes($0).lexicographicallyPrecedes(FileName.bytes($1)) }.map(ResourceName.init)
+            for (i, p) in parsed.enumerated() {
+                guard case .media(let known) = p.role else { continue }
+                heads.append(i)
+                if known { originals[p.key, default: []].append(i) }
+            }
         }
+
         func list(_ indices: [Int]) -> String { indices.map { FileName.display(parsed[$0].name) }.joined(separator: ", ") }
 
-        // Rendered edits: with the one original of their base, else the one of their extension, else alone.
-        var editOf: [Int: Int] = [:]  // original → its rendered edit
-        var ownerOfEdit: [Int: Int] = [:]  // rendered edit → its original
-        for (i, p) in parsed.enumerated() where p.role == .renderedEdit {
-            let candidates = originals[p.key] ?? []
-            var pick: Int?
-            if candidates.count == 1 {
-                pick = candidates[0]
-            } else if candidates.count > 1 {
-                let same = candidates.filter { parsed[$0].ext.lowercased() == p.ext.lowercased() }
-                pick = same.first { parsed[$0].ext == p.ext } ?? same.first
-                if pick == nil {
-                    let text = "\(FileName.display(p.name)) is paired with no original: \(list(candidates)) share its base "
-                        + "\(FileName.display(p.base)) and none has its extension .\(FileName.display(p.ext)); it is an asset of its own"
-                    for x in [i] + candidates { notes[x, default: []].append(text) }
-                }
-            }
-            if let o = pick, let taken = editOf[o] {
-                let text = "\(FileName.display(p.name)) is paired with no original: \(FileName.display(parsed[o].name)) already has "
-                    + "the rendered edit \(FileName.display(parsed[taken].name)); it is an asset of its own"
-                for x in [i, o] { notes[x, default: []].append(text) }
-                pick = nil
-            }
-            if let o = pick {
-                editOf[o] = i
-                ownerOfEdit[i] = o
-                members[o, default: []].append((i, .renderedEdit))
-            } else {
-                heads.append(i)
-            }
-        }
-        heads.sort()
-
-        // Assets a base name can point at: originals by name, else rendered edits whose original is not here.
-        var byBase: [String: [Int]] = [:]
-        for h in heads where parsed[h].role == .media(known: true) || parsed[h].role == .renderedEdit && originals[parsed[h].key] == nil {
-            byBase[parsed[h].key, default: []].append(h)
-        }
-
-        // Live Photo stills: beside a MOV/MP4 of their base (an original before a rendered edit, .mov before .mp4).
-        var paired = Set<Int>()
-        for (i, p) in parsed.enumerated() {
-            guard case .still(let livePhoto) = p.role else { continue }
-            let movies = (byBase[p.key] ?? []).filter { parsed[$0].isLivePhotoMovie }.sorted { a, b in
-                let rank = { (x: Int) in (parsed[x].role == .renderedEdit ? 2 : 0) + (parsed[x].ext.lowercased() == "mov" ? 0 : 1) }
-                return (rank(a), a) < (rank(b), b)
-            }
-            guard livePhoto, let movie = movies.first else {
-                loose.append(Loose(name: p.name, why: .stillImage, detail: "a still image (\(p.ext.lowercased())), not video or audio"
-                                   + (livePhoto ? "" : "; only a HEIC/HEIF/JPEG beside a MOV/MP4 is a Live Photo's still")))
-                continue
-            }
-            members[movie, default: []].append((i, .photo))
-            if parsed[movie].role != .renderedEdit { paired.insert(movie) }
-        }
-
-        // Sidecars: the file they name in full, else the one asset of their base.
-        var byName: [String: [Int]] = [:]  // case-folded name → heads and paired rendered edits
-        for i in heads + ownerOfEdit.keys.sorted() { byName[parsed[i].name.lowercased(), default: []].append(i) }
-        for (i, p) in parsed.enumerated() {
-            let kind: ResourceKind
-            var owner: Int?
-            switch p.role {
-            case .editSidecar(let target):
-                kind = .editSidecar
-                let named = (byName[target.lowercased()] ?? []).sorted()
-                if let n = named.first(where: { parsed[$0].name == target }) ?? named.first { owner = ownerOfEdit[n] ?? n }
-            case .adjustmentData:
-                kind = .adjustmentData
-            default:
-                continue
-            }
-            if owner == nil {
-                let candidates = byBase[p.key] ?? []
+        /// Rendered edits: with the one original of their base, else the one of their extension, else alone.
+        mutating func pairRenderedEdits() {
+            var editOf: [Int: Int] = [:]  // original → its rendered edit
+            for (i, p) in parsed.enumerated() where p.role == .renderedEdit {
+                let candidates = originals[p.key] ?? []
+                var pick: Int?
                 if candidates.count == 1 {
-                    owner = candidates[0]
+                    pick = candidates[0]
                 } else if candidates.count > 1 {
-                    let fix = kind == .editSidecar ? " (name it \(FileName.display(parsed[candidates[0]].name)).edit.json to say which)" : ""
-                    let why = "\(list(candidates)) share its base \(FileName.display(p.base)), so it could be any of theirs\(fix)"
-                    loose.append(Loose(name: p.name, why: .sidecar, detail: "a sidecar of no asset: " + why))
-                    for c in candidates { notes[c, default: []].append("\(FileName.display(p.name)) is applied to no asset: " + why) }
-                    continue
+                    let same = candidates.filter { parsed[$0].ext.lowercased() == p.ext.lowercased() }
+                    pick = same.first { parsed[$0].ext == p.ext } ?? same.first
+                    if pick == nil {
+                        let text = "\(FileName.display(p.name)) is paired with no original: \(list(candidates)) share its base "
+                            + "\(FileName.display(p.base)) and none has its extension .\(FileName.display(p.ext)); it is an asset of its own"
+                        for x in [i] + candidates { notes[x, default: []].append(text) }
+                    }
+                }
+                if let o = pick, let taken = editOf[o] {
+                    let text = "\(FileName.display(p.name)) is paired with no original: \(FileName.display(parsed[o].name)) already has "
+                        + "the rendered edit \(FileName.display(parsed[taken].name)); it is an asset of its own"
+                    for x in [i, o] { notes[x, default: []].append(text) }
+                    pick = nil
+                }
+                if let o = pick {
+                    editOf[o] = i
+                    ownerOfEdit[i] = o
+                    members[o, default: []].append((i, .renderedEdit))
                 } else {
-                    loose.append(Loose(name: p.name, why: .sidecar, detail: "a sidecar of no asset: nothing here is named \(FileName.display(p.base))"))
-                    continue
+                    heads.append(i)
                 }
             }
-            if let owner { members[owner, default: []].append((i, kind)) }
+            heads.sort()
         }
 
-        for p in parsed where p.role == .notMedia {
-            loose.append(Loose(name: p.name, why: .notMedia, detail: "not media (a .\(p.ext.lowercased()) file)"))
-        }
-
-        let order = ResourceKind.allCases
-        let assets = heads.map { h -> Asset in
-            let kind: ResourceKind = parsed[h].role == .renderedEdit ? .renderedEdit : paired.contains(h) ? .pairedVideo : .original
-            let all = [(index: h, kind: kind)] + (members[h] ?? []).sorted { a, b in
-                (order.firstIndex(of: a.kind)!, a.index) < (order.firstIndex(of: b.kind)!, b.index)  // order: every kind
+        /// Assets a base name can point at: originals by name, else rendered edits whose original is not here.
+        mutating func indexBases() {
+            for h in heads where parsed[h].role == .media(known: true) || parsed[h].role == .renderedEdit && originals[parsed[h].key] == nil {
+                byBase[parsed[h].key, default: []].append(h)
             }
-            return Asset(baseName: parsed[h].base, directory: directory,
-                         resources: all.map { Asset.resource($0.kind, PathName.join(directory, parsed[$0.index].name)) }, notes: notes[h] ?? [])
         }
-        return FolderAssets(directory: directory, assets: assets, loose: loose)
+
+        /// Live Photo stills: beside a MOV/MP4 of their base (an original before a rendered edit, .mov before .mp4).
+        mutating func pairLivePhotoStills() {
+            let parsed = self.parsed  // for the ranking closure, which cannot capture a mutating self
+            for (i, p) in parsed.enumerated() {
+                guard case .still(let livePhoto) = p.role else { continue }
+                let movies = (byBase[p.key] ?? []).filter { parsed[$0].isLivePhotoMovie }.sorted { a, b in
+                    let rank = { (x: Int) in (parsed[x].role == .renderedEdit ? 2 : 0) + (parsed[x].ext.lowercased() == "mov" ? 0 : 1) }
+                    return (rank(a), a) < (rank(b), b)
+                }
+                guard livePhoto, let movie = movies.first else {
+                    loose.append(Loose(name: p.name, why: .stillImage, detail: "a still image (\(p.ext.lowercased())), not video or audio"
+                                       + (livePhoto ? "" : "; only a HEIC/HEIF/JPEG beside a MOV/MP4 is a Live Photo's still")))
+                    continue
+                }
+                members[movie, default: []].append((i, .photo))
+                if parsed[movie].role != .renderedEdit { paired.insert(movie) }
+            }
+        }
+
+        /// Sidecars: the file they name in full, else the one asset of their base.
+        mutating func attachSidecars() {
+            var byName: [String: [Int]] = [:]  // case-folded name → heads and paired rendered edits
+            for i in heads + ownerOfEdit.keys.sorted() { byName[parsed[i].name.lowercased(), default: []].append(i) }
+            for (i, p) in parsed.enumerated() {
+                let kind: ResourceKind
+                var owner: Int?
+                switch p.role {
+                case .editSidecar(let target):
+                    kind = .editSidecar
+                    let named = (byName[target.lowercased()] ?? []).sorted()
+                    if let n = named.first(where: { parsed[$0].name == target }) ?? named.first { owner = ownerOfEdit[n] ?? n }
+                case .adjustmentData:
+                    kind = .adjustmentData
+                default:
+                    continue
+                }
+                if let owner = owner ?? ownerByBase(of: p, kind: kind) { members[owner, default: []].append((i, kind)) }
+            }
+        }
+
+        /// The one asset of the sidecar's base; with none or several, the sidecar is loose (and the several are told).
+        mutating func ownerByBase(of p: ResourceName, kind: ResourceKind) -> Int? {
+            let candidates = byBase[p.key] ?? []
+            if candidates.count == 1 { return candidates[0] }
+            if candidates.isEmpty {
+                loose.append(Loose(name: p.name, why: .sidecar, detail: "a sidecar of no asset: nothing here is named \(FileName.display(p.base))"))
+                return nil
+            }
+            let fix = kind == .editSidecar ? " (name it \(FileName.display(parsed[candidates[0]].name)).edit.json to say which)" : ""
+            let why = "\(list(candidates)) share its base \(FileName.display(p.base)), so it could be any of theirs\(fix)"
+            loose.append(Loose(name: p.name, why: .sidecar, detail: "a sidecar of no asset: " + why))
+            for c in candidates { notes[c, default: []].append("\(FileName.display(p.name)) is applied to no asset: " + why) }
+            return nil
+        }
+
+        /// The assets, each head with its members in the order of `ResourceKind`, and the loose files.
+        func folder() -> FolderAssets {
+            var loose = self.loose
+            for p in parsed where p.role == .notMedia {
+                loose.append(Loose(name: p.name, why: .notMedia, detail: "not media (a .\(p.ext.lowercased()) file)"))
+            }
+            let order = ResourceKind.allCases
+            let assets = heads.map { h -> Asset in
+                let kind: ResourceKind = parsed[h].role == .renderedEdit ? .renderedEdit : paired.contains(h) ? .pairedVideo : .original
+                let all = [(index: h, kind: kind)] + (members[h] ?? []).sorted { a, b in
+                    (order.firstIndex(of: a.kind)!, a.index) < (order.firstIndex(of: b.kind)!, b.index)  // order: every kind
+                }
+                return Asset(baseName: parsed[h].base, directory: directory,
+                             resources: all.map { Asset.resource($0.kind, PathName.join(directory, parsed[$0.index].name)) }, notes: notes[h] ?? [])
+            }
+            return FolderAssets(directory: directory, assets: assets, loose: loose)
+        }
     }
 
     /// The names in `directory` that can be resources: regular files, or links to them, that are not hidden. A

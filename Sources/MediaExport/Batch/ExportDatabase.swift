@@ -189,71 +189,55 @@ public final class ExportDatabase: Sendable {
 
     /// One row of `assets`, column for column. The nested values are kept as the JSON text the table has always
     /// held (`JSONEncoder`'s default form), so rows written before and after GRDB read alike.
-    struct AssetRecord: Codable, FetchableRecord, PersistableRecord {
+    struct AssetRecord: FetchableRecord, PersistableRecord {
         static let databaseTableName = "assets"
-        var assetKey: String
+        /// The public row. Unreadable JSON reads as no sources / no account, as it always did.
+        var row: Row
         var sourcesJSON: String
-        var sourceFingerprint: String
-        var presetName: String
-        var presetHash: String
-        var versionRequested: String
-        var versionDelivered: String?
-        var action: String
-        var route: String?
-        var fallbacks: Int
-        var outputPath: String?
-        var outputSize: Int64?
-        var outputSHA256: String?
-        var status: String
-        var error: String?
-        var startedAt: Double?
-        var finishedAt: Double?
-        var wallTime: Double?
-        var ffmpegVersions: String
-        /// Absent in a version-1 table (read-only opens do not migrate): decoded as nil.
         var accountJSON: String?
 
-        enum CodingKeys: String, CodingKey {
-            case assetKey = "asset_key", sourcesJSON = "sources_json", sourceFingerprint = "source_fingerprint"
-            case presetName = "preset_name", presetHash = "preset_hash", versionRequested = "version_requested"
-            case versionDelivered = "version_delivered", action, route, fallbacks, outputPath = "output_path"
-            case outputSize = "output_size", outputSHA256 = "output_sha256", status, error, startedAt = "started_at"
-            case finishedAt = "finished_at", wallTime = "wall_time", ffmpegVersions = "ffmpeg_versions"
-            case accountJSON = "account_json"
-        }
-
         init(_ row: Row) throws {
-            assetKey = row.assetKey
+            self.row = row
             sourcesJSON = String(decoding: try JSONEncoder().encode(row.sources), as: UTF8.self)
-            sourceFingerprint = row.sourceFingerprint
-            presetName = row.presetName
-            presetHash = row.presetHash
-            versionRequested = row.versionRequested
-            versionDelivered = row.versionDelivered
-            action = row.action
-            route = row.route
-            fallbacks = row.fallbacks
-            outputPath = row.outputPath
-            outputSize = row.outputSize
-            outputSHA256 = row.outputSHA256
-            status = row.status
-            error = row.error
-            startedAt = row.startedAt
-            finishedAt = row.finishedAt
-            wallTime = row.wallTime
-            ffmpegVersions = row.ffmpegVersions
             accountJSON = try row.account.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         }
 
-        /// The public row. Unreadable JSON reads as no sources / no account, as it always did.
-        var row: Row {
-            Row(assetKey: assetKey, sources: (try? JSONDecoder().decode([SourceRecord].self, from: Data(sourcesJSON.utf8))) ?? [],
-                sourceFingerprint: sourceFingerprint, presetName: presetName, presetHash: presetHash,
-                versionRequested: versionRequested, versionDelivered: versionDelivered, action: action, route: route,
-                fallbacks: fallbacks, outputPath: outputPath, outputSize: outputSize, outputSHA256: outputSHA256,
-                status: status, error: error, startedAt: startedAt, finishedAt: finishedAt, wallTime: wallTime,
-                ffmpegVersions: ffmpegVersions,
-                account: accountJSON.flatMap { try? JSONDecoder().decode(ExportAccount.self, from: Data($0.utf8)) })
+        init(row r: GRDB.Row) throws {
+            func v<Value: DatabaseValueConvertible>(_ column: String) throws -> Value { try r.decode(forColumn: column) }
+            sourcesJSON = try v("sources_json")
+            accountJSON = try v("account_json")  // absent in a version-1 table (read-only opens do not migrate): nil
+            let sources = (try? JSONDecoder().decode([SourceRecord].self, from: Data(sourcesJSON.utf8))) ?? []
+            let account = accountJSON.flatMap { try? JSONDecoder().decode(ExportAccount.self, from: Data($0.utf8)) }
+            row = Row(assetKey: try v("asset_key"), sources: sources, sourceFingerprint: try v("source_fingerprint"),
+                      presetName: try v("preset_name"), presetHash: try v("preset_hash"), versionRequested: try v("version_requested"),
+                      versionDelivered: try v("version_delivered"), action: try v("action"), route: try v("route"),
+                      fallbacks: try v("fallbacks"), outputPath: try v("output_path"), outputSize: try v("output_size"),
+                      outputSHA256: try v("output_sha256"), status: try v("status"), error: try v("error"),
+                      startedAt: try v("started_at"), finishedAt: try v("finished_at"), wallTime: try v("wall_time"),
+                      ffmpegVersions: try v("ffmpeg_versions"), account: account)
+        }
+
+        func encode(to c: inout PersistenceContainer) {
+            c["asset_key"] = row.assetKey
+            c["sources_json"] = sourcesJSON
+            c["source_fingerprint"] = row.sourceFingerprint
+            c["preset_name"] = row.presetName
+            c["preset_hash"] = row.presetHash
+            c["version_requested"] = row.versionRequested
+            c["version_delivered"] = row.versionDelivered
+            c["action"] = row.action
+            c["route"] = row.route
+            c["fallbacks"] = row.fallbacks
+            c["output_path"] = row.outputPath
+            c["output_size"] = row.outputSize
+            c["output_sha256"] = row.outputSHA256
+            c["status"] = row.status
+            c["error"] = row.error
+            c["started_at"] = row.startedAt
+            c["finished_at"] = row.finishedAt
+            c["wall_time"] = row.wallTime
+            c["ffmpeg_versions"] = row.ffmpegVersions
+            c["account_json"] = accountJSON
         }
     }
 
@@ -299,7 +283,7 @@ public final class ExportDatabase: Sendable {
         do {
             let records = try queue.read { db in try AssetRecord.fetchAll(db) }
             var result: [String: Row] = [:]
-            for record in records { result[record.assetKey] = record.row }
+            for record in records { result[record.row.assetKey] = record.row }
             return result
         } catch {
             throw Self.failure(path, "export database: read", error)

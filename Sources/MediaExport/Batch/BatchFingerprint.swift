@@ -1,0 +1,81 @@
+import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
+
+/// What makes an asset "the same as last time": its files' hashes and the run's settings.
+extension BatchPlanner {
+    /// Resume: an asset unchanged since a run that completed (or failed) is skipped.
+    static func applyResume(_ item: inout BatchItem, options: BatchOptions, database: [String: ExportDatabase.Row],
+                            hashes: inout [String: String]) throws {
+        guard !options.force, let row = database[item.key] else { return }
+        let fingerprint = try fingerprintOf(item, hashes: &hashes)
+        let same = row.sourceFingerprint == fingerprint && row.presetHash == presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize, deterministic: options.deterministic)
+            && row.versionRequested == options.version.rawValue
+        if same && row.status == "completed" {
+            if let out = row.outputPath, let size = fileSize(out), size == row.outputSize {
+                item.action = .skip
+                item.reason = "unchanged since the last run"
+            } else {
+                item.reason = "output missing or changed since the last run: redo"
+            }
+        } else if same && row.status == "failed" && !options.retryFailed {
+            item.action = .skip
+            item.reason = "failed in the last run (\(row.error ?? "unknown error")); use --retry-failed"
+        } else if !same {
+            item.reason += "; changed since the last run"
+        }
+    }
+
+    /// SHA-256 of the preset's canonical JSON: a changed preset redoes its assets.
+    /// What the run's settings make of every file: the preset, with `--max-size` in place of its `maxFileSize`, and a
+    /// track selection other than the default, and `--deterministic` (each left out when default, so that the hash of
+    /// a run without them is what it always was).
+    public static func presetHash(_ preset: Preset, tracks: TrackSelection = .all, maxFileSize: Int64? = nil, deterministic: Bool = false) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var effective = preset
+        if let maxFileSize { effective.maxFileSize = maxFileSize }
+        var data = (try? encoder.encode(effective)) ?? Data()
+        if tracks != .all { data += (try? encoder.encode(tracks)) ?? Data() }
+        if deterministic { data += Data("deterministic".utf8) }
+        let hasher = SHA256Hasher()
+        data.withUnsafeBytes { hasher.update($0) }
+        return hasher.finish()
+    }
+
+    /// Size, modification time and content hash of every resource, reusing hashes of files whose size and time
+    /// did not change (`hashes` is keyed by `path|size|mtime`).
+    static func sources(of item: BatchItem, hashes: inout [String: String]) throws -> [ExportDatabase.SourceRecord] {
+        try sources(of: item, cached: { hashes[$0] }, store: { hashes[$0] = $1 })
+    }
+
+    /// The same, with the hashes looked up and stored one by one: a job asks the run's shared cache for its own
+    /// files only, instead of copying every hash of the run (which grows with the folder).
+    static func sources(of item: BatchItem, cached: (String) -> String?,
+                        store: (String, String) -> Void) throws -> [ExportDatabase.SourceRecord] {
+        try item.resources.map { path in
+            guard let st = FileSystem.stat(path) else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
+            let modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+            let cacheKey = "\(path)|\(st.st_size)|\(modified)"
+            // A sidecar that is not a regular file (a FIFO, a link to /dev/zero) is never read: it would block or not end.
+            let regular = (st.st_mode & S_IFMT) == S_IFREG
+            let sha = try regular ? cached(cacheKey) ?? SHA256Hasher.file(path) : "not a regular file"
+            if regular { store(cacheKey, sha) }
+            return ExportDatabase.SourceRecord(path: path, size: Int64(st.st_size), modified: modified, sha256: sha)
+        }
+    }
+
+    static func fingerprintOf(_ item: BatchItem, hashes: inout [String: String]) throws -> String {
+        fingerprint(of: try sources(of: item, hashes: &hashes))
+    }
+
+    /// One hash over the resources' names, sizes and content hashes.
+    static func fingerprint(of records: [ExportDatabase.SourceRecord]) -> String {
+        let hasher = SHA256Hasher()
+        for r in records {
+            let line = "\(PathName.lastComponent(r.path))|\(r.size)|\(r.sha256)\n"
+            line.utf8CString.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
+        }
+        return hasher.finish()
+    }
+}
