@@ -56,20 +56,14 @@ struct FolderAssets {
     private struct Grouping {
         let directory: String
         let parsed: [ResourceName]
-        /// Head → the other resources of its asset.
-        var members: [Int: [(index: Int, kind: ResourceKind)]] = [:]
-        /// Head → what its asset's people should be told.
-        var notes: [Int: [String]] = [:]
+        var members: [Int: [(index: Int, kind: ResourceKind)]] = [:]  // head → the other resources of its asset
+        var notes: [Int: [String]] = [:]  // head → what its asset tells
         var loose: [Loose] = []
         var heads: [Int] = []
-        /// Base key → originals by name (known media extensions).
-        var originals: [String: [Int]] = [:]
-        /// Rendered edit → its original.
-        var ownerOfEdit: [Int: Int] = [:]
-        /// Base key → the assets a base name can point at.
-        var byBase: [String: [Int]] = [:]
-        /// Movies that a Live Photo still pairs with.
-        var paired = Set<Int>()
+        var originals: [String: [Int]] = [:]  // base key → originals by name (known media extensions)
+        var ownerOfEdit: [Int: Int] = [:]  // rendered edit → its original
+        var byBase: [String: [Int]] = [:]  // base key → the assets a base name can point at
+        var paired = Set<Int>()  // movies a Live Photo still pairs with
 
         init(directory: String, names: [String]) {
             self.directory = directory

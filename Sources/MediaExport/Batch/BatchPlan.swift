@@ -156,20 +156,15 @@ extension BatchPlanner {
     /// why it has none.
     struct PlanDraft {
         let options: BatchOptions
-        /// The last run's rows: an unchanged asset is `skip`.
-        let database: [String: ExportDatabase.Row]
+        let database: [String: ExportDatabase.Row]  // the last run's rows: an unchanged asset is `skip`
         let outRoot: String
         var notes: [String]
         var ignored: [IgnoredFile]
         var items: [BatchItem] = []
-        /// Outputs reserved so far, lowercased (no two differ only in case).
-        var takenOutputs = Set<String>()
-        /// Keys given so far, lowercased.
-        var takenKeys = Set<String>()
-        /// Real paths of the main files planned (or left out by a filter).
-        var planned = Set<String>()
-        /// Assets whose file turned out not to be media.
-        var notMedia = 0
+        var takenOutputs = Set<String>()  // outputs reserved so far, lowercased: no two differ only in case
+        var takenKeys = Set<String>()  // keys given so far, lowercased
+        var planned = Set<String>()  // real paths of the main files planned once
+        var notMedia = 0  // assets whose file turned out not to be media
 
         /// Every asset of the roots, in order, with its output; the loose files of their folders are ignored, and
         /// the assets' notes are noted (each once).

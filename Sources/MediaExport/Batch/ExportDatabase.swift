@@ -218,26 +218,12 @@ public final class ExportDatabase: Sendable {
         }
 
         func encode(to c: inout PersistenceContainer) {
-            c["asset_key"] = row.assetKey
-            c["sources_json"] = sourcesJSON
-            c["source_fingerprint"] = row.sourceFingerprint
-            c["preset_name"] = row.presetName
-            c["preset_hash"] = row.presetHash
-            c["version_requested"] = row.versionRequested
-            c["version_delivered"] = row.versionDelivered
-            c["action"] = row.action
-            c["route"] = row.route
-            c["fallbacks"] = row.fallbacks
-            c["output_path"] = row.outputPath
-            c["output_size"] = row.outputSize
-            c["output_sha256"] = row.outputSHA256
-            c["status"] = row.status
-            c["error"] = row.error
-            c["started_at"] = row.startedAt
-            c["finished_at"] = row.finishedAt
-            c["wall_time"] = row.wallTime
-            c["ffmpeg_versions"] = row.ffmpegVersions
-            c["account_json"] = accountJSON
+            c["asset_key"] = row.assetKey; c["sources_json"] = sourcesJSON; c["source_fingerprint"] = row.sourceFingerprint
+            c["preset_name"] = row.presetName; c["preset_hash"] = row.presetHash; c["version_requested"] = row.versionRequested
+            c["version_delivered"] = row.versionDelivered; c["action"] = row.action; c["route"] = row.route; c["fallbacks"] = row.fallbacks
+            c["output_path"] = row.outputPath; c["output_size"] = row.outputSize; c["output_sha256"] = row.outputSHA256
+            c["status"] = row.status; c["error"] = row.error; c["started_at"] = row.startedAt; c["finished_at"] = row.finishedAt
+            c["wall_time"] = row.wallTime; c["ffmpeg_versions"] = row.ffmpegVersions; c["account_json"] = accountJSON
         }
     }
 

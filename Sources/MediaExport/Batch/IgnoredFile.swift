@@ -1,6 +1,4 @@
-import Foundation
 import MediaExportCore
-import MediaExportFFmpeg
 
 /// A file under a batch's inputs that is not exported as an asset of its own, and why: every file the inputs hold
 /// is either an item's `input` or one of these.
