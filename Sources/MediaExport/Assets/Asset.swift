@@ -5,8 +5,11 @@ import MediaExportFFmpeg
 
 /// One file of an asset.
 public struct Resource: Codable, Sendable, Equatable {
+    /// What role the file plays in the asset (original, rendered edit, sidecar …).
     public var kind: ResourceKind
+    /// The file's path.
     public var path: String
+    /// The file's size in bytes.
     public var size: Int64
     /// The container or file type, from the extension (`mov`, `mp4`, `heic`, `aae`, `json` …).
     public var container: String

@@ -15,12 +15,17 @@ public enum BatchEvent: Sendable {
 
     /// The final record's payload.
     public struct BatchFinished: Codable, Sendable, Equatable {
+        /// How many assets were planned, transcoded, remuxed, copied, skipped, failed or cancelled, and the bytes in and out.
         public var counts: BatchCounts
         /// How the batch ended as a whole; the CLI adds its exit code to the record.
         public var outcome: BatchOutcome
+        /// True when the batch only planned and estimated (`--dry-run`) and exported nothing.
         public var dryRun: Bool
+        /// The export database's path, shown with `FileName.display`; nil when none was used.
         public var database: String?
+        /// The report's path, shown with `FileName.display`; nil when none was written.
         public var report: String?
+        /// Seconds the whole batch took, wall clock.
         public var wallTime: Double
         /// What a person should know about the inputs (see `BatchPlan.notes`), and "no media found".
         public var notes: [String] = []
@@ -45,7 +50,9 @@ public enum BatchOutcome: String, Codable, Sendable {
 
 /// The outcome of a batch.
 public struct BatchResult: Sendable {
+    /// One row per asset: what was planned, what happened, where the output went.
     public var rows: [BatchReportRow]
+    /// The tallies of `rows`.
     public var counts: BatchCounts
     /// How it ended (the CLI's exit code: 0 completed, 3 with fallbacks, 1 failed, 66 no media, 130 cancelled).
     public var outcome: BatchOutcome

@@ -13,6 +13,7 @@ public enum BatchError: Error, Equatable, CustomStringConvertible {
     /// regular file: following it could write outside the output folder, so the batch stops.
     case unsafeStateFile(path: String, reason: String)
 
+    /// One line for people: the folder and who holds its lock, or the unsafe file and why.
     public var description: String {
         switch self {
         case .locked(let directory, let holder):
@@ -35,9 +36,11 @@ public final class BatchLock {
 
     /// Who holds a lock, as written in the lock file (one JSON object).
     public struct Holder: Codable, Sendable, Equatable {
+        /// The holder's process ID.
         public var pid: Int32
         /// When the holder took the lock (ISO 8601, UTC).
         public var started: String
+        /// The holder's host name (empty when unknown).
         public var host: String
     }
 

@@ -19,8 +19,11 @@ public struct BatchOptions: Codable, Sendable {
     /// A deterministic share of the assets: shard `index` of `count` (0-based, as Kubernetes'
     /// `JOB_COMPLETION_INDEX` and Slurm's `SLURM_ARRAY_TASK_ID` count).
     public struct Shard: Codable, Sendable, Equatable, CustomStringConvertible {
+        /// This shard's 0-based index, less than `count`.
         public var index: Int
+        /// How many shards the assets are split into.
         public var count: Int
+        /// Creates shard `index` of `count`.
         public init(index: Int, count: Int) { self.index = index; self.count = count }
         /// Parses `K/N`.
         public init?(_ text: String) {
@@ -28,6 +31,7 @@ public struct BatchOptions: Codable, Sendable {
             guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n > 0, k >= 0, k < n else { return nil }
             self.init(index: k, count: n)
         }
+        /// The shard as `K/N`.
         public var description: String { "\(index)/\(count)" }
         /// True when the asset with this key belongs to the shard (FNV-1a of the key's file-name bytes, stable
         /// across machines).
@@ -38,23 +42,41 @@ public struct BatchOptions: Codable, Sendable {
         }
     }
 
+    /// The files and folders to scan for assets.
     public var inputs: [String]
+    /// The folder the outputs, the export database and the lock go to (`--out`).
     public var outputDirectory: String
+    /// The preset every asset is exported with.
     public var preset: Preset
+    /// How many exports run at once (`--jobs`).
     public var jobs: Int
+    /// Whether assets that already fit the preset are transcoded anyway or remuxed/copied.
     public var policy: Policy
+    /// Plan and estimate only; export nothing (`--dry-run`).
     public var dryRun: Bool
+    /// Which assets to take: video, audio or all (`--media`).
     public var media: MediaFilter
+    /// Leave out assets shorter than this many seconds; nil: no minimum.
     public var minDuration: Double?
+    /// Leave out assets longer than this many seconds; nil: no maximum.
     public var maxDuration: Double?
+    /// Glob patterns on the asset key; when not empty, only assets matching one are taken (`--include`).
     public var include: [String]
+    /// Glob patterns on the asset key; assets matching any are left out (`--exclude`).
     public var exclude: [String]
+    /// The order of the work: by name or by creation time (`--sort`).
     public var sort: SortOrder
+    /// Which version of each asset to export: its current (edited) one or the original.
     public var version: AssetVersion
+    /// Export again assets that failed in an earlier run with the same source and preset (otherwise they are skipped).
     public var retryFailed: Bool
+    /// Ignore the export database and redo every asset, even unchanged completed ones (`--force`).
     public var force: Bool
+    /// Take only this shard of the assets (`--shard K/N`); nil: all of them.
     public var shard: Shard?
+    /// What to deliver when a transcode fails: a remux, a byte copy, either, or nothing (`--fallback`).
     public var fallback: FallbackPolicy
+    /// How each export treats corrupt input and stalls: strict or not, decode errors tolerated, stall timeout.
     public var errors: ErrorPolicy
     /// Write a poster frame (`NAME.jpg`) next to each output.
     public var thumbnails: Bool = false

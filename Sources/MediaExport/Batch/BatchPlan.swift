@@ -17,7 +17,9 @@ public struct BatchItem: Codable, Sendable, Equatable {
     public var resources: [String]
     /// Where the output goes, inside the output folder.
     public var output: String
+    /// Whether the asset is to be transcoded, remuxed, copied or skipped.
     public var action: BatchAction
+    /// Why that action was chosen, for people.
     public var reason: String
     /// Seconds of media, if known.
     public var duration: Double?

@@ -7,22 +7,37 @@ import Glibc
 
 /// One row per asset: what was planned, what happened, where the output went.
 public struct BatchReportRow: Codable, Sendable, Equatable {
+    /// The asset's key: its main file relative to its input (`BatchItem.key`).
     public var key: String
+    /// The file that was exported.
     public var input: String
+    /// The planned action.
     public var action: BatchAction
+    /// Why that action was planned.
     public var reason: String
     /// `completed`, `failed`, `cancelled`, `skipped`, or `planned` (dry run).
     public var status: String
+    /// How the output was actually made (`transcode`, `remux`, `copy`); nil when nothing was delivered.
     public var route: String?
+    /// How many fallbacks were taken before the output was delivered.
     public var fallbacks: Int
+    /// The asset version asked for (`current` or `original`).
     public var versionRequested: String
+    /// The version actually delivered; nil when nothing was.
     public var versionDelivered: String?
+    /// The output file's path; nil when there is none.
     public var output: String?
+    /// Bytes of the source read.
     public var bytesIn: Int64
+    /// Bytes of the output; nil when there is none.
     public var bytesOut: Int64?
+    /// The planned estimate of the output size in bytes, if made.
     public var estimatedBytes: Int64?
+    /// SHA-256 of the output file, hex; nil when there is none.
     public var outputSHA256: String?
+    /// Why the export failed or was cancelled; nil otherwise.
     public var error: String?
+    /// Seconds the export took, wall clock; nil when it did not run.
     public var wallTime: Double?
     /// The poster frame written next to the output (`--thumbnails`).
     public var thumbnail: String? = nil
@@ -44,15 +59,25 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
 
 /// Counts for the summary and the `batchFinished` record.
 public struct BatchCounts: Codable, Sendable, Equatable {
+    /// Every asset of the batch.
     public var total = 0
+    /// Assets completed by a transcode.
     public var transcoded = 0
+    /// Assets completed by a remux.
     public var remuxed = 0
+    /// Assets completed by a byte copy.
     public var copied = 0
+    /// Completed assets that needed a fallback.
     public var fellBack = 0
+    /// Assets skipped (already done, or failed before and not retried).
     public var skipped = 0
+    /// Assets whose export failed.
     public var failed = 0
+    /// Assets cancelled, or never started before the batch stopped.
     public var cancelled = 0
+    /// Source bytes of the completed assets.
     public var bytesIn: Int64 = 0
+    /// Output bytes of the completed assets.
     public var bytesOut: Int64 = 0
 
     /// Tallies report rows.
@@ -83,7 +108,9 @@ public struct BatchCounts: Codable, Sendable, Equatable {
 public struct BatchReportDocument: Codable, Sendable, Equatable {
     /// The format's version: 2 (a report of version 1 was a bare JSON array of rows, and is still read).
     public var version: Int = 2
+    /// One row per asset.
     public var rows: [BatchReportRow]
+    /// Every other file under the inputs, with why it was not exported as an asset of its own.
     public var ignored: [IgnoredFile]
 
     /// Creates a report.

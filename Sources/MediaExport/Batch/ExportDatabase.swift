@@ -229,25 +229,43 @@ public final class ExportDatabase: Sendable {
 
     /// One asset's row.
     public struct Row: Codable, Sendable, Equatable {
+        /// The asset's key, relative to its input (`BatchItem.key`).
         public var assetKey: String
+        /// Every resource of the asset as it was when exported.
         public var sources: [SourceRecord]
+        /// A digest of `sources` that tells whether the asset changed since.
         public var sourceFingerprint: String
+        /// The preset's name.
         public var presetName: String
+        /// A digest of the preset and the options that change the output: a different one means the asset is done again.
         public var presetHash: String
+        /// The asset version asked for (`current` or `original`).
         public var versionRequested: String
+        /// The version actually delivered; nil when nothing was.
         public var versionDelivered: String?
+        /// The planned action (`transcode`, `remux`, `copy`).
         public var action: String
+        /// How the output was made; `fallback:` before it when a fallback was taken. Nil when nothing was delivered.
         public var route: String?
+        /// How many fallbacks were taken.
         public var fallbacks: Int
+        /// The output file's path; nil when there is none.
         public var outputPath: String?
+        /// Bytes of the output; nil when there is none.
         public var outputSize: Int64?
+        /// SHA-256 of the output file, hex; nil when there is none.
         public var outputSHA256: String?
         /// `running`, `completed`, `failed`, `cancelled`.
         public var status: String
+        /// Why the export failed; nil otherwise.
         public var error: String?
+        /// When the export started, seconds since 1970.
         public var startedAt: Double?
+        /// When the export finished, seconds since 1970.
         public var finishedAt: Double?
+        /// Seconds the export took, wall clock.
         public var wallTime: Double?
+        /// The FFmpeg library versions the export ran with.
         public var ffmpegVersions: String
         /// What was verified and what was dropped (schema 2; nil for rows of older runs and unfinished ones).
         public var account: ExportAccount? = nil
@@ -255,9 +273,13 @@ public final class ExportDatabase: Sendable {
 
     /// A source resource as it was when exported.
     public struct SourceRecord: Codable, Sendable, Equatable {
+        /// The resource's path.
         public var path: String
+        /// Its size in bytes.
         public var size: Int64
+        /// Its modification time, seconds since 1970.
         public var modified: Double
+        /// SHA-256 of its contents, hex.
         public var sha256: String
     }
 

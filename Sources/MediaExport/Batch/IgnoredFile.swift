@@ -43,6 +43,7 @@ public struct IgnoredFile: Codable, Sendable, Equatable {
 
     /// The file as named under the inputs.
     public var path: String
+    /// Why it is not exported on its own.
     public var kind: Kind
     /// One line for people: FFmpeg's reason, the filter, the asset it belongs to.
     public var reason: String

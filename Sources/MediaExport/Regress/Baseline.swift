@@ -13,6 +13,7 @@ public struct Tolerances: Codable, Sendable, Equatable {
     /// SSIM may drop this much below the baseline (default 0.005).
     public var ssimDrop: Double?
 
+    /// Creates tolerances; a nil value falls back to the baseline's or the default.
     public init(durationFrames: Double? = nil, sizeRatio: Double? = nil, psnrDrop: Double? = nil, ssimDrop: Double? = nil) {
         self.durationFrames = durationFrames; self.sizeRatio = sizeRatio; self.psnrDrop = psnrDrop; self.ssimDrop = ssimDrop
     }
@@ -53,6 +54,7 @@ public struct Baseline: Codable, Sendable, Equatable {
         }
     }
 
+    /// The baseline file's format version.
     public var version: Int = 1
     /// The FFmpeg libraries (libav*) the baseline was made with.
     public var ffmpeg: [String]
@@ -63,6 +65,7 @@ public struct Baseline: Codable, Sendable, Equatable {
     /// Keyed `SAMPLE|PRESET`, the sample's path relative to the baseline file's folder.
     public var entries: [String: Entry]
 
+    /// Creates a baseline made with the FFmpeg libraries `ffmpeg`.
     public init(ffmpeg: [String], tolerances: Tolerances? = nil, entries: [String: Entry] = [:]) {
         self.ffmpeg = ffmpeg; self.tolerances = tolerances; self.entries = entries
     }
@@ -90,9 +93,13 @@ public struct Baseline: Codable, Sendable, Equatable {
 
 /// One property that differs from the baseline beyond its tolerance.
 public struct Difference: Codable, Sendable, Equatable, CustomStringConvertible {
+    /// The property's name (e.g. duration, size, PSNR).
     public var property: String
+    /// Its value in the baseline.
     public var baseline: String
+    /// Its value measured now.
     public var actual: String
+    /// One line: the property, its baseline and its actual value.
     public var description: String { "\(property): baseline \(baseline), actual \(actual)" }
 }
 

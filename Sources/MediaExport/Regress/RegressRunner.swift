@@ -4,17 +4,23 @@ import MediaExportFFmpeg
 
 /// The outcome of one sample × preset.
 public struct RegressCase: Codable, Sendable, Equatable {
+    /// Whether the case passed, differed from the baseline, had no baseline entry, or could not be exported or measured.
     public enum Status: String, Codable, Sendable { case pass, fail, missing, error }
     /// `SAMPLE|PRESET`.
     public var key: String
+    /// The sample asset's key: its path relative to the runner's `keyFolder`.
     public var sample: String
+    /// The preset's name.
     public var preset: String
+    /// The verdict: `pass`, `fail` (differs beyond tolerance), `missing` (no baseline entry) or `error`.
     public var status: Status
     /// Every difference beyond tolerance (the first is the headline).
     public var differences: [Difference]
+    /// What the export measured; nil when it failed.
     public var measurement: MediaExportCore.Measurement?
     /// Why the export or measurement failed (`error`), or that the baseline has no entry (`missing`).
     public var message: String?
+    /// Seconds the case took.
     public var seconds: Double
     /// For a failing case: the first thing its baseline entry was made from that is different here (the sample, the
     /// preset, the libraries, the CPU), named before the differences; nil when nothing recorded differs.
@@ -35,8 +41,11 @@ public struct RegressCase: Codable, Sendable, Equatable {
 /// `mediaexport regress`: exports samples with presets into a temporary sandbox, measures the results, and
 /// compares them with a committed baseline.
 public final class RegressRunner {
+    /// The sample files and folders to export.
     public var samples: [String]
+    /// The presets every sample is exported with.
     public var presets: [Preset]
+    /// Which version of each asset is exported (default: the current one).
     public var version: AssetVersion = .current
     /// Per-run tolerance overrides (over the baseline's file-wide and per-entry ones... per-entry win).
     public var tolerances = Tolerances()
@@ -51,6 +60,7 @@ public final class RegressRunner {
     /// Keep each transcode's per-frame scores and worst frame in `RegressCase.quality` (for `--html`).
     public var collectFrames = false
 
+    /// Creates a runner for these samples and presets.
     public init(samples: [String], presets: [Preset]) {
         self.samples = samples
         self.presets = presets
