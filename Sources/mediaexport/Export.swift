@@ -80,6 +80,9 @@ struct Export: ToolCommand {
     @Option(name: .customLong("max-decode-errors"), help: "Corrupt packets/frames to skip before giving up on the transcode.")
     var maxDecodeErrors: Int = ErrorPolicy().maxDecodeErrors
 
+    @Option(help: "A damaged input (cut short, or undecodable past --max-decode-errors), once its remux failed too: salvage (what decodes, in the container asked for, said partial; exit 3), copy (a byte copy of the file as it is), fail (exit 1, nothing written).")
+    var damaged: DamagePolicy = .salvage
+
     @Option(name: .customLong("stall-timeout"), help: "Seconds without progress before the export is stopped (0: never).")
     var stallTimeout: Double = ErrorPolicy().stallTimeout
 
@@ -135,7 +138,7 @@ struct Export: ToolCommand {
             if let v = completed.version { printHuman(HumanSummary.version(v)) }
         }
         for note in completed.notes where !json { printError("note: \(note)") }
-        if !completed.fallbacks.isEmpty { throw ExitCode(ExitStatus.completedWithFallback) }
+        if !completed.fallbacks.isEmpty || completed.partial != nil { throw ExitCode(ExitStatus.completedWithFallback) }
     }
 
     /// The request these options make, with `preset` resolved.
@@ -144,7 +147,8 @@ struct Export: ToolCommand {
         var request = ExportRequest(input: input, output: output, preset: resolvedPreset, timeRange: timeRange,
                                     overwrite: overwrite, sandbox: sandbox, version: original ? .original : assetVersion,
                                     editsPath: edits, requireCurrent: requireCurrent, fallback: fallback,
-                                    errors: ErrorPolicy(strict: strict, maxDecodeErrors: maxDecodeErrors, stallTimeout: stallTimeout))
+                                    errors: ErrorPolicy(strict: strict, maxDecodeErrors: maxDecodeErrors, stallTimeout: stallTimeout,
+                                                        damaged: damaged))
         request.tracks = audioTracks.selection
         request.maxFileSize = sizeLimit.bytes
         request.estimate = sizeLimit.estimate

@@ -4,6 +4,7 @@ import MediaExport
 
 extension AssetVersion: ExpressibleByArgument {}
 extension FallbackPolicy: ExpressibleByArgument {}
+extension DamagePolicy: ExpressibleByArgument {}
 
 struct Resources: ToolCommand {
     static let configuration = CommandConfiguration(

@@ -65,6 +65,6 @@ struct PlannerAgreementTests {
         #expect(item["action"] as? String == "transcode")
         #expect((item["reason"] as? String)?.contains("the file is truncated") == true, "\(item)")
         let singleRoute = (Self.lastRecord(single.stdout)["payload"] as? [String: Any])?["route"] as? String
-        #expect(singleRoute == "copy")
+        #expect(singleRoute == "salvage")
     }
 }

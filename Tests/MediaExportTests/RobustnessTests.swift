@@ -32,8 +32,8 @@ import Testing
         .init(file: "empty.mov", preset: "low", exit: ExitStatus.notMedia, kind: "failed", route: nil, fallbacks: [], outputs: [], message: "file is empty"),
         .init(file: "text.mov", preset: "low", exit: ExitStatus.notMedia, kind: "failed", route: nil, fallbacks: [], outputs: [], message: "moov atom not found"),
         .init(file: "cut-before-moov.mp4", preset: "low", exit: ExitStatus.notMedia, kind: "failed", route: nil, fallbacks: [], outputs: [], message: "moov atom not found"),
-        .init(file: "cut-at-half.mp4", preset: "low", exit: ExitStatus.completedWithFallback, kind: "completed", route: .copy,
-              fallbacks: ["transcode>remux", "remux>copy"], outputs: ["out.mp4"], message: nil),
+        .init(file: "cut-at-half.mp4", preset: "low", exit: ExitStatus.completedWithFallback, kind: "completed", route: .salvage,
+              fallbacks: ["transcode>remux", "remux>salvage"], outputs: ["out.mp4"], message: nil),
         .init(file: "flipped-bytes.mp4", preset: "low", exit: ExitStatus.completedWithFallback, kind: "completed", route: .remux,
               fallbacks: ["transcode>remux"], outputs: ["out.mp4"], message: nil),
         .init(file: "no-decoder.mp4", preset: "low", exit: ExitStatus.completedWithFallback, kind: "completed", route: .copy,
@@ -104,7 +104,10 @@ import Testing
         #expect(((record["payload"] as? [String: Any])?["message"] as? String)?.contains("no decoder") == true)
         (code, record) = try run(["--fallback", "remux", input, out])
         #expect(code == ExitStatus.exportFailed, "remux alone cannot hold an unknown codec")
+        // Damaged data (corrupt packets past the limit) is salvaged, unless `--damaged copy` asks for the copy.
         (code, record) = try run(["--fallback", "copy", flipped, out])
+        #expect(code == ExitStatus.completedWithFallback && (record["payload"] as? [String: Any])?["route"] as? String == "salvage")
+        (code, record) = try run(["--fallback", "copy", "--damaged", "copy", flipped, out])
         #expect(code == ExitStatus.completedWithFallback && (record["payload"] as? [String: Any])?["route"] as? String == "copy")
         #expect(TestSupport.contents(dir) == ["o.mp4"])
         // A raised threshold lets the transcode skip the corrupt packets and count them.

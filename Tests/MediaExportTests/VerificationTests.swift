@@ -139,7 +139,7 @@ struct VerificationTests {
         }
     }
 
-    @Test("A file cut short still fails its transcode as truncated and falls back (exit 3)")
+    @Test("A file cut short still fails its transcode as truncated and falls back to a salvage (exit 3)")
     func truncatedStillFallsBack() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
@@ -153,7 +153,8 @@ struct VerificationTests {
             let r = try TestSupport.tool(["--json", "-p", preset, cut, dir.appendingPathComponent("o-\(preset).mp4").path])
             let (_, payload, fallbacks) = Self.outcome(r)
             #expect(r.status == ExitStatus.completedWithFallback, "\(preset): \(r.stdout)")
-            #expect(payload["route"] as? String == "copy")
+            #expect(payload["route"] as? String == "salvage")
+            #expect(payload["partial"] != nil)
             #expect(fallbacks.first?.contains("the file is truncated") == true, "\(fallbacks)")
         }
     }

@@ -25,6 +25,32 @@ final class ExportAttempt {
         self.route = route
     }
 
+    /// What became of the route, as a value the chain decides on: delivered, or failed as `RouteFailure` says,
+    /// with the error that stands if no route follows and the reason a fallback names. A failed route's output is
+    /// discarded here.
+    enum Outcome {
+        case delivered(ExportEvent.Completed)
+        case failed(ExportError, RouteFailure, reason: String)
+    }
+
+    /// Runs the route (`perform`) and says how it went.
+    func outcome() -> Outcome {
+        do {
+            return .delivered(try perform())
+        } catch {
+            target?.discard()
+            let failure = session.translate(error)
+            if let skipped = error as? RouteSkipped { return .failed(failure, .skipped, reason: skipped.reason) }
+            return .failed(failure, failure.routeFailure, reason: failure.description)
+        }
+    }
+
+    /// The route a salvage plans with: a transcode (a stream copy for `passthrough`), as the export asked.
+    static func salvagePlanRoute(_ preset: Preset) -> ExportRoute { preset.passthrough ? .remux : .transcode }
+
+    /// The route the planner plans for this one (a salvage is a transcode or a remux that keeps what decodes).
+    private var planRoute: ExportRoute { route == .salvage ? Self.salvagePlanRoute(request.preset) : route }
+
     /// What the prepare and plan steps settled, and the size limit's state: the plan as it stands (a size limit
     /// may plan again with lower rates), the notes of the `started` event.
     private struct Encode {
@@ -61,7 +87,8 @@ final class ExportAttempt {
         completed.timestampRepairs = outcome.timestampRepairs
         completed.droppedFrames = outcome.droppedFrames
         completed.verification = outcome.verification
-        completed.warnings = Accounting.warnings(plan: encode.plan, skippedPackets: outcome.skippedPackets, droppedFrames: outcome.droppedFrames,
+        completed.partial = outcome.damage.map { .init(duration: completed.duration, declaredDuration: encode.plan.timeline.expectedDuration, cause: $0) }
+        completed.warnings = (completed.partial.map { [$0.warning] } ?? []) + Accounting.warnings(plan: encode.plan, skippedPackets: outcome.skippedPackets, droppedFrames: outcome.droppedFrames,
                                                  timestampRepairs: outcome.timestampRepairs, audioGaps: outcome.audioGaps,
                                                  lostFrames: outcome.lostFrames,
                                                  version: report) + outcome.shortfalls
@@ -71,7 +98,7 @@ final class ExportAttempt {
     /// The version this route delivers: the original when it cannot apply the edits (a passthrough remux says so itself).
     private func deliveredReport() -> VersionReport {
         var report = run.selection.report
-        if let lost = session.editsLost(by: route, selection: run.selection), !(route == .remux && request.preset.passthrough) {
+        if let lost = session.editsLost(by: route, selection: run.selection), !(planRoute == .remux && request.preset.passthrough) {
             report.delivered = .original
             report.reason += "; the \(route.rawValue) fallback does not apply \(lost)"
         }
@@ -97,15 +124,8 @@ final class ExportAttempt {
         }
         let t = try session.makeTarget(request.output, selection: selection)
         target = t
-        if let cut = ExportPlanner.keyframeLookup(source: source.info, preset: request.preset, route: route, edits: edits, range: request.timeRange) {
+        if let cut = ExportPlanner.keyframeLookup(source: source.info, preset: request.preset, route: planRoute, edits: edits, range: request.timeRange) {
             try source.lookUpKeyframe(at: cut)
-        }
-        // An audio selection that matches nothing is a usage error, not a reason to deliver every track by copy.
-        let audio = source.info.streams.filter { $0.kind == .audio }
-        if let wanted = request.tracks.audioLanguages, !wanted.isEmpty, !audio.isEmpty,
-           !audio.contains(where: { request.tracks.wants(language: $0.language) }) {
-            let have = Set(audio.map { $0.language ?? "und" }).sorted().joined(separator: ", ")
-            throw ExportError.noUsableStreams(path: source.info.path, reason: "no audio stream in \(wanted.joined(separator: ", ")) (the file has: \(have))")
         }
         return (source, edits, t)
     }
@@ -115,8 +135,13 @@ final class ExportAttempt {
     /// none: the samples cost more than the estimate is worth).
     private func plan(_ prepared: (source: ProbedSource, edits: EditSidecar?, target: OutputTarget)) throws -> Encode {
         let (source, edits, t) = prepared
-        let plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: route, container: t.container,
+        var plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: planRoute, container: t.container,
                                           edits: edits, range: request.timeRange, tracks: request.tracks)
+        // A salvage keeps what it can: by stream copy when nothing of the main streams decodes here.
+        if !plan.isPossible && route == .salvage && planRoute == .transcode {
+            plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: .remux, container: t.container,
+                                          edits: edits, range: request.timeRange, tracks: request.tracks)
+        }
         if !plan.isPossible { throw RouteSkipped(plan: plan, path: source.info.path) }
         let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags())
         var notes = plan.notes
@@ -151,7 +176,7 @@ final class ExportAttempt {
         case .success(let chosen):
             encode.budget = chosen
             encode.sizeNote = chosen.note
-            encode.plan = try ExportPlanner.plan(source: info, preset: OutputSize.apply(chosen, to: request.preset), route: route,
+            encode.plan = try ExportPlanner.plan(source: info, preset: OutputSize.apply(chosen, to: request.preset), route: planRoute,
                                                  container: encode.container, edits: encode.edits, range: request.timeRange, tracks: request.tracks)
         }
     }
@@ -224,9 +249,12 @@ final class ExportAttempt {
         let log = try twoPass ? PassLog(path: target.finalPath) : nil
         if let log { try firstPass(encode, log: log) }
         let base = twoPass ? 0.3 : 0
-        let transcoder = try Transcoder(source: encode.source, plan: plan, target: target, cancel: token, errors: request.errors, tags: encode.tags,
+        // A salvage skips every packet that does not decode, however many (they are counted and said).
+        let errors = route == .salvage ? ErrorPolicy(maxDecodeErrors: .max, stallTimeout: request.errors.stallTimeout) : request.errors
+        let transcoder = try Transcoder(source: encode.source, plan: plan, target: target, cancel: token, errors: errors, tags: encode.tags,
                                         pass: log.map { .second(log: $0.file) }, pipelined: request.pipeline.isOn(cores: Cores.available),
                                         codecs: CodecRun(request))
+        transcoder.salvage = route == .salvage
         transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? session.debugStallAtOutputTime : nil
         transcoder.debugLoseStreamKind = route == .transcode ? session.debugLoseStreamKind : nil
         var checkedSize: Int64?
@@ -246,12 +274,7 @@ final class ExportAttempt {
     /// A two-pass encode's first pass: the video alone. Its encoder and decoder are freed before the second pass
     /// starts (a lookahead is most of an export's memory).
     private func firstPass(_ encode: Encode, log: PassLog) throws {
-        var first = encode.plan
-        for i in first.streams.indices {
-            if case .transcodeVideo = first.streams[i].action { continue }
-            first.streams[i].action = .drop(reason: "first pass: video only")
-        }
-        first.defaultAudio = nil
+        let first = encode.plan.keeping(only: { if case .transcodeVideo = $0.action { return true }; return false }, reason: "first pass: video only")
         let pass1 = try Transcoder(source: encode.source, plan: first, target: nil, cancel: token, errors: request.errors, tags: encode.tags,
                                    pass: .first(log: log.file), pipelined: request.pipeline.isOn(cores: Cores.available), codecs: CodecRun(request))
         // x264's fast first pass takes about a third of the second's time.
@@ -282,8 +305,22 @@ final class ExportAttempt {
         var warnings = ["delivered as a byte copy of \(PathName.lastComponent(source)): no stream was transcoded or remuxed"]
         if request.timeRange != nil { warnings.append("time range not applied by a byte copy") }
         if let line = Accounting.versionWarning(report) { warnings.append(line) }
+        if let partial = copiedPartial() {
+            completed.duration = partial.duration
+            completed.partial = partial
+            warnings.insert(partial.warning, at: 0)
+        }
         completed.warnings = warnings
         return completed
+    }
+
+    /// What a byte copy of a damaged input holds: where its data ends (its packets read, none decoded), when that is
+    /// well before the length its header declares. nil for a whole file, or one that does not open as media.
+    private func copiedPartial() -> ExportEvent.Partial? {
+        guard let source = try? run.source(cancel: token) else { return nil }
+        if source.info.dataEnd == nil { try? source.measureDataEnd() }
+        guard let cause = source.info.truncation, let end = source.info.dataEnd else { return nil }
+        return .init(duration: end, declaredDuration: source.info.duration, cause: cause)
     }
 
     /// A byte copy's verification. `ByteCopy` read the copy back and compared its hash (`copyMismatch` otherwise);

@@ -168,39 +168,35 @@ public final class ExportSession: Sendable {
                                                    editsPath: request.editsPath, requireCurrent: request.requireCurrent)
         let snapshot = try InputSnapshot(path: selection.report.resource)
         let run = Run(selection: selection, began: began, snapshot: snapshot, watchdog: watchdog)
-        let first: ExportRoute = request.startRoute ?? (request.preset.passthrough ? .remux : .transcode)
-        let chain = request.fallback.chain(startingWith: first)
+        var route: ExportRoute = request.startRoute ?? (request.preset.passthrough ? .remux : .transcode)
         var fallbacks: [ExportEvent.Fallback] = []
-        for (step, route) in chain.enumerated() {
-            let attempt = ExportAttempt(session: self, run: run, route: route)
-            do {
-                var completed = try attempt.perform()
+        var damage: String?
+        while true {
+            switch ExportAttempt(session: self, run: run, route: route).outcome() {
+            case .delivered(var completed):
                 completed.route = route
                 completed.fallbacks = fallbacks
                 return completed
-            } catch {
-                attempt.target?.discard()
-                fallbacks.append(try fallback(after: error, of: route, chain: chain, step: step, run: run))
+            case .failed(let error, let failure, let reason):
+                // An input that changed under us is a failure, never a reason to deliver it some other way.
+                try run.snapshot.verify()
+                if failure == .damaged, damage == nil { damage = reason }
+                guard let next = request.fallback.next(after: route, failure: failure, damageSeen: damage != nil,
+                                                       damaged: request.errors.damaged) else { throw error }
+                fallbacks.append(try announceFallback(from: route, to: next, error: error, failure: failure, reason: reason, run: run))
+                route = next
             }
         }
-        throw ExportError.cancelled  // not reached: the last route either returns or throws
     }
 
-    /// The next route after `route` failed with `error`, announced; or the failure itself when it is not one a
-    /// fallback may answer or no route is left.
-    private func fallback(after error: Error, of route: ExportRoute, chain: [ExportRoute], step: Int, run: Run) throws -> ExportEvent.Fallback {
-        // An input that changed under us is a failure, never a reason to deliver it some other way.
-        try run.snapshot.verify()
-        let failure = translate(error)
-        let skipped = error as? RouteSkipped
-        guard skipped != nil || failure.isInputFault, step + 1 < chain.count else { throw failure }
-        let next = chain[step + 1]
+    /// The fallback from `route` to `next`, announced; refused when `--require-current` forbids what `next` loses.
+    private func announceFallback(from route: ExportRoute, to next: ExportRoute, error: ExportError, failure: RouteFailure,
+                                  reason: String, run: Run) throws -> ExportEvent.Fallback {
         if request.requireCurrent, let lost = editsLost(by: next, selection: run.selection) {
             throw ExportError.versionUnavailable(path: request.input, version: .current,
-                                                 reason: "\(failure.description); a \(next.rawValue) fallback would not apply \(lost) (--require-current)")
+                                                 reason: "\(error.description); a \(next.rawValue) fallback would not apply \(lost) (--require-current)")
         }
-        let fallback = ExportEvent.Fallback(from: route, to: next, reason: skipped?.reason ?? failure.description,
-                                            stage: skipped == nil ? failure.stage : nil)
+        let fallback = ExportEvent.Fallback(from: route, to: next, reason: reason, stage: failure == .skipped ? nil : error.stage)
         // A stall ends this route only; a cancellation stands.
         token.clearStall()
         run.watchdog.touch()
@@ -266,7 +262,7 @@ public final class ExportSession: Sendable {
     }
 
     /// A stalled flag is the watchdog's: the route stalled.
-    private func translate(_ error: Error) -> ExportError {
+    func translate(_ error: Error) -> ExportError {
         if let skipped = error as? RouteSkipped { return skipped.failure }
         let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: request.output, code: -1, message: "\(error)")
         if case .cancelled = e, token.isStalled {
@@ -275,9 +271,10 @@ public final class ExportSession: Sendable {
         return e
     }
 
-    /// The edits a fallback route cannot apply, if the version delivered would then not be the current one.
+    /// The edits a fallback route cannot apply, if the version delivered would then not be the current one (a
+    /// salvage applies what its plan's route does).
     func editsLost(by route: ExportRoute, selection: VersionSelection) -> String? {
-        ExportPlanner.editsLost(by: route, edits: selection.edits, sidecarName: selection.editsFile.map(PathName.lastComponent),
+        ExportPlanner.editsLost(by: route == .salvage ? ExportAttempt.salvagePlanRoute(request.preset) : route, edits: selection.edits, sidecarName: selection.editsFile.map(PathName.lastComponent),
                                 timeRangeGiven: request.timeRange != nil, deliversCurrent: selection.report.delivered == .current)
     }
 

@@ -38,6 +38,8 @@ public enum ExportError: Error, Equatable, Sendable {
     case ffmpeg(stage: ExportStage, path: String, code: Int32, message: String)
     /// Decoding met more corrupt packets or frames than allowed (`threshold`; 0 under `strict`).
     case tooManyDecodeErrors(path: String, count: Int, threshold: Int)
+    /// The input's data ends well before the length its header declares: a file cut short (`reason` says where).
+    case truncated(path: String, reason: String)
     /// The export made no progress for `seconds` (the stall watchdog stopped it).
     case stalled(path: String, seconds: Double)
     /// The input changed, shrank or disappeared while it was being read.
@@ -64,7 +66,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .invalidSidecar, .versionUnavailable, .editNeedsTranscode: return .edit
         case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return .write
         case .ffmpeg(let stage, _, _, _): return stage
-        case .tooManyDecodeErrors, .stalled: return .decode
+        case .tooManyDecodeErrors, .truncated, .stalled: return .decode
         case .inputChanged: return .open
         case .copyMismatch: return .write
         case .verificationFailed: return .write
@@ -80,7 +82,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .inputUnreadable(let p, _), .notMedia(let p, _), .noUsableStreams(let p, _), .invalidTimeRange(let p, _),
              .invalidPreset(let p, _, _), .invalidSidecar(let p, _, _), .versionUnavailable(let p, _, _),
              .editNeedsTranscode(let p, _), .outputExists(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
-             .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _), .tooManyDecodeErrors(let p, _, _), .stalled(let p, _),
+             .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _), .tooManyDecodeErrors(let p, _, _), .truncated(let p, _), .stalled(let p, _),
              .inputChanged(let p, _), .copyMismatch(let p, _, _), .verificationFailed(let p, _), .sizeLimitExceeded(let p, _, _):
             return p
         case .presetNotFound, .cancelled, .usage: return nil
@@ -91,7 +93,7 @@ public enum ExportError: Error, Equatable, Sendable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case inputUnreadable, notMedia, noUsableStreams, invalidTimeRange, presetNotFound, invalidPreset, invalidSidecar
         case versionUnavailable, editNeedsTranscode, outputExists, outputIsInput, outputOutsideSandbox, outputUnwritable
-        case ffmpeg, tooManyDecodeErrors, stalled, inputChanged, copyMismatch, verificationFailed, sizeLimitExceeded, cancelled, usage
+        case ffmpeg, tooManyDecodeErrors, truncated, stalled, inputChanged, copyMismatch, verificationFailed, sizeLimitExceeded, cancelled, usage
     }
 
     /// Which case this is.
@@ -112,6 +114,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .outputUnwritable: return .outputUnwritable
         case .ffmpeg: return .ffmpeg
         case .tooManyDecodeErrors: return .tooManyDecodeErrors
+        case .truncated: return .truncated
         case .stalled: return .stalled
         case .inputChanged: return .inputChanged
         case .copyMismatch: return .copyMismatch
@@ -122,13 +125,15 @@ public enum ExportError: Error, Equatable, Sendable {
         }
     }
 
-    /// True when the failure is the input's fault (it opened as media but cannot be transcoded), so the
-    /// fallback chain may deliver it by remux or copy. Output, cancellation and usage errors never qualify.
-    public var isInputFault: Bool {
+    /// How the fallback chain sees this failure (`FallbackPolicy.next`): damage in the input's data, another fault
+    /// of the input's (it opened as media but a codec, the muxer or the check of the output failed on it), or a
+    /// failure that no other route would answer (output, cancellation, usage, an input that changed).
+    package var routeFailure: RouteFailure {
         switch self {
-        case .ffmpeg(let stage, _, _, _): return [.decode, .filter, .encode, .mux].contains(stage)
-        case .tooManyDecodeErrors, .stalled, .verificationFailed: return true
-        default: return false
+        case .truncated, .tooManyDecodeErrors: return .damaged
+        case .ffmpeg(let stage, _, _, _): return [.decode, .filter, .encode, .mux].contains(stage) ? .inputFault : .hostFault
+        case .stalled, .verificationFailed: return .inputFault
+        default: return .hostFault
         }
     }
 }
@@ -157,6 +162,7 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .tooManyDecodeErrors(let p, let n, let t):
             return t == 0 ? "\(Self.shown(path: p)): decode error (strict mode): \(n) corrupt packet(s) or frame(s)"
                           : "\(Self.shown(path: p)): too many decode errors: \(n) corrupt packets or frames (threshold \(t))"
+        case .truncated(let p, let r): return "\(Self.shown(path: p)): \(Self.shown(r))"
         case .stalled(let p, let s): return "\(Self.shown(path: p)): export stalled: no progress for \(Int(saturating: s)) s"
         case .inputChanged(let p, let r): return "\(Self.shown(path: p)): input changed while being read: \(Self.shown(r))"
         case .copyMismatch(let p, let e, let a): return "\(Self.shown(path: p)): copy does not match its source (SHA-256 \(a.prefix(12))… ≠ \(e.prefix(12))…)"

@@ -150,12 +150,38 @@ public enum ExportEvent: Sendable, Equatable {
         public var warnings: [String] = []
         /// The checks of the output against its plan (all passed: a failed check never completes).
         public var verification: Verification?
+        /// Set when the output holds only part of the source (a salvage, or a byte copy of a damaged file): how much,
+        /// and why.
+        public var partial: Partial?
 
         /// Creates the value from each of its fields.
         public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil,
                     timestampRepairs: Int = 0, droppedFrames: Int = 0, warnings: [String] = [], verification: Verification? = nil) {
             self.output = output; self.bytes = bytes; self.duration = duration; self.codecs = codecs; self.width = width; self.height = height; self.wallTime = wallTime; self.skippedPackets = skippedPackets; self.notes = notes; self.version = version; self.route = route; self.fallbacks = fallbacks; self.sha256 = sha256
             self.timestampRepairs = timestampRepairs; self.droppedFrames = droppedFrames; self.warnings = warnings; self.verification = verification
+        }
+    }
+
+    /// What a partial output holds of its source: `duration` seconds of the `declaredDuration` the source's header
+    /// claims, and the damage that ended it.
+    public struct Partial: Codable, Sendable, Equatable {
+        /// Seconds the output holds (where its data ends).
+        public var duration: Double
+        /// Seconds the source's header declares (for the part asked for), when it declares any.
+        public var declaredDuration: Double?
+        /// The damage, one line: "video stream #0: the data ends at 3.17 s of 6.01 s: the file is truncated",
+        /// "37 corrupt packets skipped from 2.40 s".
+        public var cause: String
+
+        /// Creates the value from each of its fields.
+        public init(duration: Double, declaredDuration: Double?, cause: String) {
+            self.duration = duration; self.declaredDuration = declaredDuration; self.cause = cause
+        }
+
+        /// The `WARNING:` line: "partial output: 3.17 s of 6.01 s delivered (…cause)".
+        public var warning: String {
+            let of = declaredDuration.map { String(format: " of %.2f s", $0) } ?? ""
+            return String(format: "partial output: %.2f s%@ delivered: %@", duration, of, cause)
         }
     }
 

@@ -45,6 +45,15 @@ package struct ExportPlan: Sendable, Equatable {
     /// True when the route can run.
     package var isPossible: Bool { impossible == nil }
 
+    /// This plan with every stream that `keep` refuses dropped for `reason`, and no default audio: what a first
+    /// pass (the video alone) and a sample encode (one stream) run.
+    package func keeping(only keep: (StreamDecision) -> Bool, reason: String) -> ExportPlan {
+        var plan = self
+        for i in plan.streams.indices where !keep(plan.streams[i]) { plan.streams[i].action = .drop(reason: reason) }
+        plan.defaultAudio = nil
+        return plan
+    }
+
     /// The `StreamPlan` records of the `started` event. Empty for the byte copy, as today: it copies bytes, not streams.
     package var streamPlans: [StreamPlan] {
         route == .copy ? [] : streams.map(\.streamPlan)
@@ -109,6 +118,9 @@ package struct StreamDecision: Sendable, Equatable {
     package var durationExact: Bool = false
     /// Video frames expected (the source's count, scaled to the timeline), when the source declares one.
     package var expectedFrames: Int?
+    /// Where a transcoded audio stream stops, seconds of output, besides the timeline's end: its own declared end
+    /// (decoders emit an encoder's end padding that the source's edit list hides). nil: at the timeline's end.
+    package var stopsAt: Double?
 
     /// Creates a decision.
     package init(index: Int, kind: SourceStream.Kind, codec: String, action: Action, note: String? = nil, width: Int? = nil, height: Int? = nil) {

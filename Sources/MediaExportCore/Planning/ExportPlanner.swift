@@ -25,8 +25,8 @@ package enum ExportPlanner {
     ///     extension"); the byte copy needs none.
     ///   - edits: the sidecar's edits. A passthrough preset asked for crop or volume is refused by the session before
     ///     planning (`editNeedsTranscode`), as today; planned anyway, a stream copy simply does not apply them.
-    /// - Throws: only `ExportError.invalidTimeRange` (bad range) — everything else is a plan (an impossible one
-    ///   carries its reason). The byte copy never throws: it does not read the range.
+    /// - Throws: `ExportError.invalidTimeRange` (bad range), `noUsableStreams` (an `--audio-language` that matches
+    ///   no audio stream) — everything else is a plan (an impossible one carries its reason). The byte copy never throws: it does not read the range.
     ///   - tracks: which audio streams to keep (`--audio-language`, `--audio first`); every one by default.
     package static func plan(source: SourceInfo, preset: Preset, route: ExportRoute, container: Container?,
                             edits: EditSidecar?, range: TimeRange?, tracks: TrackSelection = .all) throws -> ExportPlan {
@@ -69,6 +69,8 @@ package enum ExportPlanner {
         // Progress and the `started` event's duration follow the longest stream kept, not the container: an .m4a of
         // a clip whose audio is shorter than its video lasts as long as the audio.
         if let longest = decisions.filter(\.isKept).compactMap(\.expectedDuration).max() { timeline.expectedDuration = longest }
+        stopAudio(&decisions, source: source, timeline: timeline)
+        try checkLanguages(tracks, source: source)
         for case .transcodeVideo(let v) in decisions.map(\.action) {
             notes += PictureProcessing.notes(v)
             if let cap = v.frameRateCap { notes.append(cap.note) }
@@ -79,6 +81,27 @@ package enum ExportPlanner {
         plan.outputOrder = audioOrder(decisions, source: source, tracks: tracks)
         if !tracks.keepsAll { plan.defaultAudio = plan.keptInOutputOrder.first { $0.kind == .audio }?.index }
         return plan
+    }
+
+    /// Transcoded audio stops at its own end too: decoders emit an encoder's end padding that the source's edit list
+    /// hides, which would make the output a frame longer than the input. Only a duration declared exactly is a
+    /// limit: one estimated from timestamps (MPEG-TS) knows nothing of recordings joined after the first, whose
+    /// audio the timestamp repair keeps; a trim's length and slow motion's stretched clock are the timeline's.
+    static func stopAudio(_ decisions: inout [StreamDecision], source: SourceInfo, timeline: PlannedTimeline) {
+        guard timeline.length == nil, source.declaresExactDurations, timeline.slowMotion == nil else { return }
+        for i in decisions.indices {
+            guard case .transcodeAudio = decisions[i].action else { continue }
+            decisions[i].stopsAt = decisions[i].expectedDuration ?? timeline.expectedDuration
+        }
+    }
+
+    /// An audio selection that matches nothing is a usage error, not a reason to deliver every track by copy.
+    static func checkLanguages(_ tracks: TrackSelection, source: SourceInfo) throws {
+        let audio = source.streams.filter { $0.kind == .audio }
+        guard let wanted = tracks.audioLanguages, !wanted.isEmpty, !audio.isEmpty,
+              !audio.contains(where: { tracks.wants(language: $0.language) }) else { return }
+        let have = Set(audio.map { $0.language ?? "und" }).sorted().joined(separator: ", ")
+        throw ExportError.noUsableStreams(path: source.path, reason: "no audio stream in \(wanted.joined(separator: ", ")) (the file has: \(have))")
     }
 
     /// `--audio first`: the first audio stream kept, alone.

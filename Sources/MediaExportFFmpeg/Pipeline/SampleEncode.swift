@@ -34,11 +34,9 @@ package enum SampleEncode {
         for s in 0..<samples {
             if cancel.isSet { return nil }
             let start = max(0, length * Double(2 * s + 1) / Double(2 * samples) - sampleLength / 2)
-            var p = plan
-            for i in p.streams.indices where i != k { p.streams[i].action = .drop(reason: "not sampled") }
+            var p = plan.keeping(only: { $0.index == k }, reason: "not sampled")
             p.streams[k].expectedDuration = sampleLength
             p.streams[k].expectedFrames = nil
-            p.defaultAudio = nil
             var timeline = PlannedTimeline(origin: plan.timeline.origin + start, length: sampleLength, expectedDuration: sampleLength)
             timeline.sourceStart = plan.timeline.sourceStart
             p.timeline = timeline

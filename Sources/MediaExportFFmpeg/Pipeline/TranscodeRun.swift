@@ -24,6 +24,8 @@ extension Transcoder {
         package var lostFrames: [LostFrames] = []
         /// What the main video's encoder produced: what a sample encode measures.
         package var videoOutput = EncodedVideo()
+        /// A salvage's damage (where the data ends, packets that did not decode): the output is partial. nil otherwise.
+        package var damage: String?
     }
 
     /// The main video's encoded packets, counted as they are written.
@@ -57,6 +59,8 @@ extension Transcoder {
         /// Corrupt packets the demuxer or decoders gave up on and the pipeline skipped, plus frames decoders
         /// flagged corrupt.
         var skippedPackets = 0
+        /// The output time when the first corrupt packet was skipped.
+        var firstSkipAt: Double?
         /// Timestamps repaired.
         var timestampRepairs = 0
         /// Frames or packets left out that the plan kept.

@@ -23,6 +23,8 @@ package final class Transcoder {
     private let cancel: CancelToken
     private let errors: ErrorPolicy
     private let container: Container
+    /// A salvage: a file cut short is delivered as far as its data goes (`Outcome.damage` says so) instead of refused.
+    package var salvage = false
     /// Test hook: hang (until stopped) once the output reaches this time, to exercise the stall watchdog.
     package var debugStallAtOutputTime: Double?
     /// Test hook: packets of streams of this kind are not written (a broken output the verifier must catch).
@@ -69,14 +71,8 @@ package final class Transcoder {
                 stages.append(try VideoTranscodeStage(input: input, plan: v, muxer: muxer, timeline: timeline, strict: errors.strict, path: source,
                                                       pass: pass, pipelined: pipelined, codecs: codecs, source: info))
             case .transcodeAudio(let a):
-                // Audio stops at its own end too: decoders emit an encoder's end padding that the source's
-                // edit list hides, which would make the output a frame longer than the input.
                 var audioTimeline = timeline
-                // Only a duration declared exactly is a limit: one estimated from timestamps (MPEG-TS) knows nothing of
-                // recordings joined after the first, whose audio the timestamp repair keeps.
-                if audioTimeline.length == nil && info.declaresExactDurations && plan.timeline.slowMotion == nil {
-                    audioTimeline.length = decision.expectedDuration ?? expectedDuration
-                }
+                if let stop = decision.stopsAt { audioTimeline.length = stop }
                 stages.append(try AudioTranscodeStage(input: input, plan: a, muxer: muxer, timeline: audioTimeline, strict: errors.strict, path: source,
                                                       codecs: codecs))
             case .transcodeSubtitle(let codec):
@@ -167,6 +163,7 @@ package final class Transcoder {
                 packet.unref()
             }
             try checkDamage(state.counts)
+            if state.counts.skippedPackets > 0 && state.counts.firstSkipAt == nil { state.counts.firstSkipAt = state.counts.outputTime }
             progress(state.counts.outputTime, state.counts.videoFrames, false)
             if let stallAt = debugStallAtOutputTime, state.counts.outputTime >= stallAt {
                 while !cancel.isSet { usleep(10_000) }
@@ -197,11 +194,10 @@ package final class Transcoder {
     private func finish(_ state: inout RunState, beforeCommit: () throws -> Void, progress: RunProgress) throws -> Outcome {
         var counts = state.counts
         let kept = plan.keptInOutputOrder
-        if let truncation = truncation(kept: kept, counts: counts) {
-            // A kept stream's data ran out well before its own duration: a truncated file. Delivering the short
-            // result as if it were complete would hide the damage.
-            throw ExportError.ffmpeg(stage: .decode, path: source, code: AVCode.invalidData, message: truncation)
-        }
+        let truncation = truncation(kept: kept, counts: counts)
+        // A kept stream's data ran out well before its own duration: a truncated file. Delivering the short result
+        // as if it were complete would hide the damage; only a salvage delivers it, and says so.
+        if let truncation, !salvage { throw ExportError.truncated(path: source, reason: truncation) }
         try state.muxer.finish()
         try demuxer.verifyUnchanged()
         if target == nil {
@@ -224,19 +220,29 @@ package final class Transcoder {
         counts.skippedPackets += kept.compactMap { declaredFrames($0, counts: counts)?.missing }.reduce(0, +)
         // So are frames missing where the timestamps of a stream of constant frame rate jump ahead.
         counts.skippedPackets += lostFrames.reduce(0) { $0 + $1.frames }
-        let damaged = counts.skippedPackets > 0
+        let damaged = counts.skippedPackets > 0 || truncation != nil
         // Repaired timestamps move media on the timeline: the header's durations no longer describe the output, what
         // was written does (the repairs are counted and said).
         let verification = try verify(delivered: delivered, damaged: damaged || counts.timestampRepairs > 0 || !audioGaps.isEmpty,
                                       inputEnd: counts.inputEnd)
         try beforeCommit()
         progress(counts.outputTime, counts.videoFrames, true)
+        // A salvage of a file cut short says where its data ends once (`Outcome.damage`), not again for each stream.
         let shortfalls = stageWarnings + kept.enumerated().compactMap { j, decision in
-            damaged ? shortfall(decision, delivered: delivered[j], counts: counts) : nil
+            damaged && truncation == nil ? shortfall(decision, delivered: delivered[j], counts: counts) : nil
         }
         return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
-                       audioGaps: audioGaps, lostFrames: lostFrames, videoOutput: state.video)
+                       audioGaps: audioGaps, lostFrames: lostFrames, videoOutput: state.video,
+                       damage: salvage ? salvageDamage(truncation: truncation, counts: counts) : nil)
+    }
+
+    /// What a salvage lost, one line: where the data ends, and the packets that did not decode. nil when nothing.
+    private func salvageDamage(truncation: String?, counts: Counts) -> String? {
+        let from = counts.firstSkipAt.map { String(format: " from %.2f s", $0) } ?? ""
+        let skipped = counts.skippedPackets == 0 ? nil : "\(counts.skippedPackets) corrupt packet\(counts.skippedPackets == 1 ? "" : "s") skipped\(from)"
+        let parts = [truncation, skipped].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
     /// Room for the moov at the front of an MP4-family output (`Muxer.writeHeader(metadata:reservedIndex:)`), when

@@ -141,7 +141,7 @@ enum HumanSummary {
         let size = c.width.map { " \($0)x\(c.height ?? 0)" } ?? ""
         var lines: [String] = []
         var line = "Exported \(FileName.display(c.output)): \(c.codecs.joined(separator: " + "))\(size), "
-            + String(format: "%.2f s, %@ in %.1f s", c.duration, bytes(c.bytes), c.wallTime)
+            + String(format: "%.2f s%@, %@ in %.1f s", c.duration, partialNote(c.partial), bytes(c.bytes), c.wallTime)
         if c.skippedPackets > 0 { line += " (\(c.skippedPackets) corrupt packets skipped)" }
         if !c.fallbacks.isEmpty {
             line += " — by \(c.route.rawValue) after " + c.fallbacks.map { "\($0.from.rawValue) failed" }.joined(separator: ", ")
@@ -153,6 +153,12 @@ enum HumanSummary {
         }
         lines += c.warnings.map { "WARNING: \(FileName.display($0))" }
         return TerminalText.lines([line] + lines)
+    }
+
+    /// ` (partial, of 6.00 s)` after a partial output's duration; empty for a whole one.
+    static func partialNote(_ p: ExportEvent.Partial?) -> String {
+        guard let p else { return "" }
+        return p.declaredDuration.map { String(format: " (partial, of %.2f s)", $0) } ?? " (partial)"
     }
 
     /// `version: current delivered (asked current) from IMG_E1234.MOV — rendered edit IMG_E1234.MOV`
