@@ -44,7 +44,8 @@ final class StateFeed<Value: Sendable>: Sendable {
             box.current = value
             let now = ContinuousClock.now
             for (id, observer) in box.all where force || now - observer.last >= .seconds(observer.interval) {
-                observer.continuation.yield(value)
+                // An observer that went away before its `onTermination` was set is let go here.
+                if case .terminated = observer.continuation.yield(value) { box.all[id] = nil; continue }
                 box.all[id]?.last = now
             }
         }

@@ -59,22 +59,9 @@ package enum FileName {
     /// True when the name holds bytes that are not UTF-8 (shown escaped).
     package static func hasRawBytes(_ name: String) -> Bool { name.unicodeScalars.contains(where: isEscape) }
 
-    /// The name for people, logs and reports: raw bytes shown as `\xE9`, control characters as `\u{…}`-style
-    /// escapes, so a name can neither break a line nor a terminal.
-    package static func display(_ name: String) -> String {
-        guard name.unicodeScalars.contains(where: { isEscape($0) || $0.properties.generalCategory == .control }) else { return name }
-        var out = ""
-        for scalar in name.unicodeScalars {
-            if isEscape(scalar) {
-                out += String(format: "\\x%02X", scalar.value - escapeBase)
-            } else if scalar.properties.generalCategory == .control {
-                out += String(format: "\\u{%X}", scalar.value)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// The name for people, logs and reports: raw bytes shown as `\xE9`, control and bidirectional characters as
+    /// `\u{…}` escapes (`TerminalText.escaped`), so a name can neither break a line, act on a terminal nor reorder it.
+    package static func display(_ name: String) -> String { TerminalText.escaped(name) }
 
     /// A JSON text with every raw byte of a name shown as `\xE9` (JSON `"\\xE9"`), as `display` shows it: JSON Lines
     /// carry the names a person reads, and the private-use scalars of the lossless form mean nothing to a reader.
