@@ -62,17 +62,31 @@ package enum OutputInspector {
         }
         // MP4/MOV/M4A chapters come with a QuickTime chapter track: the mov demuxer reads it into the chapters and
         // discards it (a data stream, `bin_data`). It is no stream of the plan's.
+        // A timecode track (`tmcd`) is the muxer's, made of the video's `timecode` tag: the timecode check's.
+        var timecodeTracks = 0
         if quickTime {
-            streams = zip(demuxer.streams, streams).filter { $0.0.pointee.discard != AVDISCARD_ALL }.map(\.1)
+            let tmcd = demuxer.streams.map(isTimecodeTrack)
+            timecodeTracks = tmcd.filter { $0 }.count
+            streams = zip(zip(demuxer.streams, tmcd), streams).filter { $0.0.0.pointee.discard != AVDISCARD_ALL && !$0.0.1 }.map(\.1)
         }
-        return OutputFacts(formatName: formatName, streams: streams, tags: demuxer.metadata,
-                           faststart: quickTime ? moovFirst(path) : nil, size: demuxer.fileSize)
+        var facts = OutputFacts(formatName: formatName, streams: streams, tags: demuxer.metadata,
+                                faststart: quickTime ? moovFirst(path) : nil, size: demuxer.fileSize)
+        facts.timecodeTracks = timecodeTracks
+        return facts
+    }
+
+    /// A QuickTime timecode track: a data stream of sample entry `tmcd`.
+    static func isTimecodeTrack(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
+        let par = stream.pointee.codecpar.pointee
+        return par.codec_type == AVMEDIA_TYPE_DATA && par.codec_tag == cff_mktag(0x74, 0x6D, 0x63, 0x64)  // 'tmcd'
     }
 
     static func describe(_ stream: UnsafeMutablePointer<AVStream>) -> OutputFacts.Stream {
         let par = stream.pointee.codecpar.pointee
         var s = OutputFacts.Stream(kind: SourceStream.Kind(rawValue: StreamGeometry.typeName(par.codec_type)) ?? .data, codec: codecName(par))
-        s.language = Demuxer.dictionary(stream.pointee.metadata)["language"].flatMap { $0 == "und" ? nil : $0 }
+        let tags = Demuxer.dictionary(stream.pointee.metadata)
+        s.language = tags["language"].flatMap { $0 == "und" ? nil : $0 }
+        s.timecode = tags.first { $0.key.lowercased() == "timecode" }?.value
         s.duration = SourceProbe.streamDuration(stream)
         if stream.pointee.nb_frames > 0 { s.frameCount = Int(stream.pointee.nb_frames) }
         s.isAttachedPicture = (stream.pointee.disposition & cff_disposition_attached_pic()) != 0
