@@ -123,7 +123,8 @@ import Testing
     }
 
     /// An iPhone-like MOV: video, then an audio track whose sample entry is Apple's APAC (no decoder in FFmpeg 5.1),
-    /// then its AAC twin. Made as a MOV with two AAC tracks whose first sample entry is renamed `mp4a` → `apac`.
+    /// then its AAC twin. Made as a MOV with two AAC tracks whose first sample entry is renamed `mp4a` → `apac` (and its
+    /// `esds` → `dapa`).
     static func apacClip(in dir: URL) throws -> String {
         let path = dir.appendingPathComponent("IMG_0001.MOV").path
         try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-f", "lavfi", "-i", "sine=frequency=440", "-t", "3",
@@ -136,7 +137,11 @@ import Testing
         while !patched, i + 20 <= bytes.count {
             if Array(bytes[i..<i + 4]) == stsd && Array(bytes[i + 16..<i + 20]) == mp4a {
                 bytes.replaceSubrange(i + 16..<i + 20, with: Array("apac".utf8))
-                patched = true
+                // Its `esds` would tell FFmpeg the codec anyway (AAC): renamed as APAC's own configuration box.
+                if let e = (i + 20..<min(bytes.count - 4, i + 200)).first(where: { Array(bytes[$0..<$0 + 4]) == Array("esds".utf8) }) {
+                    bytes.replaceSubrange(e..<e + 4, with: Array("dapa".utf8))
+                    patched = true
+                }
             }
             i += 1
         }
