@@ -115,7 +115,7 @@ enum SourceProbe {
         let tags = Demuxer.dictionary(stream.pointee.metadata)
         s.language = tags["language"].flatMap { $0 == "und" ? nil : $0 }
         s.timecode = tags.first { $0.key.lowercased() == "timecode" }?.value
-        if OutputInspector.isTimecodeTrack(stream) {
+        if isTimecodeTrack(stream) {
             s.isTimecodeTrack = true
             // Its own rate (timescale / frame duration): the one its frame number counts at.
             let rate = stream.pointee.avg_frame_rate

@@ -60,25 +60,19 @@ package enum OutputInspector {
                 packet.unref()
             }
         }
-        // MP4/MOV/M4A chapters come with a QuickTime chapter track: the mov demuxer reads it into the chapters and
-        // discards it (a data stream, `bin_data`). It is no stream of the plan's.
-        // A timecode track (`tmcd`) is the muxer's, made of the video's `timecode` tag: the timecode check's.
-        var timecodeTracks = 0
-        if quickTime {
-            let tmcd = demuxer.streams.map(isTimecodeTrack)
-            timecodeTracks = tmcd.filter { $0 }.count
-            streams = zip(zip(demuxer.streams, tmcd), streams).filter { $0.0.0.pointee.discard != AVDISCARD_ALL && !$0.0.1 }.map(\.1)
-        }
         var facts = OutputFacts(formatName: formatName, streams: streams, tags: demuxer.metadata,
                                 faststart: quickTime ? moovFirst(path) : nil, size: demuxer.fileSize)
-        facts.timecodeTracks = timecodeTracks
+        if quickTime { leaveOutMuxerTracks(&facts, demuxer.streams) }
         return facts
     }
 
-    /// A QuickTime timecode track: a data stream of sample entry `tmcd`.
-    static func isTimecodeTrack(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
-        let par = stream.pointee.codecpar.pointee
-        return par.codec_type == AVMEDIA_TYPE_DATA && par.codec_tag == cff_mktag(0x74, 0x6D, 0x63, 0x64)  // 'tmcd'
+    /// MP4/MOV/M4A chapters come with a QuickTime chapter track: the mov demuxer reads it into the chapters and
+    /// discards it (a data stream, `bin_data`). A timecode track (`tmcd`) is made by the muxer of the video's
+    /// `timecode` tag: counted for the timecode check. Neither is a stream of the plan's.
+    static func leaveOutMuxerTracks(_ facts: inout OutputFacts, _ streams: [UnsafeMutablePointer<AVStream>]) {
+        let tmcd = streams.map(isTimecodeTrack)
+        facts.timecodeTracks = tmcd.filter { $0 }.count
+        facts.streams = zip(zip(streams, tmcd), facts.streams).filter { $0.0.0.pointee.discard != AVDISCARD_ALL && !$0.0.1 }.map(\.1)
     }
 
     static func describe(_ stream: UnsafeMutablePointer<AVStream>) -> OutputFacts.Stream {
