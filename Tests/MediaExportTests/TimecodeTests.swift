@@ -122,6 +122,25 @@ import Testing
         }
     }
 
+    /// A Blackmagic-style MOV: ProRes LT, two 24-bit PCM tracks, a timecode at 23.976 fps. Passthrough keeps the
+    /// ProRes flavour's tag (`apcs`, not the muxer's `apch`) and the timecode; a transcode keeps the timecode too.
+    @Test func proResWithPCMAndTimecode() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = dir.appendingPathComponent("A001.mov").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=24000/1001", "-f", "lavfi", "-i", "sine", "-f", "lavfi",
+                                "-i", "sine=frequency=880", "-t", "3", "-map", "0:v", "-map", "1:a", "-map", "2:a", "-timecode", "01:00:00:00",
+                                "-c:v", "prores_ks", "-profile:v", "1", "-c:a", "pcm_s24le", input])
+        let copy = dir.appendingPathComponent("copy.mov").path
+        Self.expectClean(try TestSupport.export(input, to: copy, preset: "passthrough", range: TimeRange(start: 1)), route: .remux)
+        #expect(try FFprobe(copy).streams.map(\.tag) == ["apcs", "in24", "in24", "tmcd"])
+        // The cut starts at the frame at or before 1 s (every ProRes frame is a keyframe): frame 23 at 23.976 fps.
+        #expect(try Self.timecode(copy).video == "01:00:00:23")
+        let small = dir.appendingPathComponent("small.mp4").path
+        Self.expectClean(try TestSupport.export(input, to: small, preset: "1280x720"), route: .transcode)
+        #expect(try Self.timecode(small).video == "01:00:00:00")
+    }
+
     /// An iPhone-like MOV: video, then an audio track whose sample entry is Apple's APAC (no decoder in FFmpeg 5.1),
     /// then its AAC twin. Made as a MOV with two AAC tracks whose first sample entry is renamed `mp4a` → `apac` (and its
     /// `esds` → `dapa`).
