@@ -66,6 +66,12 @@ import Testing
         let ntsc = try ExportPlanner.plan(source: Self.cameraClip(timecode: "00:00:59;28", fps: 30000.0 / 1001), preset: Presets.named("1280x720"),
                                           route: .transcode, container: .mov, edits: nil, range: TimeRange(start: 2, end: nil))
         #expect(ntsc.timecode?.output == "00:01:02;00")
+        // A 25 fps timecode track beside 50p video: counted at 50 (as the muxer will), then 100 frames on.
+        var fifty = Self.cameraClip(timecode: "10:00:00:12", fps: 50)
+        fifty.streams[2].frameRate = 25
+        let p50 = try ExportPlanner.plan(source: fifty, preset: Presets.named("passthrough"), route: .transcode, container: .mov,
+                                         edits: nil, range: TimeRange(start: 2, end: nil))
+        #expect(p50.timecode?.output == "10:00:02:24")
     }
 
     @Test func droppedWithoutVideoAndSaid() throws {

@@ -120,7 +120,8 @@ extension ExportPlanner {
         // The output starts this many source frames in (a transcode keeps the first frame at or after the cut; a
         // stream copy's cut is a keyframe's time).
         let seconds = max(0, timeline.origin - source.startTime)
-        var out = start.adding(frames: seconds > 0 ? Int((seconds * rate - 1e-3).rounded(.up)) : 0)
+        // Counted at the video's rate (a timecode track may count at another: 25 beside 50p video).
+        var out = start.counted(at: Int(rate.rounded())).adding(frames: seconds > 0 ? Int((seconds * rate - 1e-3).rounded(.up)) : 0)
         // The muxer counts the label at the output's frame rate: a capped transcode's is the cap.
         var outRate = rate
         if case .transcodeVideo(let p) = decisions[v].action, let cap = p.frameRateCap { outRate = min(outRate, cap.maxFrameRate) }
