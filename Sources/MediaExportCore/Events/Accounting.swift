@@ -8,9 +8,10 @@ package enum Accounting {
                                 audioGaps: [AudioGap] = [], lostFrames: [LostFrames] = [], version: VersionReport?) -> [String] {
         var out: [String] = []
         for d in plan.streams {
-            guard case .drop(let reason) = d.action, reason != ExportPlanner.chapterTrackReason else { continue }
+            guard case .drop(let reason) = d.action, reason != ExportPlanner.chapterTrackReason, !ExportPlanner.isTimecodeTrackReason(reason) else { continue }
             out.append("stream #\(d.index) \(d.kind.rawValue) (\(d.codec)) dropped: \(reason)")
         }
+        if let line = plan.timecode?.warning { out.append(line) }
         if skippedPackets > 0 { out.append("\(skippedPackets) corrupt packet\(skippedPackets == 1 ? "" : "s") or frame\(skippedPackets == 1 ? "" : "s") skipped") }
         if droppedFrames > 0 {
             out.append("\(droppedFrames) frame\(droppedFrames == 1 ? "" : "s") or packet\(droppedFrames == 1 ? "" : "s") dropped: timestamps that could not be repaired")

@@ -50,7 +50,8 @@ extension ExportPlanner {
         // (the preset drops them), text subtitles only a transcode converts to mov_text, cover art the container cannot hold.
         let container = Container(extension: preset.defaultExtension) ?? .mp4
         var extras: [String] = []
-        let data = source.streams.filter { $0.kind == .data && !$0.isChapterTrack }.count
+        // A chapter or timecode track is carried over by a remux as by a transcode.
+        let data = source.streams.filter { $0.kind == .data && !$0.isChapterTrack && !$0.isTimecodeTrack }.count
         if data > 0 { extras.append("\(data) data stream\(data == 1 ? "" : "s")") }
         for s in source.streams where s.kind == .subtitle && !s.fitsIn.contains(container) {
             extras.append("\(s.codec) subtitles (.\(container.rawValue) needs mov_text)")

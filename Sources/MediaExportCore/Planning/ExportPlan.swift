@@ -28,6 +28,9 @@ package struct ExportPlan: Sendable, Equatable {
     /// The kept streams' input indices in the order the output holds them; nil: the input's order. An
     /// `--audio-language` list puts the audio streams in its own order (the other streams keep their places).
     package var outputOrder: [Int]?
+    /// What happens to the source's timecode (nil: it has none): kept on the main video (a timecode track, a tag),
+    /// moved by a trim, or dropped with its reason.
+    package var timecode: TimecodePlan?
 
     /// The kept streams, in the order the output holds them.
     package var keptInOutputOrder: [StreamDecision] {

@@ -79,6 +79,7 @@ package enum ExportPlanner {
                               impossible: impossibleReason(decisions, source: source, mode: mode, container: container, blockers: blockers),
                               blockers: blockers)
         plan.outputOrder = audioOrder(decisions, source: source, tracks: tracks)
+        planTimecode(&plan, source: source, container: container)
         if !tracks.keepsAll { plan.defaultAudio = plan.keptInOutputOrder.first { $0.kind == .audio }?.index }
         return plan
     }

@@ -14,7 +14,9 @@ package enum OutputTags {
     /// The tags for an output of a resource with `tags`; `original`: the original's tags when the resource is its
     /// rendered edit. Returns the tags and, for the notes, which were taken from the original.
     package static func forOutput(resource tags: [String: String], original: [String: String]?) -> (tags: [String: String], fromOriginal: [String]) {
-        var out = tags.filter { !muxerOwned.contains($0.key) }
+        // The timecode is the main video's, planned apart (`TimecodePlan`): a container's would give every video a track.
+        // Keys in any case: Matroska's tags read back in capitals (`MAJOR_BRAND`, `ENCODER`).
+        var out = tags.filter { !muxerOwned.contains($0.key.lowercased()) && $0.key.lowercased() != "timecode" }
         var taken: [String] = []
         if let original {
             for key in captureKeys where out[key] == nil {

@@ -164,6 +164,11 @@ package struct SourceStream: Sendable, Equatable, Codable {
     package var color: VideoColor?
     /// A QuickTime chapter track (text the demuxer reads into the file's chapters and discards as a stream).
     package var isChapterTrack: Bool = false
+    /// The stream's `timecode` tag (any case), if any: a QuickTime video's (from its timecode track), the timecode
+    /// track's own, or a Matroska track's `TIMECODE`.
+    package var timecode: String?
+    /// A QuickTime timecode track (`tmcd`): a data stream holding the start timecode, planned apart (`TimecodePlan`).
+    package var isTimecodeTrack: Bool = false
 
     /// Creates a stream description; everything but the identity has a neutral default.
     package init(index: Int, kind: Kind, codec: String, codecKnown: Bool = true, decodable: Bool = true,

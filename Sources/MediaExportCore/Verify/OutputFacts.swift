@@ -13,6 +13,8 @@ package struct OutputFacts: Sendable, Equatable {
     package var faststart: Bool?
     /// The file's size in bytes.
     package var size: Int64
+    /// MP4/MOV timecode tracks (`tmcd`): not in `streams`, each gives the video that refers to it its `timecode`.
+    package var timecodeTracks: Int = 0
 
     /// Creates the facts.
     package init(formatName: String, streams: [Stream], tags: [String: String] = [:], faststart: Bool? = nil, size: Int64 = 0) {
@@ -43,6 +45,8 @@ package struct OutputFacts: Sendable, Equatable {
         package var frameDuration: Double?
         /// Cover art: a picture with the `attached_pic` disposition (MP4's `covr`, a Matroska picture attachment).
         package var isAttachedPicture = false
+        /// The stream's `timecode` tag (any case): MP4/MOV give a video the one of the timecode track it refers to.
+        package var timecode: String?
 
         /// Creates a stream's facts.
         package init(kind: SourceStream.Kind, codec: String) { self.kind = kind; self.codec = codec }

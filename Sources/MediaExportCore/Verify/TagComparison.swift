@@ -21,6 +21,25 @@ extension OutputVerifier {
         return checks
     }
 
+    /// The output's timecode against the plan's (`TimecodePlan`): the main video's, as read back (MP4/MOV: from the
+    /// timecode track it refers to; Matroska: its tag), no other stream's, and MP4/MOV's timecode tracks — one when it
+    /// is kept, none otherwise. No check when neither the plan nor the output has a timecode.
+    static func timecodeChecks(plan: ExportPlan, kept: [StreamDecision], outStreams: [OutputFacts.Stream], facts: OutputFacts) -> [Verification.Check] {
+        let want = plan.timecode?.output
+        let main = plan.timecode?.stream.flatMap { s in kept.firstIndex { $0.index == s } }
+        let got = main.flatMap { $0 < outStreams.count ? outStreams[$0].timecode : nil }
+        let others = outStreams.indices.filter { $0 != main && outStreams[$0].timecode != nil }.count
+        guard want != nil || got != nil || others > 0 || facts.timecodeTracks > 0 else { return [] }
+        let quickTime = plan.container?.isQuickTimeFamily == true
+        let tracks = want != nil && plan.timecode?.asTrack == true ? 1 : 0
+        func text(_ value: String?, tracks: Int, others: Int) -> String {
+            (value ?? "none") + (quickTime ? " (\(tracks) timecode track\(tracks == 1 ? "" : "s"))" : "")
+                + (others > 0 ? ", and on \(others) other stream\(others == 1 ? "" : "s")" : "")
+        }
+        let ok = got == want && others == 0 && (!quickTime || facts.timecodeTracks == tracks)
+        return [check("timecode", text(want, tracks: tracks, others: 0), text(got, tracks: facts.timecodeTracks, others: others), ok)]
+    }
+
     /// Two creation times name the same second (formats differ: `2023-05-01T10:00:00.000000Z`, `…00Z`, `…+0200`).
     static func sameInstant(_ a: String, _ b: String?) -> Bool {
         guard let b else { return false }

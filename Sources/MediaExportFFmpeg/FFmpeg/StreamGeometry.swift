@@ -39,3 +39,9 @@ func codecName(_ par: AVCodecParameters) -> String {
     }
     return String(cString: avcodec_get_name(par.codec_id))
 }
+
+/// A QuickTime timecode track: a data stream of sample entry `tmcd`.
+func isTimecodeTrack(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
+    let par = stream.pointee.codecpar.pointee
+    return par.codec_type == AVMEDIA_TYPE_DATA && par.codec_tag == cff_mktag(0x74, 0x6D, 0x63, 0x64)  // 'tmcd'
+}

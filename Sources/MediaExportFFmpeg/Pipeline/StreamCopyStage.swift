@@ -33,8 +33,10 @@ final class StreamCopyStage: StreamStage {
         endTS = timeline.end(in: inTimeBase)
         outputStream = try muxer.addStream()
         try check(avcodec_parameters_copy(outputStream.pointee.codecpar, stream.pointee.codecpar), .mux, muxer.path, "copying stream parameters")
-        // Let the muxer pick its own tag for the codec (e.g. a .mov tag that is not valid in .mp4).
-        if !(stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC && muxer.container.isQuickTimeFamily) {
+        // Let the muxer pick its own tag for the codec (e.g. a .mov tag that is not valid in .mp4) — but not for HEVC
+        // (`hvc1`, for Apple players) or ProRes (its tag names its flavour: the muxer would call ProRes LT `apcs` HQ, `apch`).
+        let keepsTag: Set<UInt32> = [AV_CODEC_ID_HEVC.rawValue, AV_CODEC_ID_PRORES.rawValue]
+        if !(keepsTag.contains(stream.pointee.codecpar.pointee.codec_id.rawValue) && muxer.container.isQuickTimeFamily) {
             outputStream.pointee.codecpar.pointee.codec_tag = 0
         }
         outputStream.pointee.time_base = inTimeBase

@@ -113,11 +113,11 @@ func prepareEncoded(_ packet: Packet, from encoder: StreamEncoder, to stream: Un
 }
 
 /// Carries over what belongs to a stream beyond its codec: language and other tags, disposition, and the
-/// display matrix (rotation). The matrix is kept rather than rotating pixels — never both.
+/// display matrix (rotation). The matrix is kept rather than rotating pixels — never both. Not the `timecode` tag:
+/// the MP4/MOV muxer makes a timecode track of it, so only the plan's (`TimecodePlan`) is set, by the executor.
 func copyStreamInfo(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>, displayMatrix: [Int32]?) {
     av_dict_copy(&output.pointee.metadata, input.pointee.metadata, 0)
-    av_dict_set(&output.pointee.metadata, "encoder", nil, 0)
-    av_dict_set(&output.pointee.metadata, "rotate", nil, 0)
+    for key in ["encoder", "rotate", "timecode"] { av_dict_set(&output.pointee.metadata, key, nil, 0) }
     output.pointee.disposition = input.pointee.disposition
     if let displayMatrix, displayMatrix.count == 9,
        let dst = av_stream_new_side_data(output, AV_PKT_DATA_DISPLAYMATRIX, 36) {

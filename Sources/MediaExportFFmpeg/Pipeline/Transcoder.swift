@@ -87,6 +87,10 @@ package final class Transcoder {
                 break
             }
         }
+        // The planned timecode, on the main video's output stream: the MP4/MOV muxer makes a timecode track of it.
+        if let timecode = plan.timecode, let value = timecode.output, let stage = stages.first(where: { Int($0.inputIndex) == timecode.stream }) {
+            av_dict_set(&stage.outputStream.pointee.metadata, "timecode", value, 0)
+        }
         // A track selection's first audio stream is the default one; the others are not (the source's may be gone).
         if let main = plan.defaultAudio {
             for stage in stages where plan.streams[Int(stage.inputIndex)].kind == .audio {

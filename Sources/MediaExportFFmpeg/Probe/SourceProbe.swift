@@ -112,7 +112,15 @@ enum SourceProbe {
         if stream.pointee.nb_frames > 0 { s.frameCount = Int(stream.pointee.nb_frames) }
         s.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
         s.isChapterTrack = stream.pointee.discard == AVDISCARD_ALL && Demuxer.isQuickTimeChapterTrack(stream)
-        s.language = Demuxer.dictionary(stream.pointee.metadata)["language"].flatMap { $0 == "und" ? nil : $0 }
+        let tags = Demuxer.dictionary(stream.pointee.metadata)
+        s.language = tags["language"].flatMap { $0 == "und" ? nil : $0 }
+        s.timecode = tags.first { $0.key.lowercased() == "timecode" }?.value
+        if isTimecodeTrack(stream) {
+            s.isTimecodeTrack = true
+            // Its own rate (timescale / frame duration): the one its frame number counts at.
+            let rate = stream.pointee.avg_frame_rate
+            if rate.num > 0 && rate.den > 0 { s.frameRate = av_q2d(rate) }
+        }
         if par.codec_type == AVMEDIA_TYPE_VIDEO {
             s.width = Int(par.width); s.height = Int(par.height)
             var sar = par.sample_aspect_ratio

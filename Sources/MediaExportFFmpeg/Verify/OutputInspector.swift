@@ -60,19 +60,27 @@ package enum OutputInspector {
                 packet.unref()
             }
         }
-        // MP4/MOV/M4A chapters come with a QuickTime chapter track: the mov demuxer reads it into the chapters and
-        // discards it (a data stream, `bin_data`). It is no stream of the plan's.
-        if quickTime {
-            streams = zip(demuxer.streams, streams).filter { $0.0.pointee.discard != AVDISCARD_ALL }.map(\.1)
-        }
-        return OutputFacts(formatName: formatName, streams: streams, tags: demuxer.metadata,
-                           faststart: quickTime ? moovFirst(path) : nil, size: demuxer.fileSize)
+        var facts = OutputFacts(formatName: formatName, streams: streams, tags: demuxer.metadata,
+                                faststart: quickTime ? moovFirst(path) : nil, size: demuxer.fileSize)
+        if quickTime { leaveOutMuxerTracks(&facts, demuxer.streams) }
+        return facts
+    }
+
+    /// MP4/MOV/M4A chapters come with a QuickTime chapter track: the mov demuxer reads it into the chapters and
+    /// discards it (a data stream, `bin_data`). A timecode track (`tmcd`) is made by the muxer of the video's
+    /// `timecode` tag: counted for the timecode check. Neither is a stream of the plan's.
+    static func leaveOutMuxerTracks(_ facts: inout OutputFacts, _ streams: [UnsafeMutablePointer<AVStream>]) {
+        let tmcd = streams.map(isTimecodeTrack)
+        facts.timecodeTracks = tmcd.filter { $0 }.count
+        facts.streams = zip(zip(streams, tmcd), facts.streams).filter { $0.0.0.pointee.discard != AVDISCARD_ALL && !$0.0.1 }.map(\.1)
     }
 
     static func describe(_ stream: UnsafeMutablePointer<AVStream>) -> OutputFacts.Stream {
         let par = stream.pointee.codecpar.pointee
         var s = OutputFacts.Stream(kind: SourceStream.Kind(rawValue: StreamGeometry.typeName(par.codec_type)) ?? .data, codec: codecName(par))
-        s.language = Demuxer.dictionary(stream.pointee.metadata)["language"].flatMap { $0 == "und" ? nil : $0 }
+        let tags = Demuxer.dictionary(stream.pointee.metadata)
+        s.language = tags["language"].flatMap { $0 == "und" ? nil : $0 }
+        s.timecode = tags.first { $0.key.lowercased() == "timecode" }?.value
         s.duration = SourceProbe.streamDuration(stream)
         if stream.pointee.nb_frames > 0 { s.frameCount = Int(stream.pointee.nb_frames) }
         s.isAttachedPicture = (stream.pointee.disposition & cff_disposition_attached_pic()) != 0
