@@ -349,7 +349,7 @@ final class ExportAttempt {
         let size = FileSystem.size(output) ?? 0
         let video = info?.streams.first { $0.type == "video" && !$0.isAttachedPicture }
         return .init(output: output, bytes: size, duration: info?.duration ?? 0,
-                     codecs: info?.streams.filter { $0.isChapterTrack != true }.map(\.codec) ?? [], width: video?.width, height: video?.height,
+                     codecs: info?.streams.filter { $0.isChapterTrack != true && $0.isTimecodeTrack != true }.map(\.codec) ?? [], width: video?.width, height: video?.height,
                      wallTime: Date().timeIntervalSince(run.began), skippedPackets: skipped, notes: notes, version: report)
     }
 }

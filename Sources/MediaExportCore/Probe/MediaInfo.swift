@@ -80,6 +80,8 @@ public struct StreamInfo: Codable, Sendable, Equatable {
     public var hdr: HDRKind?
     /// A QuickTime chapter track (the file's chapters as text; FFmpeg reads it into the chapters).
     public var isChapterTrack: Bool?
+    /// A QuickTime timecode track (`tmcd`: a camera's or editor's start timecode; its value is the `timecode` tag).
+    public var isTimecodeTrack: Bool?
 
     // ffprobe's names (`-show_streams`), computed as fftools/ffprobe.c does. ffprobe prints rationals as strings
     // ("30000/1001", "16:9") and times, sizes, rates and frame counts as decimal strings ("10.010000", "48000");
@@ -140,7 +142,7 @@ public struct StreamInfo: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case index, type, codec, profile, width, height, displayWidth, displayHeight, pixelFormat, frameRate, rotation
-        case channels, channelLayout, sampleRate, language, bitRate, duration, isAttachedPicture, color, hdr, isChapterTrack
+        case channels, channelLayout, sampleRate, language, bitRate, duration, isAttachedPicture, color, hdr, isChapterTrack, isTimecodeTrack
         case codecName = "codec_name", codecLongName = "codec_long_name", codecType = "codec_type"
         case codecTagString = "codec_tag_string", level
         case sampleAspectRatio = "sample_aspect_ratio", displayAspectRatio = "display_aspect_ratio", pixFmt = "pix_fmt"

@@ -131,6 +131,7 @@ public enum MediaProbe {
         info.language = meta["language"].flatMap { $0 == "und" ? nil : $0 }
         info.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
         if stream.pointee.discard == AVDISCARD_ALL && Demuxer.isQuickTimeChapterTrack(stream) { info.isChapterTrack = true }
+        if isTimecodeTrack(stream) { info.isTimecodeTrack = true }
         if stream.pointee.duration > 0 && stream.pointee.duration != AVCode.noPTS {
             info.duration = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
         }
