@@ -70,8 +70,12 @@ package struct SourceInfo: Sendable, Equatable, Codable {
         return ["mov", "matroska", "ogg", "flac", "wav", "aiff", "caf", "w64"].contains(name)
     }
 
-    /// The first video stream that is not cover art: the one the batch judges (as `misfit` and `estimate` do today).
-    package var firstVideo: SourceStream? { streams.first { $0.kind == .video && !$0.isAttachedPicture } }
+    /// The video a transcode delivers, which the batch judges (`misfit`, `estimatedBytes`) and a crop is checked
+    /// against: the main video (`mainVideo`, the planner's), unless it is cover art; else the first that is not.
+    package var firstVideo: SourceStream? {
+        if let i = mainVideo, i >= 0, i < streams.count, streams[i].kind == .video, !streams[i].isAttachedPicture { return streams[i] }
+        return streams.first { $0.kind == .video && !$0.isAttachedPicture }
+    }
 }
 
 /// The answer to one keyframe lookup: the main video's keyframe at or before `requested`, in seconds from the
