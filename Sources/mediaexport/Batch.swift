@@ -81,8 +81,11 @@ struct Batch: ToolCommand {
     @Flag(name: .customLong("retry-failed"), help: "Retry assets that failed in an earlier run.")
     var retryFailed = false
 
-    @Flag(help: "Redo every asset, changed or not.")
+    @Flag(help: "Redo every asset, changed or not (replacing only the outputs this batch wrote).")
     var force = false
+
+    @Flag(name: [.customShort("y"), .long], help: "Replace a file at an output path even when this batch did not write it.")
+    var overwrite = false
 
     @Option(help: "Take shard K of N (0-based K, e.g. $JOB_COMPLETION_INDEX/4): a stable share by a hash of each asset's path.")
     var shard: String?
@@ -154,6 +157,7 @@ struct Batch: ToolCommand {
         options.estimate = sizeLimit.estimate
         options.threads = threads
         options.deterministic = deterministic
+        options.overwrite = overwrite
         return options
     }
 

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import MediaExport
+@testable import MediaExportCore
+@testable import MediaExportFFmpeg
+
+/// Issue 31: byte-identical uploads are exported once.
+@Suite struct BatchDuplicateTests {
+    /// uploads/IMG_0001.MOV and uploads/IMG_0001 (1).MOV, the same bytes (a clip `low` transcodes: HEVC).
+    static func folder() throws -> URL {
+        let dir = TestSupport.tempDir()
+        let uploads = dir.appendingPathComponent("uploads")
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        for name in ["IMG_0001 (1).MOV", "IMG_0001.MOV"] {
+            try FileManager.default.copyItem(atPath: TestSupport.fixture("hevc.mp4"), toPath: uploads.appendingPathComponent(name).path)
+        }
+        return dir
+    }
+
+    @Test func byteIdenticalUploadsAreTranscodedOnce() async throws {
+        let dir = try Self.folder()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("out")
+        let options = try BatchStateTests.options(dir) { $0.jobs = 2 }
+        let (result, events) = try await BatchTests.run(options)
+        // One export ran, by transcode.
+        let completed = events.all.compactMap { event -> ExportEvent.Completed? in
+            if case .export(_, _, .completed(let c)) = event { return c } else { return nil }
+        }
+        #expect(completed.count == 1 && completed.first?.route == .transcode, "\(completed.map(\.route))")
+        let rows = Dictionary(uniqueKeysWithValues: result.rows.map { ($0.key, $0) })
+        let original = try #require(rows["IMG_0001.MOV"]), copy = try #require(rows["IMG_0001 (1).MOV"])
+        #expect(original.status == "exported" && original.route == "transcode", "\(original)")
+        #expect(copy.status == "duplicate" && copy.duplicateOf == "IMG_0001.MOV" && copy.route == "transcode", "\(copy)")
+        // Both outputs exist, the same bytes (a hard link here).
+        let a = out.appendingPathComponent("IMG_0001.mp4").path, b = out.appendingPathComponent("IMG_0001 (1).mp4").path
+        #expect(try TestSupport.sha256(a) == TestSupport.sha256(b))
+        #expect(copy.outputSHA256 == original.outputSHA256 && copy.output == b && copy.bytesOut == FileSystem.size(a))
+        #expect(FileSystem.stat(a)?.st_ino == FileSystem.stat(b)?.st_ino, "a hard link, not a second file")
+        #expect(result.counts.duplicates == 1 && result.counts.transcoded == 1 && result.outcome == .completed, "\(result.counts)")
+        let records = try ExportDatabase(path: out.appendingPathComponent(ExportDatabase.fileName).path, readOnly: true).rows()
+        #expect(records["IMG_0001 (1).MOV"]?.duplicateOf == "IMG_0001.MOV" && records["IMG_0001.MOV"]?.duplicateOf == nil)
+
+        // A rerun keeps both as they are and still says which is the duplicate.
+        let (rerun, rerunEvents) = try await BatchTests.run(options)
+        #expect(rerunEvents.all.allSatisfy { if case .export = $0 { return false } else { return true } })
+        #expect(rerun.rows.map(\.status).sorted() == ["duplicate", "unchanged"], "\(rerun.rows.map(\.status))")
+
+        // A third copy in a later run is linked to the earlier run's output, not exported.
+        try FileManager.default.copyItem(atPath: TestSupport.fixture("hevc.mp4"), toPath: dir.appendingPathComponent("uploads/IMG_0001 (2).MOV").path)
+        let (third, thirdEvents) = try await BatchTests.run(options)
+        #expect(thirdEvents.all.allSatisfy { if case .export = $0 { return false } else { return true } })
+        let late = try #require(third.rows.first { $0.key == "IMG_0001 (2).MOV" })
+        #expect(late.status == "duplicate" && late.duplicateOf == "IMG_0001.MOV", "\(late)")
+        #expect(try TestSupport.sha256(out.appendingPathComponent("IMG_0001 (2).mp4").path) == TestSupport.sha256(a))
+    }
+}
