@@ -59,7 +59,11 @@ enum BatchDuplicates {
     /// name beside it, so the output appears only complete. Whether it was a link.
     @discardableResult
     static func link(_ source: String, to output: String) throws -> Bool {
-        let temporary = PathName.join(PathName.directory(output), ".\(PathName.lastComponent(output)).mediaexport-tmp-\(getpid())-duplicate")
+        // `.NAME.mediaexport-tmp-PID-duplicate` as `TemporaryFiles` names its own (a sweep finds it), within NAME_MAX.
+        let name = PathName.lastComponent(output), suffix = ".mediaexport-tmp-\(getpid())-duplicate"
+        let budget = Int(NAME_MAX) - 1 - suffix.utf8.count
+        let stem = FileName.bytes(name).count <= budget ? name : PathName.prefix(of: name, bytes: budget - 1) + "~"
+        let temporary = PathName.join(PathName.directory(output), "." + stem + suffix)
         unlink(FileName.cString(temporary))  // our own leftover of this PID, if any
         var linked = Glibc.link(FileName.cString(source), FileName.cString(temporary)) == 0
         if !linked {
