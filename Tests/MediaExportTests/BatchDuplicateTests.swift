@@ -22,6 +22,8 @@ import Testing
         defer { TestSupport.cleanup(dir) }
         let out = dir.appendingPathComponent("out")
         let options = try BatchStateTests.options(dir) { $0.jobs = 2 }
+        let (plan, _) = try await BatchTests.run(try BatchStateTests.options(dir) { $0.dryRun = true })
+        #expect(plan.rows.first { $0.key == "IMG_0001 (1).MOV" }?.reason.contains("the same content as IMG_0001.MOV: its output would be linked") == true)
         let (result, events) = try await BatchTests.run(options)
         // One export ran, by transcode.
         let completed = events.all.compactMap { event -> ExportEvent.Completed? in

@@ -55,6 +55,10 @@ import Testing
         let (result, _) = try await BatchTests.run(try Self.options(dir) { $0.force = true })
         #expect(result.rows.first?.status == "failed" && result.outcome == .failed)
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == Self.foreign)
+        // A dry run exits as the run would.
+        let dry = try TestSupport.tool(["batch", dir.appendingPathComponent("uploads").path, "--out", dir.appendingPathComponent("out").path,
+                                        "--preset", "low", "--dry-run"])
+        #expect(dry.status == 1 && dry.stderr.contains("landscape.mp4: exists and is not the file this batch wrote there"), "\(dry.stderr)")
         // The CLI's message names a flag that `batch` has.
         let cli = try TestSupport.tool(["batch", dir.appendingPathComponent("uploads").path, "--out", dir.appendingPathComponent("out").path,
                                         "--preset", "low", "-q"])

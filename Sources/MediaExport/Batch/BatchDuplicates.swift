@@ -107,6 +107,23 @@ enum BatchDuplicates {
 }
 
 extension BatchRunner {
+    /// What a dry run knows of the run's outcome: a duplicate says so in its reason, and an asset whose output path
+    /// holds a foreign file is `failed` as the run would fail it (so the dry run exits as the run would).
+    func dryRunOutcomes(_ items: [BatchItem], rows: [BatchReportRow], previous: [String: ExportDatabase.Row], hashes: HashCache) -> [BatchReportRow] {
+        var rows = rows
+        for (i, key) in BatchDuplicates.find(items, previous: previous, options: options, hashes: hashes) {
+            rows[i].reason += "; the same content as \(key): its output would be linked, not exported again"
+        }
+        for (i, item) in items.enumerated() where item.action != .skip {
+            do { _ = try BatchOutputs.mayReplace(item.output, previous: previous[item.key], overwrite: options.overwrite) } catch {
+                rows[i].status = BatchRowStatus.failed
+                rows[i].error = "\(error)"
+                rows[i].output = nil
+            }
+        }
+        return rows
+    }
+
     /// Gives each duplicate (item index → its original's key) its original's output, once the exports are done:
     /// its row `duplicate`, recorded in the database like an export, with `duplicateOf`. A duplicate of an asset
     /// that failed fails too, naming it; a foreign file at its output path is left alone (see `BatchOutputs`).
@@ -121,16 +138,17 @@ extension BatchRunner {
                 dbRow.sources = try BatchPlanner.sources(of: item, cached: hashes.hash(_:), store: hashes.store(_:_:))
                 dbRow.sourceFingerprint = BatchPlanner.fingerprint(of: dbRow.sources)
                 guard let original = records[key], original.status == "completed", let source = original.outputPath,
-                      FileSystem.isRegularFile(source) else {
-                    throw ExportError.outputUnwritable(path: FileName.display(item.output), reason:
-                        "the same content as \(FileName.display(key)), whose export failed (\(records[key]?.error ?? "no output")); not exported twice")
+                      BatchOutputs.isOwn(source, record: original) else {
+                    throw ExportError.outputUnwritable(path: FileName.display(item.output), reason: "the same content as \(FileName.display(key)), "
+                        + "whose output is not there as recorded (\(records[key]?.error ?? "failed, changed or gone")); not exported twice")
                 }
                 _ = try BatchOutputs.mayReplace(item.output, previous: previous[item.key], overwrite: options.overwrite)
                 try BatchPlanner.makeDirectories(PathName.directory(item.output))
-                try BatchDuplicates.link(source, to: item.output)
+                let linked = try BatchDuplicates.link(source, to: item.output)
                 (dbRow.route, dbRow.fallbacks, dbRow.versionDelivered, dbRow.account) = (original.route, original.fallbacks, original.versionDelivered, original.account)
                 (dbRow.outputPath, dbRow.outputSize) = (item.output, FileSystem.size(item.output))
-                dbRow.outputSHA256 = try SHA256Hasher.file(item.output)
+                // A link is the file just hashed; a copy is hashed again.
+                dbRow.outputSHA256 = linked ? original.outputSHA256 : try SHA256Hasher.file(item.output)
                 (dbRow.status, dbRow.duplicateOf) = ("completed", key)
             } catch {
                 dbRow.status = "failed"

@@ -178,9 +178,7 @@ public final class BatchRunner: Sendable {
                 return r
             }
         } else {
-            for (i, key) in BatchDuplicates.find(plan.items, previous: previous, options: options, hashes: HashCache(hashes)) {
-                rows[i].reason += "; the same content as \(key): its output would be linked, not exported again"
-            }
+            rows = dryRunOutcomes(plan.items, rows: rows, previous: previous, hashes: HashCache(hashes))
         }
         return try finish(plan: plan, rows: rows, notes: notes, database: database, began: began)
     }
