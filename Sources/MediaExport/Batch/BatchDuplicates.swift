@@ -142,13 +142,16 @@ extension BatchRunner {
                     throw ExportError.outputUnwritable(path: FileName.display(item.output), reason: "the same content as \(FileName.display(key)), "
                         + "whose output is not there as recorded (\(records[key]?.error ?? "failed, changed or gone")); not exported twice")
                 }
-                _ = try BatchOutputs.mayReplace(item.output, previous: previous[item.key], overwrite: options.overwrite)
-                try BatchPlanner.makeDirectories(PathName.directory(item.output))
-                let linked = try BatchDuplicates.link(source, to: item.output)
+                // The original's container (a fallback's byte copy keeps the source's extension).
+                let ext = PathName.pathExtension(source), planned = PathName.pathExtension(item.output)
+                let target = ext == planned ? item.output : PathName.deletingExtension(item.output) + "." + ext
+                _ = try BatchOutputs.mayReplace(target, previous: previous[item.key], overwrite: options.overwrite)
+                try BatchPlanner.makeDirectories(PathName.directory(target))
+                let linked = try BatchDuplicates.link(source, to: target)
                 (dbRow.route, dbRow.fallbacks, dbRow.versionDelivered, dbRow.account) = (original.route, original.fallbacks, original.versionDelivered, original.account)
-                (dbRow.outputPath, dbRow.outputSize) = (item.output, FileSystem.size(item.output))
+                (dbRow.outputPath, dbRow.outputSize) = (target, FileSystem.size(target))
                 // A link is the file just hashed; a copy is hashed again.
-                dbRow.outputSHA256 = linked ? original.outputSHA256 : try SHA256Hasher.file(item.output)
+                dbRow.outputSHA256 = linked ? original.outputSHA256 : try SHA256Hasher.file(target)
                 (dbRow.status, dbRow.duplicateOf) = ("completed", key)
             } catch {
                 dbRow.status = "failed"
@@ -159,7 +162,7 @@ extension BatchRunner {
             emit(.job(id: firstID + n, key: shownKey, status: dbRow.status == "completed" ? .completed : .failed))
             rows[index] = BatchReportRow(item: item, versionRequested: options.version.rawValue,
                                          status: dbRow.status == "completed" ? BatchRowStatus.duplicate : BatchRowStatus.failed, record: dbRow)
-            if dbRow.status == "completed", options.thumbnails { rows[index].thumbnail = poster(for: item, output: item.output) }
+            if dbRow.status == "completed", options.thumbnails, let output = dbRow.outputPath { rows[index].thumbnail = poster(for: item, output: output) }
         }
     }
 }
