@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import MediaExport
 @testable import MediaExportCore
@@ -55,5 +56,37 @@ import Testing
         let late = try #require(third.rows.first { $0.key == "IMG_0001 (2).MOV" })
         #expect(late.status == "duplicate" && late.duplicateOf == "IMG_0001.MOV", "\(late)")
         #expect(try TestSupport.sha256(out.appendingPathComponent("IMG_0001 (2).mp4").path) == TestSupport.sha256(a))
+    }
+}
+
+
+/// Schema 3 (`duplicate_of`) over a database of schema 2.
+@Suite struct DuplicateOfMigrationTests {
+    @Test func aVersion2DatabaseGainsDuplicateOfAndKeepsItsRows() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let path = dir.appendingPathComponent(ExportDatabase.fileName).path
+        var row = ExportDatabase.Row(assetKey: "a.mov", sources: [.init(path: "/x/a.mov", size: 3, modified: 1.5, sha256: "abc")],
+                                     sourceFingerprint: "f", presetName: "low", presetHash: "h", versionRequested: "current",
+                                     versionDelivered: "current", action: "remux", route: "remux", fallbacks: 0, outputPath: "/y/a.mp4",
+                                     outputSize: 10, outputSHA256: "def", status: "completed", error: nil, startedAt: 1, finishedAt: 2,
+                                     wallTime: 1, ffmpegVersions: "libavcodec 59.")
+        try ExportDatabase(path: path).upsert(row)
+        // Back to schema 2: no duplicate_of column, no v3 migration recorded.
+        let queue = try DatabaseMigrationTests.connection(path)
+        try queue.write { db in
+            try db.execute(sql: "ALTER TABLE assets DROP COLUMN duplicate_of")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v3'")
+            try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        }
+        try queue.close()
+        #expect(try ExportDatabase(path: path, readOnly: true).rows() == ["a.mov": row], "a read-only open reads schema 2 as it is")
+        let database = try ExportDatabase(path: path)
+        #expect(try database.rows() == ["a.mov": row])
+        #expect(try DatabaseMigrationTests.migrations(path) == ["v1", "v2", "v3"])
+        row.assetKey = "b.mov"
+        row.duplicateOf = "a.mov"
+        try database.upsert(row)
+        #expect(try database.rows()["b.mov"]?.duplicateOf == "a.mov")
     }
 }
