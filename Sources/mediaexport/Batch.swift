@@ -21,6 +21,10 @@ struct Batch: ToolCommand {
         assets. Every file left out is counted with its reason (a note, and the report's "ignored" list). \
         Symlinks to files are followed, symlinks to folders are skipped with a note. Outputs mirror each asset's \
         path under --out with the preset's extension (demo.mkv beside demo.mp4 becomes demo.mkv.mp4). A database in --out (.mediaexport.sqlite) makes a rerun export only what is new or changed. \
+        Byte-identical inputs are exported once (the others' outputs are hard links to it, status "duplicate"). A file in \
+        --out that the batch did not write is never replaced, --force or not (that asset fails), unless --overwrite. \
+        The report (--report) is the state of --out: every asset exported, unchanged, duplicate or failed (in this run \
+        or an earlier one); every asset failed now is named and makes the exit code 1, --dry-run too. \
         One batch at a time per --out (a lock, .mediaexport.lock): another exits 73, or waits with --wait.
 
         Examples:
