@@ -76,6 +76,7 @@ import Testing
         let queue = try DatabaseMigrationTests.connection(path)
         try queue.write { db in
             try db.execute(sql: "ALTER TABLE assets DROP COLUMN duplicate_of")
+            try db.execute(sql: "ALTER TABLE assets DROP COLUMN thumbnail_sha256")
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v3'")
             try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
         }

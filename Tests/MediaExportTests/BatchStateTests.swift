@@ -138,4 +138,24 @@ import Testing
         try BatchReport.write([new], to: path)
         #expect(try BatchReport.read(path) == [new])
     }
+
+    @Test func aForeignPosterIsLeftAloneAndSaid() async throws {
+        let dir = try Self.folder()
+        defer { TestSupport.cleanup(dir) }
+        let poster = dir.appendingPathComponent("out/landscape.jpg").path
+        let (first, _) = try await BatchTests.run(try Self.options(dir) { $0.thumbnails = true })
+        #expect(first.rows.first?.thumbnail == poster && FileSystem.isRegularFile(poster))
+        // Our own poster is redone by --force; the rerun's row lists it.
+        let (forced, _) = try await BatchTests.run(try Self.options(dir) { $0.thumbnails = true; $0.force = true })
+        #expect(forced.rows.first?.thumbnail == poster && forced.rows.first?.account?.warnings.isEmpty == true)
+        let (rerun, _) = try await BatchTests.run(try Self.options(dir) { $0.thumbnails = true })
+        #expect(rerun.rows.first?.status == "unchanged" && rerun.rows.first?.thumbnail == poster)
+        // Someone else's file there is left alone, and said.
+        try Self.foreign.write(to: URL(fileURLWithPath: poster))
+        let (again, _) = try await BatchTests.run(try Self.options(dir) { $0.thumbnails = true; $0.force = true })
+        let row = try #require(again.rows.first)
+        #expect(row.status == "exported" && row.thumbnail == nil, "\(row)")
+        #expect(row.account?.warnings.contains { $0.contains("poster frame not written") && $0.contains("landscape.jpg") } == true, "\(row.account?.warnings ?? [])")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: poster)) == Self.foreign)
+    }
 }

@@ -157,12 +157,16 @@ extension BatchRunner {
                 dbRow.status = "failed"
                 dbRow.error = (error as? BatchError)?.description ?? (error as? ExportError)?.description ?? "\(error)"
             }
+            var poster: Poster?
+            if dbRow.status == "completed", options.thumbnails, let output = dbRow.outputPath {
+                poster = self.poster(for: item, output: output, previous: previous[item.key], record: &dbRow)
+            }
             dbRow.finishedAt = Date().timeIntervalSince1970
             try? database.upsert(dbRow)
             emit(.job(id: firstID + n, key: shownKey, status: dbRow.status == "completed" ? .completed : .failed))
             rows[index] = BatchReportRow(item: item, versionRequested: options.version.rawValue,
                                          status: dbRow.status == "completed" ? BatchRowStatus.duplicate : BatchRowStatus.failed, record: dbRow)
-            if dbRow.status == "completed", options.thumbnails, let output = dbRow.outputPath { rows[index].thumbnail = poster(for: item, output: output) }
+            poster?.warning.map { rows[index].account?.warnings.append($0) }
         }
     }
 }

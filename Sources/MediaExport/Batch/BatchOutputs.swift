@@ -27,3 +27,25 @@ enum BatchOutputs {
         return (try? SHA256Hasher.file(output)) == sha
     }
 }
+
+extension BatchRunner {
+    /// A poster frame written (or not) next to an output.
+    struct Poster { var warning: String? }
+
+    /// A poster frame next to the output (`clip.mp4` → `clip.jpg`), its SHA-256 recorded in `record`; none for assets
+    /// without video. A poster that cannot be made never fails the job. A file there that this batch did not write
+    /// (not the SHA-256 recorded) is left alone unless `--overwrite`, and said (the returned warning, in the row's).
+    func poster(for item: BatchItem, output: String, previous: ExportDatabase.Row?, record: inout ExportDatabase.Row) -> Poster {
+        let path = PathName.deletingExtension(output) + ".jpg"
+        let ours = previous?.thumbnailSHA256.map { (try? SHA256Hasher.file(path)) == $0 } ?? false
+        if FileSystem.exists(path) && !options.overwrite && !ours {
+            record.thumbnailSHA256 = nil
+            return Poster(warning: "poster frame not written: " + BatchError.foreignOutput(path: path).description)
+        }
+        let request = ThumbnailRequest(input: item.input, output: path, version: options.version, overwrite: true,
+                                       sandbox: options.outputDirectory)
+        guard let made = (try? Thumbnailer.make(request))?.output else { return Poster() }
+        record.thumbnailSHA256 = try? SHA256Hasher.file(made)
+        return Poster()
+    }
+}

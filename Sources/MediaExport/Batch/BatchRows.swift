@@ -60,6 +60,8 @@ extension BatchReportRow {
             output = path
             bytesOut = record.outputSize
             outputSHA256 = record.outputSHA256
+            let poster = PathName.deletingExtension(path) + ".jpg"
+            if let sha = record.thumbnailSHA256, FileSystem.isRegularFile(poster), (try? SHA256Hasher.file(poster)) == sha { thumbnail = poster }
         }
     }
 

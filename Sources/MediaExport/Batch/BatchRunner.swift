@@ -277,10 +277,12 @@ public final class BatchRunner: Sendable {
     private func runJob(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache,
                         threads: Int) -> BatchReportRow {
         let began = Date()
-        var thumbnail: String?
+        var poster: Poster?
         var dbRow = databaseRow(for: item, began: began)
         // What this batch wrote there stays recorded until replaced, so a failed redo does not forget that it is ours.
-        if let previous, previous.outputPath == item.output { (dbRow.outputSize, dbRow.outputSHA256) = (previous.outputSize, previous.outputSHA256) }
+        if let previous, previous.outputPath == item.output {
+            (dbRow.outputSize, dbRow.outputSHA256, dbRow.thumbnailSHA256) = (previous.outputSize, previous.outputSHA256, previous.thumbnailSHA256)
+        }
         do {
             dbRow.sources = try BatchPlanner.sources(of: item, cached: hashes.hash(_:), store: hashes.store(_:_:))
             dbRow.sourceFingerprint = BatchPlanner.fingerprint(of: dbRow.sources)
@@ -290,7 +292,7 @@ public final class BatchRunner: Sendable {
             let overwrite = try BatchOutputs.mayReplace(item.output, previous: previous, overwrite: options.overwrite)
             let done = try export(item, id: id, request: request(for: item, overwrite: overwrite, threads: threads))
             try record(done, in: &dbRow)
-            if options.thumbnails { thumbnail = poster(for: item, output: done.output) }
+            if options.thumbnails { poster = self.poster(for: item, output: done.output, previous: previous, record: &dbRow) }
             emit(.job(id: id, key: FileName.display(item.key), status: .completed))
         } catch {
             let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: item.input, code: -1, message: "\(error)")
@@ -304,7 +306,7 @@ public final class BatchRunner: Sendable {
         try? database.upsert(dbRow)
         let status = dbRow.status == "completed" ? BatchRowStatus.exported : dbRow.status
         var row = BatchReportRow(item: item, versionRequested: options.version.rawValue, status: status, record: dbRow)
-        row.thumbnail = thumbnail
+        poster?.warning.map { row.account?.warnings.append($0) }
         return row
     }
 
@@ -366,17 +368,6 @@ public final class BatchRunner: Sendable {
                            fallbacks: 0, outputPath: item.output, outputSize: nil, outputSHA256: nil, status: "running", error: nil,
                            startedAt: began.timeIntervalSince1970, finishedAt: nil, wallTime: nil,
                            ffmpegVersions: FFmpegVersions.lines.joined(separator: ", "))
-    }
-}
-
-extension BatchRunner {
-    /// A poster frame next to the output (`clip.mp4` → `clip.jpg`); nil for assets without video. A poster that
-    /// cannot be made never fails the job.
-    func poster(for item: BatchItem, output: String) -> String? {
-        let path = PathName.deletingExtension(output) + ".jpg"
-        let request = ThumbnailRequest(input: item.input, output: path, version: options.version, overwrite: true,
-                                       sandbox: options.outputDirectory)
-        return (try? Thumbnailer.make(request))?.output
     }
 }
 
