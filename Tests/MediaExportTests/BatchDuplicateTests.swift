@@ -60,6 +60,34 @@ import Testing
 }
 
 
+extension BatchDuplicateTests {
+    @Test func aDuplicateOfAFailedAssetFailsNamingIt() async throws {
+        let dir = try Self.folder()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try BatchStateTests.foreign.write(to: out.appendingPathComponent("IMG_0001.mp4"))  // the original fails: not ours
+        let (result, _) = try await BatchTests.run(try BatchStateTests.options(dir))
+        let copy = try #require(result.rows.first { $0.key == "IMG_0001 (1).MOV" })
+        #expect(copy.status == "failed" && copy.error?.contains("the same content as IMG_0001.MOV, whose export failed") == true, "\(copy)")
+        #expect(!FileSystem.exists(out.appendingPathComponent("IMG_0001 (1).mp4").path) && result.counts.failed == 2)
+    }
+
+    @Test func otherSettingsRelinkTheDuplicateToTheNewOutput() async throws {
+        let dir = try Self.folder()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("out")
+        let a = out.appendingPathComponent("IMG_0001.mp4").path, b = out.appendingPathComponent("IMG_0001 (1).mp4").path
+        _ = try await BatchTests.run(try BatchStateTests.options(dir))
+        let before = try TestSupport.sha256(a)
+        let (other, _) = try await BatchTests.run(try BatchStateTests.options(dir) { $0.preset = try! TestSupport.preset("1280x720") })
+        #expect(other.rows.map(\.status).sorted() == ["duplicate", "exported"], "\(other.rows.map { ($0.key, $0.status, $0.error) })")
+        let after = try TestSupport.sha256(a)
+        let linked = try TestSupport.sha256(b)
+        #expect(after != before && linked == after)
+    }
+}
+
 /// Schema 3 (`duplicate_of`) over a database of schema 2.
 @Suite struct DuplicateOfMigrationTests {
     @Test func aVersion2DatabaseGainsDuplicateOfAndKeepsItsRows() throws {

@@ -137,10 +137,13 @@ extension BatchRunner {
             do {
                 dbRow.sources = try BatchPlanner.sources(of: item, cached: hashes.hash(_:), store: hashes.store(_:_:))
                 dbRow.sourceFingerprint = BatchPlanner.fingerprint(of: dbRow.sources)
-                guard let original = records[key], original.status == "completed", let source = original.outputPath,
+                // The original's output as made by these settings (this run's, or an earlier run's it left alone).
+                let delivered = rows.first { $0.key == key }.map { BatchRowStatus.delivered($0.status) } ?? true
+                guard delivered, let original = records[key], original.status == "completed", original.presetHash == dbRow.presetHash,
+                      original.versionRequested == dbRow.versionRequested, let source = original.outputPath,
                       BatchOutputs.isOwn(source, record: original) else {
                     throw ExportError.outputUnwritable(path: FileName.display(item.output), reason: "the same content as \(FileName.display(key)), "
-                        + "whose output is not there as recorded (\(records[key]?.error ?? "failed, changed or gone")); not exported twice")
+                        + "whose export failed or whose output is not there as recorded\(records[key]?.error.map { " (\($0))" } ?? ""); not exported twice")
                 }
                 // The original's container (a fallback's byte copy keeps the source's extension).
                 let ext = PathName.pathExtension(source), planned = PathName.pathExtension(item.output)
