@@ -21,6 +21,10 @@ struct Batch: ToolCommand {
         assets. Every file left out is counted with its reason (a note, and the report's "ignored" list). \
         Symlinks to files are followed, symlinks to folders are skipped with a note. Outputs mirror each asset's \
         path under --out with the preset's extension (demo.mkv beside demo.mp4 becomes demo.mkv.mp4). A database in --out (.mediaexport.sqlite) makes a rerun export only what is new or changed. \
+        Byte-identical inputs are exported once (the others' outputs are hard links to it, status "duplicate"). A file in \
+        --out that the batch did not write is never replaced, --force or not (that asset fails), unless --overwrite. \
+        The report (--report) is the state of --out: every asset exported, unchanged, duplicate or failed (in this run \
+        or an earlier one); every asset failed now is named and makes the exit code 1, --dry-run too. \
         One batch at a time per --out (a lock, .mediaexport.lock): another exits 73, or waits with --wait.
 
         Examples:
@@ -81,8 +85,11 @@ struct Batch: ToolCommand {
     @Flag(name: .customLong("retry-failed"), help: "Retry assets that failed in an earlier run.")
     var retryFailed = false
 
-    @Flag(help: "Redo every asset, changed or not.")
+    @Flag(help: "Redo every asset, changed or not (replacing only the outputs this batch wrote).")
     var force = false
+
+    @Flag(name: [.customShort("y"), .long], help: "Replace a file at an output path even when this batch did not write it.")
+    var overwrite = false
 
     @Option(help: "Take shard K of N (0-based K, e.g. $JOB_COMPLETION_INDEX/4): a stable share by a hash of each asset's path.")
     var shard: String?
@@ -154,6 +161,7 @@ struct Batch: ToolCommand {
         options.estimate = sizeLimit.estimate
         options.threads = threads
         options.deterministic = deterministic
+        options.overwrite = overwrite
         return options
     }
 

@@ -118,7 +118,7 @@ import Testing
         try FileManager.default.copyItem(atPath: TestSupport.fixture("metadata.mov"), toPath: dir.appendingPathComponent("uploads/hevc.mp4").path)
         try FileManager.default.removeItem(at: out.appendingPathComponent("song.mp4"))
         let (third, _) = try await Self.run(try Self.options(dir) { $0.retryFailed = true })
-        let redone = third.rows.filter { $0.status != "skipped" }.map(\.key).sorted()
+        let redone = third.rows.filter { $0.action != .skip }.map(\.key).sorted()
         #expect(redone == ["broken/broken.mov", "hevc.mp4", "song.m4a"])
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("song.mp4").path))
 

@@ -102,7 +102,7 @@ import Testing
 
         // A real completed row for landscape.mov, then the database replaced by a legacy one holding that row.
         let first = try await BatchRunner(options: try Self.options(uploads, out)).run()
-        #expect(first.counts.failed == 0 && first.rows.map(\.status) == ["completed"], "\(first.rows)")
+        #expect(first.counts.failed == 0 && first.rows.map(\.status) == ["exported"], "\(first.rows)")
         let dbPath = out + "/" + ExportDatabase.fileName
         var completed = try #require(try ExportDatabase(path: dbPath, readOnly: true).rows()["landscape.mov"])
         #expect(completed.status == "completed")
@@ -121,8 +121,8 @@ import Testing
         let outputBefore = try FileManager.default.attributesOfItem(atPath: out + "/landscape.mp4")[.modificationDate] as? Date
         let rerun = try await BatchRunner(options: try Self.options(uploads, out)).run()
         let landscape = try #require(rerun.rows.first { $0.key == "landscape.mov" })
-        #expect(landscape.status == "skipped" && landscape.reason == "unchanged since the last run", "\(landscape)")
-        #expect(rerun.rows.first { $0.key == "clip.mov" }?.status == "completed", "\(rerun.rows)")
+        #expect(landscape.status == "unchanged" && landscape.reason == "unchanged since the last run", "\(landscape)")
+        #expect(rerun.rows.first { $0.key == "clip.mov" }?.status == "exported", "\(rerun.rows)")
         #expect(try FileManager.default.attributesOfItem(atPath: out + "/landscape.mp4")[.modificationDate] as? Date == outputBefore)
 
         // The file is now GRDB's: every migration recorded, the legacy row kept, the new one added.

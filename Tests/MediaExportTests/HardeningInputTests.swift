@@ -126,7 +126,7 @@ import Glibc
         let options = BatchOptions(inputs: [uploads.path], outputDirectory: out.path, preset: try TestSupport.preset("low"), jobs: 1)
         let result = try await BatchRunner(options: options).run()
         let rows = Dictionary(uniqueKeysWithValues: result.rows.map { ($0.key, $0) })
-        #expect(rows["good.mov"]?.status == "completed")
+        #expect(rows["good.mov"]?.status == "exported")
         let playlist = try #require(rows["upload.mov"])
         #expect(playlist.status == "failed")
         #expect(playlist.error?.contains(Referencing.hlsLocal.reason) == true, "\(playlist.error ?? "no error")")

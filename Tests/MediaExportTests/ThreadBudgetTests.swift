@@ -69,7 +69,9 @@ import Testing
         let uploads = dir.appendingPathComponent("uploads")
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         // Two transcodes for `low` (both larger than its box), run two at once.
-        for name in ["a.mp4", "b.mp4"] { try FileManager.default.copyItem(atPath: TestSupport.fixture("hd1080.mp4"), toPath: uploads.appendingPathComponent(name).path) }
+        // Not byte-identical (a title apart): identical uploads would be exported once (issue 31).
+        try FileManager.default.copyItem(atPath: TestSupport.fixture("hd1080.mp4"), toPath: uploads.appendingPathComponent("a.mp4").path)
+        try TestSupport.ffmpeg(["-i", TestSupport.fixture("hd1080.mp4"), "-c", "copy", "-metadata", "title=b", uploads.appendingPathComponent("b.mp4").path])
         let options = BatchOptions(inputs: [uploads.path], outputDirectory: dir.appendingPathComponent("out").path,
                                    preset: try TestSupport.preset("low"), jobs: 2)
         let result = try await BatchRunner(options: options).run()

@@ -18,7 +18,7 @@ extension BatchPlanner {
             } else {
                 item.reason = "output missing or changed since the last run: redo"
             }
-        } else if same && row.status == "failed" && !options.retryFailed {
+        } else if same && row.status == "failed" && !options.retryFailed && row.error?.contains(BatchError.foreignOutputText) != true {
             item.action = .skip
             item.reason = "failed in the last run (\(row.error ?? "unknown error")); use --retry-failed"
         } else if !same {

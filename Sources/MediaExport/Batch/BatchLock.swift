@@ -12,6 +12,13 @@ public enum BatchError: Error, Equatable, CustomStringConvertible {
     /// A file the batch keeps in the output folder (its database or lock) is a symlink, a hard link or not a
     /// regular file: following it could write outside the output folder, so the batch stops.
     case unsafeStateFile(path: String, reason: String)
+    /// A file in the output folder at an asset's output path that this batch did not write (or that changed since
+    /// it did): it is left as it is, and the asset fails, unless `--overwrite` is given.
+    case foreignOutput(path: String)
+
+    /// What `foreignOutput` says of the file (a failure for this reason is tried again by every run: it ends as
+    /// soon as the file is gone or `--overwrite` is given).
+    static let foreignOutputText = "exists and is not the file this batch wrote there"
 
     /// One line for people: the folder and who holds its lock, or the unsafe file and why.
     public var description: String {
@@ -22,6 +29,8 @@ public enum BatchError: Error, Equatable, CustomStringConvertible {
             return "\(FileName.display(directory)): is being exported by \(who); use --wait to wait for it"
         case .unsafeStateFile(let path, let reason):
             return "\(FileName.display(path)): \(reason); refusing to use it (remove it to go on)"
+        case .foreignOutput(let path):
+            return "\(FileName.display(path)): \(Self.foreignOutputText); left untouched (use --overwrite to replace it)"
         }
     }
 }

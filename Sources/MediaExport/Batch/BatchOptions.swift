@@ -94,6 +94,9 @@ public struct BatchOptions: Codable, Sendable {
     public var threads: Int?
     /// Every export byte-identical on any x86-64 CPU and core count (`--deterministic`; `ExportRequest.deterministic`).
     public var deterministic = false
+    /// Replace a file at an output path even when this batch did not write it (`--overwrite`). Without it, `--force`
+    /// and a changed asset replace only the outputs the export database records (same path, size and SHA-256).
+    public var overwrite = false
 
     /// Creates options with the defaults of the `batch` command.
     public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,

@@ -15,7 +15,9 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
     public var action: BatchAction
     /// Why that action was planned.
     public var reason: String
-    /// `completed`, `failed`, `cancelled`, `skipped`, or `planned` (dry run).
+    /// The asset's state in the output folder (`BatchRowStatus`): `exported`, `unchanged`, `duplicate`, `failed`
+    /// (now or in an earlier run), `cancelled`, or `planned` (dry run). Reports written before used `completed` and
+    /// `skipped`; `BatchCounts` and `merge` read those too.
     public var status: String
     /// How the output was actually made (`transcode`, `remux`, `copy`); nil when nothing was delivered.
     public var route: String?
@@ -37,12 +39,16 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
     public var outputSHA256: String?
     /// Why the export failed or was cancelled; nil otherwise.
     public var error: String?
-    /// Seconds the export took, wall clock; nil when it did not run.
+    /// Seconds the export that made the output (or failed) took, wall clock; nil when there is none.
     public var wallTime: Double?
     /// The poster frame written next to the output (`--thumbnails`).
     public var thumbnail: String? = nil
     /// What was verified and what was dropped, for a completed export.
     public var account: ExportAccount? = nil
+    /// For a `duplicate`: the key of the asset whose output this one's is a hard link to (or a copy of).
+    public var duplicateOf: String? = nil
+    /// When the export that made the output (or failed) ended, ISO 8601 UTC; nil when there is none.
+    public var finishedAt: String? = nil
 
     /// The row for people and reports: every text through `FileName.display`, so a name that is not UTF-8 shows
     /// as `\xE9` and no name can carry a control character into a terminal or a file.
@@ -51,7 +57,7 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
         let d = FileName.display
         r.key = d(key); r.input = d(input); r.reason = d(reason); r.status = d(status); r.route = route.map(d)
         r.versionRequested = d(versionRequested); r.versionDelivered = versionDelivered.map(d); r.output = output.map(d)
-        r.outputSHA256 = outputSHA256.map(d); r.error = error.map(d); r.thumbnail = thumbnail.map(d)
+        r.outputSHA256 = outputSHA256.map(d); r.error = error.map(d); r.thumbnail = thumbnail.map(d); r.duplicateOf = duplicateOf.map(d)
         r.account?.warnings = account?.warnings.map(d) ?? []
         return r
     }
@@ -69,10 +75,16 @@ public struct BatchCounts: Codable, Sendable, Equatable {
     public var copied = 0
     /// Completed assets that needed a fallback.
     public var fellBack = 0
-    /// Assets skipped (already done, or failed before and not retried).
+    /// Assets this run did not export (unchanged, duplicates of earlier runs, or failed before and not retried).
     public var skipped = 0
-    /// Assets whose export failed.
+    /// Assets exported by an earlier run and unchanged since.
+    public var unchanged = 0
+    /// Assets whose output is a link to (or copy of) another's, the same content, version and settings.
+    public var duplicates = 0
+    /// Assets that are failed now: in this run, or in an earlier one and not retried.
     public var failed = 0
+    /// The keys of the failed assets, in the rows' order.
+    public var failedAssets: [String] = []
     /// Assets cancelled, or never started before the batch stopped.
     public var cancelled = 0
     /// Source bytes of the completed assets.
@@ -84,8 +96,9 @@ public struct BatchCounts: Codable, Sendable, Equatable {
     public init(_ rows: [BatchReportRow] = []) {
         for r in rows {
             total += 1
-            switch r.status {
-            case "completed":
+            if r.action == .skip { skipped += 1 }
+            switch BatchRowStatus.current(r.status, error: r.error) {
+            case BatchRowStatus.exported:
                 bytesIn += r.bytesIn
                 bytesOut += r.bytesOut ?? 0
                 if r.fallbacks > 0 { fellBack += 1 }
@@ -94,9 +107,10 @@ public struct BatchCounts: Codable, Sendable, Equatable {
                 case "copy": copied += 1
                 default: transcoded += 1
                 }
-            case "skipped": skipped += 1
-            case "failed": failed += 1
-            case "cancelled": cancelled += 1
+            case BatchRowStatus.unchanged: unchanged += 1
+            case BatchRowStatus.duplicate: duplicates += 1
+            case BatchRowStatus.failed: failed += 1; failedAssets.append(r.key)
+            case BatchRowStatus.cancelled: cancelled += 1
             default: break
             }
         }
@@ -106,8 +120,8 @@ public struct BatchCounts: Codable, Sendable, Equatable {
 /// A batch report as a whole: one row per asset, and every other file of the inputs with why it was not exported
 /// as an asset of its own (`BatchPlan.ignored`).
 public struct BatchReportDocument: Codable, Sendable, Equatable {
-    /// The format's version: 2 (a report of version 1 was a bare JSON array of rows, and is still read).
-    public var version: Int = 2
+    /// The format's version: 3 (the statuses of `BatchRowStatus`); reports of version 2 (`completed`, `skipped`) and 1 (a bare JSON array of rows) are still read.
+    public var version: Int = 3
     /// One row per asset.
     public var rows: [BatchReportRow]
     /// Every other file under the inputs, with why it was not exported as an asset of its own.
@@ -127,9 +141,11 @@ public struct BatchReportDocument: Codable, Sendable, Equatable {
 /// read back (or merged) has the text that was written.
 public enum BatchReport {
     static let columns = ["key", "input", "action", "reason", "status", "route", "fallbacks", "versionRequested", "versionDelivered",
-                          "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime", "thumbnail", "ignored"]
+                          "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime", "thumbnail", "ignored", "duplicateOf", "finishedAt"]
+    /// The columns of a report written before duplicates and `finishedAt` (issue 31).
+    static let columnsVersion2 = Array(columns.dropLast(2))
     /// The columns of a report written before ignored files were listed.
-    static let columnsVersion1 = Array(columns.dropLast())
+    static let columnsVersion1 = Array(columns.dropLast(3))
 
     /// Writes rows and ignored files to `path`, as JSON or CSV by its extension (atomically), each `displayed`.
     public static func write(_ rows: [BatchReportRow], ignored: [IgnoredFile] = [], to path: String) throws {
@@ -193,12 +209,13 @@ public enum BatchReport {
     }
 
     /// Combines the reports of several shards: every row once, sorted by key; a key in two reports keeps the
-    /// completed row (or the later one).
+    /// row whose output is there (`exported`, `unchanged`, `duplicate`, or an older report's `completed`), else the later one.
     public static func merge(_ reports: [[BatchReportRow]]) -> [BatchReportRow] {
         var byKey: [String: BatchReportRow] = [:]
         for rows in reports {
             for row in rows {
-                if let existing = byKey[row.key], existing.status == "completed", row.status != "completed" { continue }
+                let delivered = { (r: BatchReportRow) in BatchRowStatus.delivered(BatchRowStatus.current(r.status, error: r.error)) }
+                if let existing = byKey[row.key], delivered(existing), !delivered(row) { continue }
                 byKey[row.key] = row
             }
         }
@@ -232,12 +249,13 @@ public enum BatchReport {
         for r in document.rows {
             let values: [String?] = [r.key, r.input, r.action.rawValue, r.reason, r.status, r.route, String(r.fallbacks), r.versionRequested,
                                      r.versionDelivered, r.output, String(r.bytesIn), r.bytesOut.map(String.init), r.estimatedBytes.map(String.init),
-                                     r.outputSHA256, r.error, r.wallTime.map { String(format: "%.3f", $0) }, r.thumbnail, nil]
+                                     r.outputSHA256, r.error, r.wallTime.map { String(format: "%.3f", $0) }, r.thumbnail, nil,
+                                     r.duplicateOf, r.finishedAt]
             lines.append(values.map(field).joined(separator: ","))
         }
         for f in document.ignored {
             let values: [String?] = [f.path, f.path, BatchAction.skip.rawValue, f.reason, "ignored", nil, "0", nil, nil, nil, "0", nil, nil,
-                                     nil, nil, nil, nil, f.kind.rawValue]
+                                     nil, nil, nil, nil, f.kind.rawValue, nil, nil]
             lines.append(values.map(field).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
@@ -272,7 +290,7 @@ public enum BatchReport {
             } else { fieldText.append(c) }
         }
         if !fieldText.isEmpty || !record.isEmpty { record.append(fieldText); records.append(record) }
-        guard let header = records.first, header == columns || header == columnsVersion1 else {
+        guard let header = records.first, [columns, columnsVersion2, columnsVersion1].contains(header) else {
             throw ExportError.notMedia(path: FileName.display(path), reason: "not a mediaexport CSV report (unexpected header)")
         }
         var document = BatchReportDocument(rows: [])
@@ -286,7 +304,8 @@ public enum BatchReport {
             document.rows.append(BatchReportRow(key: v[0], input: v[1], action: BatchAction(rawValue: v[2]) ?? .transcode, reason: v[3], status: v[4],
                                                 route: opt(v[5]), fallbacks: Int(v[6]) ?? 0, versionRequested: v[7], versionDelivered: opt(v[8]),
                                                 output: opt(v[9]), bytesIn: Int64(v[10]) ?? 0, bytesOut: Int64(v[11]), estimatedBytes: Int64(v[12]),
-                                                outputSHA256: opt(v[13]), error: opt(v[14]), wallTime: Double(v[15]), thumbnail: opt(v[16])))
+                                                outputSHA256: opt(v[13]), error: opt(v[14]), wallTime: Double(v[15]), thumbnail: opt(v[16]),
+                                                duplicateOf: v.count > 18 ? opt(v[18]) : nil, finishedAt: v.count > 19 ? opt(v[19]) : nil))
         }
         return document
     }

@@ -89,8 +89,8 @@ public final class BatchRunner: Sendable {
         for s in sessions { s.cancel() }
     }
 
-    private var isCancelled: Bool { state.withLock { $0.cancelled } }
-    private func emit(_ e: BatchEvent) { handlers.withLock { $0.onEvent?(e) } }
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+    func emit(_ e: BatchEvent) { handlers.withLock { $0.onEvent?(e) } }
     private func note(_ text: String) { handlers.withLock { $0.onNote?(text) } }
 
     /// Changes the observed state and shows it to the observers (all of them when the status changed). Under the
@@ -160,12 +160,25 @@ public final class BatchRunner: Sendable {
         }
         let plan = try BatchPlanner.makePlan(options, database: previous, hashes: &hashes)
         let notes = waitNotes + announce(plan)
+        // A skipped asset's row is what the database records of it: its output, or its earlier failure.
         var rows = plan.items.map { item in
-            row(for: item, status: options.dryRun ? "planned" : (item.action == .skip ? "skipped" : "waiting"),
-                error: item.reason.hasPrefix("failed in the last run") ? previous[item.key]?.error : nil)
+            BatchReportRow(item: item, versionRequested: options.version.rawValue,
+                           status: BatchReportRow.initialStatus(of: item, record: previous[item.key], dryRun: options.dryRun),
+                           record: item.action == .skip ? previous[item.key] : nil)
         }
         if !options.dryRun, let database {
-            rows = await runJobs(plan.items, rows: rows, database: database, previous: previous, hashes: HashCache(hashes))
+            let cache = HashCache(hashes)
+            let duplicates = BatchDuplicates.find(plan.items, previous: previous, options: options, hashes: cache)
+            rows = await runJobs(plan.items, rows: rows, except: Set(duplicates.keys), database: database, previous: previous, hashes: cache)
+            let exports = plan.items.indices.filter { plan.items[$0].action != .skip }.count - duplicates.count
+            linkDuplicates(duplicates, items: plan.items, rows: &rows, database: database, previous: previous, hashes: cache, firstID: exports + 1)
+            rows = rows.map { row in
+                var r = row
+                if r.status == BatchRowStatus.waiting { r.status = BatchRowStatus.cancelled; r.error = "batch interrupted before this asset started" }
+                return r
+            }
+        } else {
+            rows = dryRunOutcomes(plan.items, rows: rows, previous: previous, hashes: HashCache(hashes))
         }
         return try finish(plan: plan, rows: rows, notes: notes, database: database, began: began)
     }
@@ -199,10 +212,11 @@ public final class BatchRunner: Sendable {
         return planNotes
     }
 
-    /// Runs the items that need work, at most `options.jobs` at once; the rows of jobs never started are `cancelled`.
-    private func runJobs(_ items: [BatchItem], rows: [BatchReportRow], database: ExportDatabase, previous: [String: ExportDatabase.Row],
+    /// Runs the items that need work (but the duplicates, `except`), at most `options.jobs` at once; the rows of jobs
+    /// never started stay `waiting`.
+    private func runJobs(_ items: [BatchItem], rows: [BatchReportRow], except duplicates: Set<Int>, database: ExportDatabase, previous: [String: ExportDatabase.Row],
                          hashes: HashCache) async -> [BatchReportRow] {
-        let work = items.indices.filter { items[$0].action != .skip }
+        let work = items.indices.filter { items[$0].action != .skip && !duplicates.contains($0) }
         for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: FileName.display(items[index].key), status: .waiting)) }
         observe { $0.observed.jobs = work.count }
         let jobs = work.enumerated().map { (id: $0.offset + 1, index: $0.element) }
@@ -210,7 +224,7 @@ public final class BatchRunner: Sendable {
         // a fixed count when the bytes must not depend on the cores.
         let threads = options.threads ?? (options.deterministic ? ExportRequest.deterministicThreads
             : BatchOptions.threadsPerJob(cores: BatchOptions.availableCores, jobs: min(options.jobs, jobs.count)))
-        let ran = await withTaskGroup(of: (Int, BatchReportRow).self) { group in
+        return await withTaskGroup(of: (Int, BatchReportRow).self) { group in
             var collected = rows
             var next = 0
             func start(_ group: inout TaskGroup<(Int, BatchReportRow)>) {
@@ -227,11 +241,6 @@ public final class BatchRunner: Sendable {
             }
             return collected
         }
-        return ran.map { row in
-            var r = row
-            if r.status == "waiting" { r.status = "cancelled"; r.error = "batch interrupted before this asset started" }
-            return r
-        }
     }
 
     /// The batch's end: the report, the counts and outcome, the `finished` event.
@@ -239,10 +248,10 @@ public final class BatchRunner: Sendable {
         if let reportPath { try BatchReport.write(rows, ignored: plan.ignored, to: reportPath) }
         let counts = BatchCounts(rows)
         let wasCancelled = isCancelled
-        let skippedFailures = rows.contains { $0.status == "skipped" && $0.error != nil }
+        // Every asset failed now counts, whichever run failed it; a dry run ends as the run would (as far as known).
         let outcome: BatchOutcome = wasCancelled ? .cancelled
             : plan.assetsFound == 0 ? .noMedia
-            : (counts.failed > 0 || counts.cancelled > 0 || skippedFailures) ? .failed
+            : (counts.failed > 0 || counts.cancelled > 0) ? .failed
             : counts.fellBack > 0 ? .completedWithFallback : .completed
         emit(.finished(.init(counts: counts, outcome: outcome, dryRun: options.dryRun, database: database.map { FileName.display($0.path) },
                              report: reportPath.map(FileName.display), wallTime: Date().timeIntervalSince(began), notes: notes,
@@ -268,29 +277,36 @@ public final class BatchRunner: Sendable {
     private func runJob(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache,
                         threads: Int) -> BatchReportRow {
         let began = Date()
-        var row = row(for: item, status: "failed", error: nil)
+        var poster: Poster?
         var dbRow = databaseRow(for: item, began: began)
+        // What this batch wrote there stays recorded until replaced, so a failed redo does not forget that it is ours.
+        if let previous, previous.outputPath == item.output {
+            (dbRow.outputSize, dbRow.outputSHA256, dbRow.thumbnailSHA256) = (previous.outputSize, previous.outputSHA256, previous.thumbnailSHA256)
+        }
         do {
             dbRow.sources = try BatchPlanner.sources(of: item, cached: hashes.hash(_:), store: hashes.store(_:_:))
             dbRow.sourceFingerprint = BatchPlanner.fingerprint(of: dbRow.sources)
             try database.upsert(dbRow)
             try BatchPlanner.makeDirectories(PathName.directory(item.output))
-            // Our own earlier output may be replaced; any other file at that path is left alone.
-            let done = try export(item, id: id, request: request(for: item, overwrite: previous?.outputPath == item.output, threads: threads))
-            try record(done, of: item, row: &row, dbRow: &dbRow)
+            // Our own earlier output may be replaced; any other file at that path is left alone (unless --overwrite).
+            let overwrite = try BatchOutputs.mayReplace(item.output, previous: previous, overwrite: options.overwrite)
+            let done = try export(item, id: id, request: request(for: item, overwrite: overwrite, threads: threads))
+            try record(done, in: &dbRow)
+            if options.thumbnails { poster = self.poster(for: item, output: done.output, previous: previous, record: &dbRow) }
             emit(.job(id: id, key: FileName.display(item.key), status: .completed))
         } catch {
             let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: item.input, code: -1, message: "\(error)")
-            if case .cancelled = e { row.status = "cancelled"; dbRow.status = "cancelled" } else { row.status = "failed"; dbRow.status = "failed" }
-            row.error = e.description
-            dbRow.error = e.description
-            emit(.job(id: id, key: FileName.display(item.key), status: row.status == "cancelled" ? .cancelled : .failed))
+            if case .cancelled = e { dbRow.status = "cancelled" } else { dbRow.status = "failed" }
+            dbRow.error = (error as? BatchError)?.description ?? e.description
+            emit(.job(id: id, key: FileName.display(item.key), status: dbRow.status == "cancelled" ? .cancelled : .failed))
         }
         observe { $0.running.removeValue(forKey: id); $0.observed.jobsEnded += 1 }
-        row.wallTime = Date().timeIntervalSince(began)
+        dbRow.wallTime = Date().timeIntervalSince(began)
         dbRow.finishedAt = Date().timeIntervalSince1970
-        dbRow.wallTime = row.wallTime
         try? database.upsert(dbRow)
+        let status = dbRow.status == "completed" ? BatchRowStatus.exported : dbRow.status
+        var row = BatchReportRow(item: item, versionRequested: options.version.rawValue, status: status, record: dbRow)
+        poster?.warning.map { row.account?.warnings.append($0) }
         return row
     }
 
@@ -330,37 +346,21 @@ public final class BatchRunner: Sendable {
         return try session.run()
     }
 
-    /// A delivered export in the job's report row and database row (and its poster, when asked for).
-    private func record(_ done: ExportEvent.Completed, of item: BatchItem, row: inout BatchReportRow, dbRow: inout ExportDatabase.Row) throws {
-        row.status = "completed"
-        row.route = done.route.rawValue
-        row.fallbacks = done.fallbacks.count
-        row.versionDelivered = done.version?.delivered.rawValue
-        row.output = done.output
-        row.bytesOut = done.bytes
-        row.outputSHA256 = try done.sha256 ?? SHA256Hasher.file(done.output)
+    /// A delivered export in the job's database row (the report row is made from it).
+    private func record(_ done: ExportEvent.Completed, in dbRow: inout ExportDatabase.Row) throws {
         dbRow.status = "completed"
         dbRow.route = done.fallbacks.isEmpty ? done.route.rawValue : "fallback:\(done.route.rawValue)"
         dbRow.fallbacks = done.fallbacks.count
-        dbRow.versionDelivered = row.versionDelivered
+        dbRow.versionDelivered = done.version?.delivered.rawValue
         dbRow.outputPath = done.output
         dbRow.outputSize = done.bytes
-        dbRow.outputSHA256 = row.outputSHA256
-        row.account = ExportAccount(done)
-        dbRow.account = row.account
-        if options.thumbnails { row.thumbnail = poster(for: item, output: done.output) }
-    }
-
-    /// An item's report row before its job ends.
-    private func row(for item: BatchItem, status: String, error: String?) -> BatchReportRow {
-        BatchReportRow(key: item.key, input: item.input, action: item.action, reason: item.reason, status: status, route: nil,
-                       fallbacks: 0, versionRequested: options.version.rawValue, versionDelivered: nil, output: item.output,
-                       bytesIn: item.sourceBytes, bytesOut: nil, estimatedBytes: item.estimatedBytes, outputSHA256: nil,
-                       error: error, wallTime: nil)
+        dbRow.outputSHA256 = try done.sha256 ?? SHA256Hasher.file(done.output)
+        dbRow.account = ExportAccount(done)
+        dbRow.error = nil
     }
 
     /// An item's database row as its job starts (`running`).
-    private func databaseRow(for item: BatchItem, began: Date) -> ExportDatabase.Row {
+    func databaseRow(for item: BatchItem, began: Date) -> ExportDatabase.Row {
         ExportDatabase.Row(assetKey: item.key, sources: [], sourceFingerprint: "", presetName: options.preset.name,
                            presetHash: BatchPlanner.presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize,
                                                                deterministic: options.deterministic),
@@ -368,17 +368,6 @@ public final class BatchRunner: Sendable {
                            fallbacks: 0, outputPath: item.output, outputSize: nil, outputSHA256: nil, status: "running", error: nil,
                            startedAt: began.timeIntervalSince1970, finishedAt: nil, wallTime: nil,
                            ffmpegVersions: FFmpegVersions.lines.joined(separator: ", "))
-    }
-}
-
-extension BatchRunner {
-    /// A poster frame next to the output (`clip.mp4` → `clip.jpg`); nil for assets without video. A poster that
-    /// cannot be made never fails the job.
-    func poster(for item: BatchItem, output: String) -> String? {
-        let path = PathName.deletingExtension(output) + ".jpg"
-        let request = ThumbnailRequest(input: item.input, output: path, version: options.version, overwrite: true,
-                                       sandbox: options.outputDirectory)
-        return (try? Thumbnailer.make(request))?.output
     }
 }
 

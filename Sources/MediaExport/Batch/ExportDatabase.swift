@@ -22,11 +22,13 @@ public final class ExportDatabase: Sendable {
     /// The file name inside the output folder.
     public static let fileName = ".mediaexport.sqlite"
     /// Schema version stored in `meta` (kept for tools that read it; the migrations are GRDB's `grdb_migrations`).
-    static let schemaVersion = 2
+    static let schemaVersion = 3
 
     /// The migrations, in order. "v1" is the schema the first batches wrote (`meta` and `assets`); "v2" adds the
-    /// per-export account. A database written before GRDB managed it is adopted by `adoptLegacySchema`.
-    static let migrationIdentifiers = ["v1", "v2"]
+    /// per-export account; "v3" the asset whose output a duplicate's is (`duplicate_of`) and the poster frame's SHA-256
+    /// (`thumbnail_sha256`). A database written before
+    /// GRDB managed it is adopted by `adoptLegacySchema`.
+    static let migrationIdentifiers = ["v1", "v2", "v3"]
 
     private let queue: DatabaseQueue
     /// The output folder, kept open while its name holds bytes that are not UTF-8 (SQLite is given
@@ -158,6 +160,14 @@ public final class ExportDatabase: Sendable {
             }
             try MetaRecord(key: "schema_version", value: "2").insert(db, onConflict: .replace)
         }
+        // Version 3: the asset a duplicate's output was linked from, and the poster frame written (issue 31).
+        migrator.registerMigration("v3") { db in
+            try db.alter(table: AssetRecord.databaseTableName) { t in
+                t.add(column: "duplicate_of", .text)
+                t.add(column: "thumbnail_sha256", .text)
+            }
+            try MetaRecord(key: "schema_version", value: "3").insert(db, onConflict: .replace)
+        }
         return migrator
     }()
 
@@ -214,7 +224,8 @@ public final class ExportDatabase: Sendable {
                       fallbacks: try v("fallbacks"), outputPath: try v("output_path"), outputSize: try v("output_size"),
                       outputSHA256: try v("output_sha256"), status: try v("status"), error: try v("error"),
                       startedAt: try v("started_at"), finishedAt: try v("finished_at"), wallTime: try v("wall_time"),
-                      ffmpegVersions: try v("ffmpeg_versions"), account: account)
+                      ffmpegVersions: try v("ffmpeg_versions"), account: account,
+                      duplicateOf: try v("duplicate_of"), thumbnailSHA256: try v("thumbnail_sha256"))  // absent before v3: nil
         }
 
         func encode(to c: inout PersistenceContainer) {
@@ -224,6 +235,7 @@ public final class ExportDatabase: Sendable {
             c["output_path"] = row.outputPath; c["output_size"] = row.outputSize; c["output_sha256"] = row.outputSHA256
             c["status"] = row.status; c["error"] = row.error; c["started_at"] = row.startedAt; c["finished_at"] = row.finishedAt
             c["wall_time"] = row.wallTime; c["ffmpeg_versions"] = row.ffmpegVersions; c["account_json"] = accountJSON
+            c["duplicate_of"] = row.duplicateOf; c["thumbnail_sha256"] = row.thumbnailSHA256
         }
     }
 
@@ -269,6 +281,12 @@ public final class ExportDatabase: Sendable {
         public var ffmpegVersions: String
         /// What was verified and what was dropped (schema 2; nil for rows of older runs and unfinished ones).
         public var account: ExportAccount? = nil
+        /// The key of the asset whose output this one's is a hard link to (or copy of): the same content, version
+        /// and settings (schema 3; nil otherwise).
+        public var duplicateOf: String? = nil
+        /// SHA-256 of the poster frame written next to the output (`--thumbnails`; schema 3), so a later run knows
+        /// that file is its own; nil when none was written.
+        public var thumbnailSHA256: String? = nil
     }
 
     /// A source resource as it was when exported.

@@ -13,12 +13,18 @@ final class BatchRenderer: Sendable {
     /// Renders one batch event.
     func handle(_ event: BatchEvent) { canvas.withLock { $0.handle(event) } }
 
-    /// The closing summary: counts and bytes.
+    /// The closing summary: counts and bytes, and every asset failed now (in this run or an earlier one) by name.
     static func summary(_ counts: BatchCounts) -> String {
         "\(counts.total) assets: \(counts.transcoded) transcoded, \(counts.remuxed) remuxed, \(counts.copied) copied, "
-            + "\(counts.fellBack) fell back, \(counts.skipped) skipped, \(counts.failed) failed"
+            + (counts.duplicates > 0 ? "\(counts.duplicates) duplicate\(counts.duplicates == 1 ? "" : "s"), " : "")
+            + "\(counts.fellBack) fell back, \(counts.unchanged) unchanged, \(failed(counts))"
             + (counts.cancelled > 0 ? ", \(counts.cancelled) cancelled" : "")
             + "; \(HumanSummary.bytes(counts.bytesIn)) in, \(HumanSummary.bytes(counts.bytesOut)) out"
+    }
+
+    /// `2 failed (a.mov, b/c.mov)`, or `0 failed`.
+    static func failed(_ counts: BatchCounts) -> String {
+        "\(counts.failed) failed" + (counts.failedAssets.isEmpty ? "" : " (" + counts.failedAssets.map(FileName.display).joined(separator: ", ") + ")")
     }
 
     /// The files of the inputs not exported as assets of their own, counted by reason
@@ -30,7 +36,9 @@ final class BatchRenderer: Sendable {
         let counts = Dictionary(grouping: rows, by: \.action).mapValues(\.count)
         let parts = [BatchAction.transcode, .remux, .copy, .skip].map { "\(counts[$0] ?? 0) \($0.rawValue)" }
         let estimate = rows.filter { $0.action != .skip }.compactMap(\.estimatedBytes).reduce(0, +)
-        return "\(rows.count) assets planned: " + parts.joined(separator: ", ") + "; about \(HumanSummary.bytes(estimate)) to write (dry run: nothing exported)"
+        let failed = BatchCounts(rows)
+        return "\(rows.count) assets planned: " + parts.joined(separator: ", ") + "; about \(HumanSummary.bytes(estimate)) to write"
+            + (failed.failed > 0 ? "; \(Self.failed(failed)) in an earlier run" : "") + " (dry run: nothing exported)"
     }
 
     /// The dry-run plan table.

@@ -1,0 +1,82 @@
+import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
+
+/// The statuses of a batch report's asset rows: the state of the output folder after the run.
+public enum BatchRowStatus {
+    /// Exported by this run.
+    public static let exported = "exported"
+    /// Exported by an earlier run with the same source, version and settings; its output is there as recorded.
+    public static let unchanged = "unchanged"
+    /// The same content, version and settings as another asset (`duplicateOf`): its output is a hard link to (or a
+    /// copy of) that one's.
+    public static let duplicate = "duplicate"
+    /// Failed, in this run or an earlier one (`finishedAt` says when, `error` why).
+    public static let failed = "failed"
+    /// The batch stopped before this asset's export ended.
+    public static let cancelled = "cancelled"
+    /// A dry run's asset that the run would export.
+    public static let planned = "planned"
+    /// Not started yet (only while the batch runs).
+    static let waiting = "waiting"
+
+    /// The status an older report wrote, in today's words (`completed` → `exported`, `skipped` → `unchanged`, or
+    /// `failed` when the row has an error).
+    static func current(_ status: String, error: String?) -> String {
+        switch status {
+        case "completed": return exported
+        case "skipped": return error == nil ? unchanged : failed
+        default: return status
+        }
+    }
+
+    /// True for a row whose output is in the folder.
+    static func delivered(_ status: String) -> Bool { [exported, unchanged, duplicate].contains(status) }
+}
+
+extension BatchReportRow {
+    /// The one way a batch makes an asset's row: the plan's item, and what the export database records of it —
+    /// this run's job or an earlier run's (nil: no record to show) — under `status`. A delivered row gives the
+    /// output (only when the file is there), its bytes, SHA-256, route, versions and verification; a failed row
+    /// gives when and why.
+    init(item: BatchItem, versionRequested: String, status: String, record: ExportDatabase.Row?) {
+        self.init(key: item.key, input: item.input, action: item.action, reason: item.reason, status: status, route: nil, fallbacks: 0,
+                  versionRequested: versionRequested, versionDelivered: nil, output: nil, bytesIn: item.sourceBytes, bytesOut: nil,
+                  estimatedBytes: item.estimatedBytes, outputSHA256: nil, error: nil, wallTime: nil)
+        if status == BatchRowStatus.planned { output = item.output }  // a dry run's plan: where the output would go
+        guard let record else { return }
+        finishedAt = record.finishedAt.map(Self.timestamp)
+        wallTime = record.wallTime
+        guard BatchRowStatus.delivered(status) else {
+            error = record.error
+            return
+        }
+        route = record.route.map { $0.hasPrefix("fallback:") ? String($0.dropFirst("fallback:".count)) : $0 }
+        fallbacks = record.fallbacks
+        versionDelivered = record.versionDelivered
+        account = record.account
+        duplicateOf = record.duplicateOf
+        if let path = record.outputPath, FileSystem.isRegularFile(path) {
+            output = path
+            bytesOut = record.outputSize
+            outputSHA256 = record.outputSHA256
+            let poster = PathName.deletingExtension(path) + ".jpg"
+            if let sha = record.thumbnailSHA256, FileSystem.isRegularFile(poster), (try? SHA256Hasher.file(poster)) == sha { thumbnail = poster }
+        }
+    }
+
+    /// The row's status before the jobs run: a skipped item is `unchanged` (or `duplicate`) or `failed` as the
+    /// database records it; the others are `planned` in a dry run, else `waiting`.
+    static func initialStatus(of item: BatchItem, record: ExportDatabase.Row?, dryRun: Bool) -> String {
+        guard item.action == .skip else { return dryRun ? BatchRowStatus.planned : BatchRowStatus.waiting }
+        guard record?.status == "completed" else { return BatchRowStatus.failed }
+        return record?.duplicateOf == nil ? BatchRowStatus.unchanged : BatchRowStatus.duplicate
+    }
+
+    /// Seconds since 1970 → ISO 8601, UTC, to the second.
+    static func timestamp(_ seconds: Double) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
+    }
+}
