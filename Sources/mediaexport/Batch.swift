@@ -97,6 +97,9 @@ struct Batch: ToolCommand {
     @Option(help: "Fallback: auto, remux, copy or none.")
     var fallback: FallbackPolicy = .auto
 
+    @Option(help: "A damaged input (cut short, or too many corrupt packets): salvage (what decodes, said partial), copy (a byte copy as it is) or fail.")
+    var damaged: DamagePolicy = .salvage
+
     @OptionGroup var audioTracks: AudioTrackOptions
 
     @OptionGroup var sizeLimit: SizeLimitOptions
@@ -154,6 +157,7 @@ struct Batch: ToolCommand {
                                    media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
                                    sort: sort, version: version.assetVersion, retryFailed: retryFailed, force: force,
                                    shard: shard.flatMap(BatchOptions.Shard.init), fallback: fallback)
+        options.errors.damaged = damaged
         options.thumbnails = thumbnails
         options.wait = wait
         options.tracks = audioTracks.selection

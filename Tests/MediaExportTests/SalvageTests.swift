@@ -93,4 +93,23 @@ struct SalvageTests {
         #expect((payload["message"] as? String)?.contains("the file is truncated") == true)
         #expect(TestSupport.contents(dir) == ["in", "whole.mov"])
     }
+
+    @Test("A batch salvages a cut upload into the container asked for, and its report row says salvage (exit 3); --damaged fail fails it")
+    func batchSalvages() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let cut = try Self.cutMOV(in: dir)
+        let folder = URL(fileURLWithPath: cut).deletingLastPathComponent()
+        let out = dir.appendingPathComponent("out")
+        let r = try TestSupport.tool(["batch", folder.path, "--out", out.path, "--preset", "1280x720", "--policy", "always", "--json", "-q"])
+        #expect(r.status == ExitStatus.completedWithFallback, "\(r.stdout)\n\(r.stderr)")
+        let done = VerificationTests.records(r.stdout).first { $0["kind"] as? String == "completed" }?["payload"] as? [String: Any] ?? [:]
+        #expect(done["route"] as? String == "salvage", "\(done)")
+        #expect((done["output"] as? String)?.hasSuffix("cut.mp4") == true)
+        #expect(try FFprobe(out.appendingPathComponent("cut.mp4").path).video?.codec == "h264")
+        let failing = dir.appendingPathComponent("out-fail")
+        let f = try TestSupport.tool(["batch", folder.path, "--out", failing.path, "--preset", "1280x720", "--policy", "always", "--damaged", "fail", "-q"])
+        #expect(f.status == ExitStatus.exportFailed, "\(f.stdout)\n\(f.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: failing.appendingPathComponent("cut.mp4").path))
+    }
 }

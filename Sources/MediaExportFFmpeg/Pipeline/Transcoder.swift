@@ -202,6 +202,10 @@ package final class Transcoder {
         // A kept stream's data ran out well before its own duration: a truncated file. Delivering the short result
         // as if it were complete would hide the damage; only a salvage delivers it, and says so.
         if let truncation, !salvage { throw ExportError.truncated(path: source, reason: truncation) }
+        // A salvage of which nothing decoded has nothing to deliver (the byte copy is then the last step).
+        if salvage && counts.endTime.allSatisfy({ $0 == nil }) {
+            throw ExportError.truncated(path: source, reason: "nothing of it decodes" + (truncation.map { ": " + $0 } ?? ""))
+        }
         try state.muxer.finish()
         try demuxer.verifyUnchanged()
         if target == nil {
