@@ -82,7 +82,7 @@ PIDS+=($!)
 export SLURM_CONF=$WORK/slurm.conf
 cat >"$SLURM_CONF" <<EOF
 ClusterName=mediaexport-test
-SlurmctldHost=$(hostname)(127.0.0.1)
+SlurmctldHost=$(hostname -s)(127.0.0.1)
 AuthType=auth/munge
 AuthInfo=socket=$SOCKET
 CredType=cred/munge
@@ -102,7 +102,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
 MinJobAge=600
-NodeName=$(hostname) NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+NodeName=$(hostname -s) NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 for _ in $(seq 50); do [ -S "$SOCKET" ] && break; sleep 0.1; done
@@ -113,7 +113,7 @@ slurmd -D >/dev/null 2>&1 &
 PIDS+=($!)
 for _ in $(seq 60); do [ "$(sinfo -h -o %T 2>/dev/null)" = idle ] && break; sleep 0.5; done
 [ "$(sinfo -h -o %T 2>/dev/null)" = idle ] || fail "the node is not idle: $(sinfo 2>&1)"
-echo "test-slurm: slurmctld and slurmd up (node $(hostname) idle)"
+echo "test-slurm: slurmctld and slurmd up (node $(hostname -s) idle)"
 
 # The array. Task 2's first attempt exports part of its shard (the assets named h*) and then fails; requeued,
 # it resumes from its database: those assets are skipped as done, the rest exported.
