@@ -153,7 +153,8 @@ timeout 150 sbatch --wait --dependency=afterany:"$JOB" --output="$WORK/jobs/merg
 [ "$(state 2)" = COMPLETED ] || fail "requeued task 2: $(state 2)"
 echo "test-slurm: requeued task 2 completed; merged: $(tail -n 1 "$WORK/jobs/merge.out")"
 
-# Every asset exactly once: in the merged report (completed), in exactly one shard's report, one output file each.
+# Every asset exactly once: in the merged report (exported, or unchanged where task 2 resumed), in exactly one
+# shard's report, one output file each.
 python3 - "$WORK" "$EXPECTED" <<'EOF'
 import json, os, sys
 work, expected = sys.argv[1], sorted(sys.argv[2].split())
@@ -162,13 +163,12 @@ merged = rows(f"{work}/merged.json")
 keys = sorted(r["key"] for r in merged)
 assert keys == expected, f"merged report keys {keys} != {expected}"
 # Task 2's first attempt exported `first`; its requeued run skips them as done (the database) and exports the rest.
-first = sorted(r["key"] for r in rows(f"{work}/first-attempt-2.json") if r["status"] == "completed")
+first = sorted(r["key"] for r in rows(f"{work}/first-attempt-2.json") if r["status"] == "exported")
 assert first, "task 2's first attempt exported nothing: the resume is not tested (shard hash or fixture names changed?)"
-done = lambda r: r["status"] == "completed" or (r["status"] == "skipped" and r["key"] in first
-                                                 and r["reason"].startswith("unchanged since the last run"))
-bad = [(r["key"], r["status"], r["reason"]) for r in merged if not done(r)]
+done = lambda r: r["status"] == "exported" or (r["status"] == "unchanged" and r["key"] in first)
+bad = [(r["key"], r["status"], r.get("error")) for r in merged if not done(r)]
 assert not bad, f"not exported: {bad}"
-resumed = sorted(r["key"] for r in rows(f"{work}/reports/shard-2.json") if r["status"] == "skipped")
+resumed = sorted(r["key"] for r in rows(f"{work}/reports/shard-2.json") if r["status"] == "unchanged")
 assert resumed == first, f"requeued task 2 skipped {resumed}, its first attempt exported {first}"
 seen = {}
 for task in (1, 2, 3):
