@@ -32,6 +32,7 @@ struct Batch: ToolCommand {
           mediaexport batch uploads/ --out ready/ --preset 1280x720 --dry-run
           mediaexport batch a.mov b.mov --out ready/ --preset highest --jobs 1 --report report.csv
           mediaexport batch uploads/ --out ready-$JOB_COMPLETION_INDEX/ --preset 1280x720 --shard $JOB_COMPLETION_INDEX/4
+          mediaexport batch uploads/ --out ready-$SLURM_ARRAY_TASK_ID/ --preset 1280x720 --shard auto
         """
     )
 
@@ -91,8 +92,11 @@ struct Batch: ToolCommand {
     @Flag(name: [.customShort("y"), .long], help: "Replace a file at an output path even when this batch did not write it.")
     var overwrite = false
 
-    @Option(help: "Take shard K of N (0-based K, e.g. $JOB_COMPLETION_INDEX/4): a stable share by a hash of each asset's path.")
+    @Option(help: "Take shard K of N (0-based K, e.g. $JOB_COMPLETION_INDEX/4): a stable share by a hash of each asset's path. auto: K from JOB_COMPLETION_INDEX, Slurm's SLURM_ARRAY_TASK_ID (less _MIN, over _STEP) or AWS_BATCH_JOB_ARRAY_INDEX, N from --shard-count or SLURM_ARRAY_TASK_COUNT.")
     var shard: String?
+
+    @Option(name: .customLong("shard-count"), help: "With --shard auto: how many shards (the Indexed Job's completions, the array's size).")
+    var shardCount: Int?
 
     @Option(help: "Fallback: auto, remux, copy or none.")
     var fallback: FallbackPolicy = .auto
@@ -122,7 +126,17 @@ struct Batch: ToolCommand {
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        if let shard, BatchOptions.Shard(shard) == nil { throw ValidationError("--shard must be K/N with 0 ≤ K < N, e.g. 0/4") }
+        if let shard, shard != "auto", BatchOptions.Shard(shard) == nil { throw ValidationError("--shard must be K/N with 0 ≤ K < N, e.g. 0/4, or auto") }
+        if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be at least 1") }
+        if shardCount != nil, shard != "auto" { throw ValidationError("--shard-count goes with --shard auto") }
+        _ = try resolvedShard()
+    }
+
+    /// The shard of `--shard K/N`, or of `--shard auto` from the engine's variables (a usage error when they are missing).
+    private func resolvedShard() throws -> BatchOptions.Shard? {
+        guard shard == "auto" else { return shard.flatMap(BatchOptions.Shard.init) }
+        do { return try BatchOptions.Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount) }
+        catch let error as BatchOptions.Shard.EnvironmentError { throw ValidationError(error.description) }
     }
 
     func perform() async throws {
@@ -156,7 +170,7 @@ struct Batch: ToolCommand {
         var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: resolved, jobs: jobs, policy: policy, dryRun: dryRun,
                                    media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
                                    sort: sort, version: version.assetVersion, retryFailed: retryFailed, force: force,
-                                   shard: shard.flatMap(BatchOptions.Shard.init), fallback: fallback)
+                                   shard: try resolvedShard(), fallback: fallback)
         options.errors.damaged = damaged
         options.thumbnails = thumbnails
         options.wait = wait
