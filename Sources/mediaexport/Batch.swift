@@ -25,14 +25,16 @@ struct Batch: ToolCommand {
         --out that the batch did not write is never replaced, --force or not (that asset fails), unless --overwrite. \
         The report (--report) is the state of --out: every asset exported, unchanged, duplicate or failed (in this run \
         or an earlier one); every asset failed now is named and makes the exit code 1, --dry-run too. \
-        One batch at a time per --out (a lock, .mediaexport.lock): another exits 73, or waits with --wait.
+        One batch at a time per --out (a lock, .mediaexport.lock): another exits 73, or waits with --wait. \
+        With --shard K/N the shards share one --out: each keeps its own database and lock \
+        (.mediaexport.shard-K-of-N.sqlite, .lock); a plain run and shards, or shards of another N, in one --out exit 73.
 
         Examples:
           mediaexport batch uploads/ --out ready/ --preset 1280x720
           mediaexport batch uploads/ --out ready/ --preset 1280x720 --dry-run
           mediaexport batch a.mov b.mov --out ready/ --preset highest --jobs 1 --report report.csv
-          mediaexport batch uploads/ --out ready-$JOB_COMPLETION_INDEX/ --preset 1280x720 --shard $JOB_COMPLETION_INDEX/4
-          mediaexport batch uploads/ --out ready-$SLURM_ARRAY_TASK_ID/ --preset 1280x720 --shard auto
+          mediaexport batch uploads/ --out ready/ --preset 1280x720 --shard $JOB_COMPLETION_INDEX/4
+          mediaexport batch uploads/ --out ready/ --preset 1280x720 --shard auto
         """
     )
 

@@ -15,6 +15,9 @@ public enum BatchError: Error, Equatable, CustomStringConvertible {
     /// A file in the output folder at an asset's output path that this batch did not write (or that changed since
     /// it did): it is left as it is, and the asset fails, unless `--overwrite` is given.
     case foreignOutput(path: String)
+    /// The output folder holds the export database of another layout (a run without `--shard` and shards, or shards
+    /// of another count): the two would own some assets twice, so the batch refuses to start (exit 73).
+    case layoutConflict(directory: String, reason: String)
 
     /// What `foreignOutput` says of the file (a failure for this reason is tried again by every run: it ends as
     /// soon as the file is gone or `--overwrite` is given).
@@ -31,6 +34,8 @@ public enum BatchError: Error, Equatable, CustomStringConvertible {
             return "\(FileName.display(path)): \(reason); refusing to use it (remove it to go on)"
         case .foreignOutput(let path):
             return "\(FileName.display(path)): \(Self.foreignOutputText); left untouched (use --overwrite to replace it)"
+        case .layoutConflict(let directory, let reason):
+            return "\(FileName.display(directory)): \(reason); use another --out, the same shard count, or remove those databases to start over"
         }
     }
 }
@@ -64,10 +69,11 @@ public final class BatchLock {
 
     deinit { release() }
 
-    /// Takes the lock of `directory` (a resolved folder). When another process holds it, throws
+    /// Takes the lock of `directory` (a resolved folder), the file `fileName` in it (a shard's own lock is named by
+    /// the shard, so the shards of one batch share a folder). When another process holds it, throws
     /// `BatchError.locked`, or with `wait` calls `onWait` once with the holder and polls until the lock is free
     /// or `isCancelled()` (then throws `ExportError.cancelled`).
-    public static func acquire(directory: String, wait: Bool, isCancelled: () -> Bool = { false },
+    public static func acquire(directory: String, fileName: String = BatchLock.fileName, wait: Bool, isCancelled: () -> Bool = { false },
                                onWait: (Holder?) -> Void = { _ in }) throws -> BatchLock {
         let path = PathName.join(directory, fileName)
         // O_NOFOLLOW: a symlink planted as the lock file would make us write our PID into its target.
@@ -117,11 +123,16 @@ public final class BatchLock {
         return try? JSONDecoder().decode(Holder.self, from: Data(buffer[0..<n]))
     }
 
-    private func writeHolder() {
+    /// This machine's host name, as a holder names it.
+    static var hostName: String {
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, host.count - 1)
+        return FileName.decode(cString: host)
+    }
+
+    private func writeHolder() {
         let formatter = ISO8601DateFormatter()
-        let holder = Holder(pid: getpid(), started: formatter.string(from: Date()), host: FileName.decode(cString: host))
+        let holder = Holder(pid: getpid(), started: formatter.string(from: Date()), host: Self.hostName)
         guard var data = try? JSONEncoder().encode(holder) else { return }
         data.append(0x0A)
         _ = ftruncate(fd, 0)

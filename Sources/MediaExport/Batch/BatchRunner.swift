@@ -5,8 +5,9 @@ import MediaExportFFmpeg
 
 /// Runs a batch: plans, then exports with a bounded number of jobs at once; one failure never stops the others.
 /// Every finished job is recorded in the export database before the next starts, so an interrupted batch
-/// resumes where it stopped. A run that writes holds the output folder's `BatchLock` throughout; a dry run
-/// writes nothing (not even the output folder or the database), so it takes no lock.
+/// resumes where it stopped. A run that writes holds the output folder's `BatchLock` throughout (a shard: its own,
+/// beside the other shards', with its own database: `BatchStateFiles`); a dry run writes nothing (not even the
+/// output folder or the database), so it takes no lock.
 public final class BatchRunner: Sendable {
     /// What the batch does.
     public let options: BatchOptions
@@ -142,15 +143,13 @@ public final class BatchRunner: Sendable {
     private func runBatch() async throws -> BatchResult {
         let began = Date()
         let outRoot = try BatchPlanner.outputRoot(options.outputDirectory, create: !options.dryRun)
+        try BatchStateFiles.checkLayout(outRoot, shard: options.shard)  // before the lock: a refused run leaves no file
         let (folderLock, waitNotes) = try lockFolder(outRoot)
         defer { folderLock?.release() }
-        // Under the lock, so no other batch is writing here: what killed runs left in the output root goes.
+        // Under the lock: what killed runs left in the output root goes (a shard's sweep: see `maySweep`).
         // (Subfolders are swept by each export into them.)
-        if folderLock != nil { TemporaryFiles.sweep(directory: outRoot) }
-        let dbPath = PathName.join(outRoot, ExportDatabase.fileName)
-        let database: ExportDatabase? = options.dryRun
-            ? (FileSystem.exists(dbPath) ? try ExportDatabase(path: dbPath, readOnly: true) : nil)
-            : try ExportDatabase(path: dbPath)
+        if folderLock != nil, BatchStateFiles.maySweep(outRoot, shard: options.shard) { TemporaryFiles.sweep(directory: outRoot) }
+        let database = try BatchStateFiles.openDatabase(in: outRoot, options: options)
         // Closed before the lock is released (defers run last first): the next batch finds it checkpointed.
         defer { database?.close() }
         let previous = try database?.rows() ?? [:]
@@ -188,7 +187,7 @@ public final class BatchRunner: Sendable {
     private func lockFolder(_ outRoot: String) throws -> (BatchLock?, [String]) {
         let waitNotes = LockedBox<[String]>([])
         let folderLock = options.dryRun ? nil : try BatchLock.acquire(
-            directory: outRoot, wait: options.wait, isCancelled: { self.isCancelled },
+            directory: outRoot, fileName: BatchStateFiles.lockName(options.shard), wait: options.wait, isCancelled: { self.isCancelled },
             onWait: { holder in
                 let text = BatchError.locked(directory: outRoot, holder: holder).description
                     .replacingOccurrences(of: "; use --wait to wait for it", with: "; waiting for it")

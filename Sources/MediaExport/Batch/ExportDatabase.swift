@@ -44,7 +44,10 @@ public final class ExportDatabase: Sendable {
     /// an existing one without writing to it (no migration either).
     /// The database and its journal files are never followed through a symlink, nor used when hard-linked
     /// elsewhere (`BatchError.unsafeStateFile`): a planted link must not make the batch write outside its folder.
-    public init(path: String, readOnly: Bool = false) throws {
+    /// `rollbackJournal` (a shard's database, meant for a shared folder that may be on a network file system) uses
+    /// SQLite's rollback journal (`journal_mode=DELETE`, `synchronous=FULL`) instead of WAL, whose shared-memory
+    /// index does not work across the hosts of a network file system.
+    public init(path: String, readOnly: Bool = false, rollbackJournal: Bool = false) throws {
         // The folder is resolved first, so only the file itself (and SQLite's files beside it) must not be links.
         let folder = PathName.directory(path)
         let resolvedFolder = FileSystem.realPath(folder)
@@ -70,7 +73,10 @@ public final class ExportDatabase: Sendable {
         configuration.readonly = readOnly
         configuration.busyMode = .timeout(5)
         configuration.label = "mediaexport.batch-database"
-        if !readOnly { configuration.journalMode = .wal }  // also sets synchronous=NORMAL
+        if !readOnly && !rollbackJournal { configuration.journalMode = .wal }  // also sets synchronous=NORMAL
+        if !readOnly && rollbackJournal {
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL") }
+        }
         do {
             queue = try DatabaseQueue(path: sqlitePath, configuration: configuration)
         } catch {
