@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A real Slurm job array over a fixture folder (issue 32): a single-node slurmctld + slurmd (and munged) inside a
-# private network namespace, three tasks with IDs 1-3 running `mediaexport batch --shard auto`, one task failing
+# private network namespace, three tasks with IDs 1-3 running `mediaexport batch --shard auto` into ONE shared --out
+# (each shard with its own database and lock there, .mediaexport.shard-K-of-3.sqlite/.lock), one task failing
 # once midway and requeued (it resumes from its database), a merge step with --dependency=afterany; every asset
 # must be exported exactly once.
 #
@@ -8,9 +9,7 @@
 #   MEDIAEXPORT_BIN=path bash scripts/test-slurm.sh
 #
 # Needs root (apt-get, unshare --net, the daemons). Installs Debian's slurm-wlm and munge (and iproute2, python3)
-# when missing. Each shard writes to its own --out (out-1, out-2, out-3): one shared --out is not safe yet (one
-# lock and one database per folder: a second shard exits 73). Every daemon it starts is stopped by its PID; its
-# temporary folder is removed. PASS or FAIL on the last line; the exit status is non-zero on failure.
+# when missing. Every daemon it starts is stopped by its PID; its temporary folder is removed. PASS or FAIL on the last line; the exit status is non-zero on failure.
 set -euo pipefail
 [ -z "${MEDIAEXPORT_BIN:-}" ] || MEDIAEXPORT_BIN=$(realpath "$MEDIAEXPORT_BIN")
 cd "$(dirname "$0")/.."
@@ -122,7 +121,7 @@ cat >"$WORK/job.sh" <<'EOF'
 set -u
 echo "task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_TASK_COUNT (min $SLURM_ARRAY_TASK_MIN)"
 run() {
-    "$MEDIAEXPORT_BIN" batch "$WORK/in" --out "$WORK/out-$SLURM_ARRAY_TASK_ID" --preset low --jobs 1 -q --shard auto "$@"
+    "$MEDIAEXPORT_BIN" batch "$WORK/in" --out "$WORK/out" --preset low --jobs 1 -q --shard auto "$@"
 }
 if [ "$SLURM_ARRAY_TASK_ID" = 2 ] && [ ! -e "$WORK/failed-once" ]; then
     touch "$WORK/failed-once"
@@ -177,14 +176,19 @@ for task in (1, 2, 3):
 twice = {k: t for k, t in seen.items() if len(t) != 1}
 assert sorted(seen) == expected and not twice, f"shard reports: {seen}"
 outputs = []
-for task in (1, 2, 3):
-    out = f"{work}/out-{task}"
-    for folder, _, files in os.walk(out):
-        outputs += [os.path.relpath(os.path.join(folder, f), out) for f in files if not f.startswith(".")]
+out = f"{work}/out"
+for folder, _, files in os.walk(out):
+    outputs += [os.path.relpath(os.path.join(folder, f), out) for f in files if not f.startswith(".")]
 assert len(outputs) == len(expected) and len(set(outputs)) == len(outputs), f"outputs: {sorted(outputs)}"
+# One shared --out: each shard's own database and lock beside the others', no plain database, no temporary file left.
+state = sorted(f for f in os.listdir(out) if f.startswith(".mediaexport"))
+want = sorted(f".mediaexport.shard-{k}-of-3.{ext}" for k in range(3) for ext in ("sqlite", "lock"))
+assert state == want, f"state files in the shared --out: {state}, expected {want}"
+leftovers = [os.path.join(d, f) for d, _, fs in os.walk(out) for f in fs if ".mediaexport-tmp-" in f]
+assert not leftovers, f"temporary files left: {leftovers}"
 for r in merged:
     assert os.path.getsize(r["output"]) > 0, f"empty output {r['output']}"
 shards = {k: t[0] for k, t in sorted(seen.items())}
-print(f"test-slurm: {len(expected)} assets, each exported once; shard of each (task id): {shards}; "
+print(f"test-slurm: {len(expected)} assets, each exported once into one --out; shard of each (task id): {shards}; "
       f"requeued task 2 resumed past {first}")
 EOF
