@@ -64,7 +64,8 @@ extension ExportError {
 }
 
 extension BatchError {
-    /// 73 (the output was refused) for both cases: another batch holds the folder, or its state file is unsafe.
+    /// 73 (the output was refused) for every case: another batch holds the folder, its state file is unsafe, a foreign
+    /// output, or the folder holds the database of another shard layout.
     var exitCode: Int32 { ExitStatus.outputRefused }
 }
 
