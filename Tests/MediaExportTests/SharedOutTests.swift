@@ -152,4 +152,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent(".mediaexport.shard-0-of-2.lock")))
         #expect(Self.outputs(out).count == 1, "\(Self.outputs(out))")
     }
+
+    /// Two layouts starting at once into a new folder: each checks again once its database exists, finds the other's,
+    /// and removes the database it just made before refusing (here the other's appeared between the two checks).
+    @Test func theSecondCheckRemovesTheDatabaseItMade() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let other = dir.appendingPathComponent(".mediaexport.shard-1-of-3.sqlite").path
+        #expect(FileManager.default.createFile(atPath: other, contents: Data()))
+        let options = BatchOptions(inputs: [], outputDirectory: dir.path, preset: try TestSupport.preset("passthrough"))
+        #expect(throws: BatchError.self) { _ = try BatchStateFiles.openDatabase(in: dir.path, options: options) }
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.sorted() ?? []
+        #expect(left == [".mediaexport.shard-1-of-3.sqlite"], "\(left)")
+    }
 }
