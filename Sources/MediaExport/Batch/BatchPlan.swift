@@ -29,6 +29,9 @@ public struct BatchItem: Codable, Sendable, Equatable {
     public var estimatedBytes: Int64?
     /// Creation time used for `--sort created`.
     public var created: Double
+    /// The route the export starts from when the plan found it impossible and `action` is where the fallback chain
+    /// will deliver (the run tries it, is skipped and falls back, counted as a fallback). nil: the route `action` says.
+    public var firstRoute: ExportRoute?
 }
 
 /// A batch's plan: the items, what was left out and why, and how many assets the inputs held at all.
