@@ -142,7 +142,8 @@ echo "test-slurm: array $JOB ran; task 2 failed once, requeueing it"
 scontrol requeue "${JOB}_2"
 scontrol update jobid="${JOB}_2" StartTime=now
 
-# The merge waits for every task (afterany: afterok is never satisfied after a requeue) and checks nothing itself.
+# The merge waits for every task (afterany: afterok is never satisfied after a requeue); it checks that every
+# shard's report is there once (below: without task 2's it fails).
 cat >"$WORK/merge.sh" <<'EOF'
 #!/bin/bash
 exec "$MEDIAEXPORT_BIN" report merge "$WORK"/reports/shard-*.json --out "$WORK/merged.json"
@@ -192,3 +193,11 @@ shards = {k: t[0] for k, t in sorted(seen.items())}
 print(f"test-slurm: {len(expected)} assets, each exported once into one --out; shard of each (task id): {shards}; "
       f"requeued task 2 resumed past {first}")
 EOF
+
+# Two of three shard reports: the merge refuses (exit 1), naming the missing shard (task 2 is shard 1).
+status=0
+"$MEDIAEXPORT_BIN" report merge "$WORK/reports/shard-1.json" "$WORK/reports/shard-3.json" --out "$WORK/partial.json" \
+    2>"$WORK/partial.err" || status=$?
+[ "$status" = 1 ] && grep -q "missing shard 1 of 3" "$WORK/partial.err" && [ ! -e "$WORK/partial.json" ] \
+    || fail "merge of two of three shards: exit $status, $(cat "$WORK/partial.err")"
+echo "test-slurm: a merge without task 2's report fails: $(cat "$WORK/partial.err")"

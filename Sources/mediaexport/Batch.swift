@@ -210,6 +210,11 @@ struct Report: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Combine the reports of several shards into one.",
             discussion: """
+            The JSON reports of a sharded run (--shard) are checked first: all of one scan and shard count, every \
+            shard present once, no asset in two reports. Else nothing is written and the command exits 1 with one \
+            line naming the missing shards (and how many assets they hold), the shards given twice, the reports of \
+            other scans and the assets in two reports. Reports with no shard fields (unsharded, CSV) merge as given.
+
             Examples:
               mediaexport report merge shard-*/report.json --out report.json
               mediaexport report merge a.csv b.csv --out all.csv
@@ -223,7 +228,11 @@ struct Report: ParsableCommand {
         var out: String
 
         func perform() throws {
-            let merged = BatchReport.merge(documents: try reports.map { try BatchReport.readDocument($0) })
+            let merged: BatchReportDocument
+            do { merged = try BatchReport.checkedMerge(try reports.map { ($0, try BatchReport.readDocument($0)) }) } catch let error as ReportMergeError {
+                printError(error.description)
+                throw ExitCode(ReportMergeError.exitCode)
+            }
             try BatchReport.write(merged.rows, ignored: merged.ignored, to: out)
             printLine(BatchRenderer.summary(BatchCounts(merged.rows)))
             if let ignored = BatchRenderer.ignoredSummary(merged.ignored) { printHuman(ignored) }

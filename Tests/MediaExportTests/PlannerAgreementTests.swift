@@ -67,4 +67,45 @@ struct PlannerAgreementTests {
         let singleRoute = (Self.lastRecord(single.stdout)["payload"] as? [String: Any])?["route"] as? String
         #expect(singleRoute == "salvage")
     }
+
+    /// What `batch --dry-run` plans for each asset, and the route its run takes (`failed` when it fails).
+    static func plannedAndRun(_ folder: URL, out: URL, preset: String) throws -> (planned: [String: String], ran: [String: String], dry: Int32, run: Int32) {
+        let dry = try TestSupport.tool(["batch", folder.path, "--out", out.path, "--preset", preset, "--dry-run", "--json", "-q"])
+        let run = try TestSupport.tool(["batch", folder.path, "--out", out.path, "--preset", preset, "--json", "-q"])
+        func records(_ r: TestSupport.RunResult) -> [[String: Any]] {
+            r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+        var planned: [String: String] = [:], ran: [String: String] = [:]
+        for r in records(dry) where r["kind"] as? String == "planned" {
+            let p = r["payload"] as? [String: Any] ?? [:]
+            planned[p["key"] as? String ?? ""] = p["action"] as? String
+        }
+        for r in records(run) {
+            let asset = r["asset"] as? String ?? ""
+            if r["kind"] as? String == "completed" { ran[asset] = (r["payload"] as? [String: Any])?["route"] as? String }
+            if r["kind"] as? String == "failed" { ran[asset] = "failed" }
+        }
+        return (planned, ran, dry.status, run.status)
+    }
+
+    @Test("batch --dry-run plans the route each asset's run takes: a container that cannot hold a stream is a copy, planned (passthrough and 1280x720)")
+    func dryRunPlansWhatTheRunDoes() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let inputs = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "sine=d=2", "-c:a", "libvorbis", inputs.appendingPathComponent("song.ogg").path])
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "sine=d=2", "-c:a", "flac", inputs.appendingPathComponent("take.flac").path])
+        try FileManager.default.copyItem(atPath: TestSupport.fixture("landscape.mov"), toPath: inputs.appendingPathComponent("landscape.mov").path)
+        try "not a movie".write(to: inputs.appendingPathComponent("broken.mov"), atomically: true, encoding: .utf8)
+        for preset in ["passthrough", "1280x720"] {
+            let r = try Self.plannedAndRun(inputs, out: dir.appendingPathComponent("out-\(preset)"), preset: preset)
+            #expect(r.planned.count == 4, "\(preset): \(r.planned)")
+            for (key, action) in r.planned {
+                let want = key == "broken.mov" ? "failed" : action
+                #expect(r.ran[key] == want, "\(preset) \(key): planned \(action), ran \(r.ran[key] ?? "nothing")")
+            }
+            #expect(r.dry == r.run, "\(preset): the dry run exits \(r.dry), the run \(r.run)")
+        }
+    }
 }

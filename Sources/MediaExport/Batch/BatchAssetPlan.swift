@@ -31,7 +31,7 @@ extension BatchPlanner {
         case .success(let probed): (selection, source) = probed
         case .failure(let error):
             // Planned as a transcode so that the run records the failure with its reason (the fallback may still deliver it).
-            item.reason = "cannot be probed: \(error.description)"
+            item.reason = cannotProbe + error.description
             item.created = modificationTime(main.path)
             let reserved = reserveOutput(relativeOutput, outRoot: outRoot, taken: &takenOutputs)
             item.output = reserved.output
@@ -45,6 +45,7 @@ extension BatchPlanner {
         let reserved = reserveOutput(relativeOutput, outRoot: outRoot, taken: &takenOutputs)
         item.output = reserved.output
         let info = decideAction(&item, selection: selection, source: source, options: options)
+        followImpossiblePlans(&item, info: info, selection: selection, options: options)
         item.estimatedBytes = ExportPlanner.estimatedBytes(info, preset: options.preset, fits: item.action != .transcode)
         if options.dryRun && item.action == .transcode,
            let estimate = sampledEstimate(item, selection: selection, source: source, info: info, options: options) {
@@ -138,6 +139,25 @@ extension BatchPlanner {
         return info
     }
 
+    /// The action the run will take, as the planner sees it: a route whose plan is impossible (a container that
+    /// cannot hold a main stream, no decoder for one) is skipped by the run, so the item names the route the
+    /// fallback chain then takes, and why — the dry run shows what the run will do.
+    private static func followImpossiblePlans(_ item: inout BatchItem, info: SourceInfo, selection: VersionSelection, options: BatchOptions) {
+        guard item.action == .transcode || item.action == .remux else { return }
+        let first: ExportRoute = item.action == .remux ? .remux : .transcode
+        var route = first
+        let container = Container(extension: PathName.pathExtension(item.output))
+        while route != .copy, let plan = try? ExportPlanner.plan(source: info, preset: options.preset, route: route, container: container,
+                                                                 edits: selection.edits, range: nil, tracks: options.tracks), !plan.isPossible {
+            guard let next = options.fallback.next(after: route, failure: .skipped, damageSeen: false, damaged: options.errors.damaged) else { return }
+            item.reason += "; \(route.rawValue) impossible (\(plan.impossible ?? "")): \(next.rawValue)"
+            route = next
+        }
+        guard route != first else { return }
+        item.firstRoute = first
+        item.action = route == .copy ? .copy : .remux
+    }
+
     /// What the export's `started` record would say: the plan's streams at their rates, a CRF video measured on samples.
     private static func sampledEstimate(_ item: BatchItem, selection: VersionSelection, source: ProbedSource, info: SourceInfo,
                                         options: BatchOptions) -> Int64? {
@@ -149,6 +169,9 @@ extension BatchPlanner {
         let limit = options.maxFileSize ?? preset.maxFileSize
         return limit.map { min($0, estimate) } ?? estimate
     }
+
+    /// The start of the reason of an asset whose file does not open as media: its export will fail.
+    static let cannotProbe = "cannot be probed: "
 
     static func modificationTime(_ path: String) -> Double { FileSystem.stat(path).map { Double($0.st_mtim.tv_sec) } ?? 0 }
 

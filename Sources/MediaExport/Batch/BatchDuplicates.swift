@@ -115,6 +115,13 @@ extension BatchRunner {
             rows[i].reason += "; the same content as \(key): its output would be linked, not exported again"
         }
         for (i, item) in items.enumerated() where item.action != .skip {
+            // A file that does not open as media fails its export: the run's failure, said now.
+            if item.reason.hasPrefix(BatchPlanner.cannotProbe) {
+                rows[i].status = BatchRowStatus.failed
+                rows[i].error = String(item.reason.dropFirst(BatchPlanner.cannotProbe.count))
+                rows[i].output = nil
+                continue
+            }
             do { _ = try BatchOutputs.mayReplace(item.output, previous: previous[item.key], overwrite: options.overwrite) } catch {
                 rows[i].status = BatchRowStatus.failed
                 rows[i].error = "\(error)"

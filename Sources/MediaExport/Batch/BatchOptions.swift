@@ -35,10 +35,12 @@ public struct BatchOptions: Codable, Sendable {
         public var description: String { "\(index)/\(count)" }
         /// True when the asset with this key belongs to the shard (FNV-1a of the key's file-name bytes, stable
         /// across machines).
-        public func contains(_ key: String) -> Bool {
+        public func contains(_ key: String) -> Bool { Self.index(of: key, count: count) == index }
+        /// The shard of `count` that the asset with this key belongs to.
+        public static func index(of key: String, count: Int) -> Int {
             var hash: UInt64 = 0xcbf29ce484222325
             for byte in FileName.bytes(key) { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
-            return Int(hash % UInt64(count)) == index
+            return Int(hash % UInt64(count))
         }
     }
 

@@ -29,6 +29,9 @@ public struct BatchItem: Codable, Sendable, Equatable {
     public var estimatedBytes: Int64?
     /// Creation time used for `--sort created`.
     public var created: Double
+    /// The route the export starts from when the plan found it impossible and `action` is where the fallback chain
+    /// will deliver (the run tries it, is skipped and falls back, counted as a fallback). nil: the route `action` says.
+    public var firstRoute: ExportRoute?
 }
 
 /// A batch's plan: the items, what was left out and why, and how many assets the inputs held at all.
@@ -43,6 +46,8 @@ public struct BatchPlan: Sendable {
     public var assetsFound: Int
     /// Every file under the inputs that is no item's `input`, with why — in the order met.
     public var ignored: [IgnoredFile] = []
+    /// With `--shard`: the shard and the keys of the whole scan, for the report; nil otherwise.
+    public var shardScan: BatchShardScan? = nil
 }
 
 /// Scans inputs into assets, filters and sorts them like a library fetch, maps outputs under the output folder,
@@ -167,6 +172,7 @@ extension BatchPlanner {
         var takenKeys = Set<String>()  // keys given so far, lowercased
         var planned = Set<String>()  // real paths of the main files planned once
         var notMedia = 0  // assets whose file turned out not to be media
+        var scanKeys: [String] = []  // the keys of every shard, taken before the shard filter (`BatchShardScan`)
 
         /// Every asset of the roots, in order, with its output; the loose files of their folders are ignored, and
         /// the assets' notes are noted (each once).
@@ -261,6 +267,7 @@ extension BatchPlanner {
             let base = key
             while takenKeys.contains(key.lowercased()) { key = "\(base)#\(n)"; n += 1 }
             takenKeys.insert(key.lowercased())
+            scanKeys.append(key)
             if let shard = options.shard, !shard.contains(key) {
                 ignored.append(IgnoredFile(path: path, kind: .notInShard, reason: "in another shard than \(shard)"))
                 return nil
@@ -281,7 +288,8 @@ extension BatchPlanner {
             let ignored = self.ignored.filter { !inputs.contains($0.path) && said.insert($0.path).inserted }
             var notes = self.notes
             if let summary = IgnoredFile.summary(ignored) { notes.append(summary) }
-            return BatchPlan(items: items, notes: notes, assetsFound: met - notMedia, ignored: ignored)
+            return BatchPlan(items: items, notes: notes, assetsFound: met - notMedia, ignored: ignored,
+                             shardScan: options.shard.map { BatchShardScan(shard: $0, keys: scanKeys) })
         }
     }
 }

@@ -126,9 +126,14 @@ public struct BatchReportDocument: Codable, Sendable, Equatable {
     public var rows: [BatchReportRow]
     /// Every other file under the inputs, with why it was not exported as an asset of its own.
     public var ignored: [IgnoredFile]
+    /// For a shard's report (`--shard`): the shard and the whole scan it is a share of; nil (absent) for an unsharded
+    /// run, a merged report and reports written before. JSON only: a CSV report has no place for it.
+    public var shard: BatchShardScan? = nil
 
     /// Creates a report.
-    public init(rows: [BatchReportRow], ignored: [IgnoredFile] = []) { self.rows = rows; self.ignored = ignored }
+    public init(rows: [BatchReportRow], ignored: [IgnoredFile] = [], shard: BatchShardScan? = nil) {
+        self.rows = rows; self.ignored = ignored; self.shard = shard
+    }
 }
 
 /// Reads, writes and merges batch reports. JSON: `{"version": 2, "rows": [...], "ignored": [...]}`. CSV: a header
@@ -148,8 +153,8 @@ public enum BatchReport {
     static let columnsVersion1 = Array(columns.dropLast(3))
 
     /// Writes rows and ignored files to `path`, as JSON or CSV by its extension (atomically), each `displayed`.
-    public static func write(_ rows: [BatchReportRow], ignored: [IgnoredFile] = [], to path: String) throws {
-        let shown = BatchReportDocument(rows: rows.map(\.displayed), ignored: ignored.map(\.displayed))
+    public static func write(_ rows: [BatchReportRow], ignored: [IgnoredFile] = [], shard: BatchShardScan? = nil, to path: String) throws {
+        let shown = BatchReportDocument(rows: rows.map(\.displayed), ignored: ignored.map(\.displayed), shard: shard)
         let data: Data
         if path.lowercased().hasSuffix(".csv") {
             data = Data(csv(shown).utf8)

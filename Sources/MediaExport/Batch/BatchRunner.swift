@@ -244,7 +244,7 @@ public final class BatchRunner: Sendable {
 
     /// The batch's end: the report, the counts and outcome, the `finished` event.
     private func finish(plan: BatchPlan, rows: [BatchReportRow], notes: [String], database: ExportDatabase?, began: Date) throws -> BatchResult {
-        if let reportPath { try BatchReport.write(rows, ignored: plan.ignored, to: reportPath) }
+        if let reportPath { try BatchReport.write(rows, ignored: plan.ignored, shard: plan.shardScan, to: reportPath) }
         let counts = BatchCounts(rows)
         let wasCancelled = isCancelled
         // Every asset failed now counts, whichever run failed it; a dry run ends as the run would (as far as known).
@@ -318,7 +318,7 @@ public final class BatchRunner: Sendable {
         request.estimate = options.estimate
         request.threads = threads
         request.deterministic = options.deterministic
-        switch item.action {
+        switch item.firstRoute ?? (item.action == .remux ? .remux : item.action == .copy ? .copy : .transcode) {
         case .remux: request.startRoute = .remux
         case .copy: request.startRoute = .copy
         default: break

@@ -1,0 +1,114 @@
+import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
+
+/// What a shard's report says of the scan it is a share of, so that `report merge` can tell whether the reports it
+/// is given account for every asset: the shard, a fingerprint of the asset keys of ALL shards (taken before the
+/// shard filter), and how many of those keys each shard holds. Unsharded reports carry none.
+public struct BatchShardScan: Codable, Sendable, Equatable {
+    /// This report's shard, 0-based, less than `count`.
+    public var index: Int
+    /// How many shards the scan was split into.
+    public var count: Int
+    /// SHA-256 (hex) over the keys of every asset of the scan, in byte order, each followed by a NUL byte.
+    public var scanFingerprint: String
+    /// How many of the scan's asset keys each shard holds (`count` entries, by `BatchOptions.Shard.contains`).
+    /// A key counts even when its shard then finds it is not media or filters it out (`--media`, `--min-duration`).
+    public var shardSizes: [Int]
+
+    /// The record of `shard` over the keys of the whole scan.
+    public init(shard: BatchOptions.Shard, keys: [String]) {
+        index = shard.index
+        count = shard.count
+        let sorted = keys.map(FileName.bytes).sorted { $0.lexicographicallyPrecedes($1) }
+        let hasher = SHA256Hasher()
+        for key in sorted { (key + [0]).withUnsafeBytes { hasher.update($0) } }
+        scanFingerprint = hasher.finish()
+        var sizes = [Int](repeating: 0, count: shard.count)
+        for key in keys { sizes[BatchOptions.Shard.index(of: key, count: shard.count)] += 1 }
+        shardSizes = sizes
+    }
+}
+
+/// Why `report merge` refused its reports: one line naming every gap or overlap it found.
+public struct ReportMergeError: Error, Equatable, CustomStringConvertible {
+    /// Each problem, for people.
+    public var problems: [String]
+    /// The exit code of a merge refused: 1.
+    public static let exitCode: Int32 = 1
+    /// All problems on one line.
+    public var description: String { "report merge: " + problems.joined(separator: "; ") }
+}
+
+extension BatchReport {
+    /// Combines the reports of one batch's shards into one report of the whole scan, after checking the accounting:
+    /// reports that carry shard fields must all be of the same scan and count, every shard `0..<count` present
+    /// exactly once, no asset in two reports and every asset in its own shard. Reports with no shard fields
+    /// (unsharded runs, CSV, or older reports) merge as `merge(documents:)` does; a mix of both is refused.
+    /// The merged report carries no shard fields. `reports` are the paths (for the messages) and documents.
+    public static func checkedMerge(_ reports: [(path: String, document: BatchReportDocument)]) throws -> BatchReportDocument {
+        let sharded = reports.filter { $0.document.shard != nil }
+        guard !sharded.isEmpty else { return merge(documents: reports.map(\.document)) }
+        let name = { (path: String) in FileName.display(path) }
+        if let plain = reports.first(where: { $0.document.shard == nil }) {
+            throw ReportMergeError(problems: ["\(name(plain.path)) has no shard fields (not a shard's JSON report) but \(name(sharded[0].path)) is shard "
+                                              + "\(sharded[0].document.shard!.index) of \(sharded[0].document.shard!.count); merge the JSON reports of one sharded run"])
+        }
+        let scans = sharded.map { ($0.path, $0.document.shard!) }
+        try checkSameScan(scans)
+        var problems = shardProblems(scans)
+        problems += assetProblems(sharded)
+        guard problems.isEmpty else { throw ReportMergeError(problems: problems) }
+        return merge(documents: reports.map(\.document))
+    }
+
+    /// Every report of the same scan and count; else which differ.
+    static func checkSameScan(_ scans: [(String, BatchShardScan)]) throws {
+        let first = scans[0]
+        let describe = { (s: (String, BatchShardScan)) in
+            "\(FileName.display(s.0)) (shard \(s.1.index) of \(s.1.count), scan \(s.1.scanFingerprint.prefix(12)))"
+        }
+        if let other = scans.first(where: { $0.1.count != first.1.count }) {
+            throw ReportMergeError(problems: ["reports of different shard counts: \(describe(first)) and \(describe(other))"])
+        }
+        if let other = scans.first(where: { $0.1.scanFingerprint != first.1.scanFingerprint || $0.1.shardSizes != first.1.shardSizes }) {
+            throw ReportMergeError(problems: ["reports of different scans: \(describe(first)) and \(describe(other))"])
+        }
+    }
+
+    /// Shards given twice, and shards missing with how many assets they hold.
+    static func shardProblems(_ scans: [(String, BatchShardScan)]) -> [String] {
+        let count = scans[0].1.count, sizes = scans[0].1.shardSizes
+        var problems: [String] = []
+        let byIndex = Dictionary(grouping: scans, by: { $0.1.index })
+        for index in byIndex.keys.sorted() where byIndex[index]!.count > 1 {
+            problems.append("shard \(index) of \(count) given \(byIndex[index]!.count) times (\(byIndex[index]!.map { FileName.display($0.0) }.joined(separator: ", ")))")
+        }
+        let missing = (0..<count).filter { byIndex[$0] == nil }
+        if !missing.isEmpty {
+            let assets = missing.reduce(0) { $0 + (sizes.indices.contains($1) ? sizes[$1] : 0) }
+            problems.append("missing shard\(missing.count == 1 ? "" : "s") \(missing.map(String.init).joined(separator: ", ")) of \(count) "
+                            + "(\(assets) asset\(assets == 1 ? "" : "s"))")
+        }
+        return problems
+    }
+
+    /// Assets in two reports, and assets in a report of a shard they do not belong to (at most 5 named of each).
+    static func assetProblems(_ reports: [(path: String, document: BatchReportDocument)]) -> [String] {
+        var seen: [String: String] = [:], twice: [String] = [], misplaced: [String] = []
+        for (path, document) in reports {
+            let shard = BatchOptions.Shard(index: document.shard!.index, count: document.shard!.count)
+            for row in document.rows {
+                if let first = seen[row.key] {
+                    twice.append("\(FileName.display(row.key)) (\(FileName.display(first)), \(FileName.display(path)))")
+                } else { seen[row.key] = path }
+                if !shard.contains(row.key) { misplaced.append("\(FileName.display(row.key)) (\(FileName.display(path)), shard \(shard))") }
+            }
+        }
+        func listed(_ what: String, _ items: [String]) -> [String] {
+            items.isEmpty ? [] : ["\(items.count) \(what): " + items.prefix(5).joined(separator: ", ") + (items.count > 5 ? ", …" : "")]
+        }
+        return listed("asset\(twice.count == 1 ? "" : "s") in two reports", twice)
+            + listed("asset\(misplaced.count == 1 ? "" : "s") not of the shard \(misplaced.count == 1 ? "its" : "their") report is of", misplaced)
+    }
+}
