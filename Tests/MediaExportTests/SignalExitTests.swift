@@ -117,10 +117,12 @@ import Testing
         defer { TestSupport.cleanup(dir) }
         let input = dir.appendingPathComponent("clip.mp4").path, output = dir.appendingPathComponent("out.mp4").path
         try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=30:d=4", "-c:v", "libx264", "-preset", "ultrafast", input])
-        let export = try Running(["--json", "--preset", "highest", "--stall-timeout", "2", "--overwrite", input, output])
+        // A timeout no loaded machine's pause between two packets reaches (2 s did, with two test processes on two
+        // cores), and a stop well past it.
+        let export = try Running(["--json", "--preset", "highest", "--stall-timeout", "6", "--overwrite", input, output])
         #expect(export.await("\"progress\"", onStdout: true), "no progress: \(export.stderr)")
         kill(export.process.processIdentifier, SIGSTOP)
-        sleep(4)
+        sleep(9)
         // A stopped process cannot end: still running here means the stop really came in the middle of the transcode.
         let stoppedMidway = export.process.isRunning
         kill(export.process.processIdentifier, SIGCONT)
