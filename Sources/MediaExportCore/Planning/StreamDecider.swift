@@ -73,6 +73,12 @@ struct StreamDecider {
                             + (can.isEmpty ? "; no container mediaexport writes can" : "; \(can.joined(separator: ", ")) can"))
             return d.dropped("\(ext) cannot hold \(s.codec)")
         }
+        // MP4/MOV write each audio track's sample rate in its header: a copy of one whose rate no probe found fails
+        // there ("sample rate not set"), so the plan says so instead (a camcorder fragment, a cut TS).
+        if s.kind == .audio && s.sampleRate <= 0 && container.isQuickTimeFamily {
+            blockers.append("audio stream #\(s.index) (\(s.codec)): sample rate unknown, which \(ext) needs")
+            return d.dropped("sample rate unknown")
+        }
         if s.kind == .data || s.kind == .attachment || !s.codecKnown { return d.dropped("\(s.kind.rawValue) streams are not copied") }
         guard holds else { return d.dropped("\(ext) cannot hold \(s.codec)") }
         var d = d
