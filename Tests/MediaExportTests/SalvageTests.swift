@@ -107,6 +107,17 @@ struct SalvageTests {
         #expect(done["route"] as? String == "salvage", "\(done)")
         #expect((done["output"] as? String)?.hasSuffix("cut.mp4") == true)
         #expect(try FFprobe(out.appendingPathComponent("cut.mp4").path).video?.codec == "h264")
+        // The report's row gives what the output holds, and says partial.
+        let report = dir.appendingPathComponent("report.json")
+        let again = try TestSupport.tool(["batch", folder.path, "--out", out.path, "--preset", "1280x720", "--policy", "always", "-q",
+                                          "--report", report.path])
+        #expect(again.status == 0, "nothing exported now: \(again.stdout)")
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any] ?? [:]
+        let row = (document["rows"] as? [[String: Any]])?.first ?? [:]
+        let account = row["account"] as? [String: Any] ?? [:]
+        #expect(row["route"] as? String == "salvage", "\(row)")
+        #expect(abs((account["duration"] as? Double ?? 0) - (done["duration"] as? Double ?? -1)) < 0.001, "\(account)")
+        #expect((account["partial"] as? [String: Any])?["declaredDuration"] as? Double == 6, "\(account)")
         let failing = dir.appendingPathComponent("out-fail")
         let f = try TestSupport.tool(["batch", folder.path, "--out", failing.path, "--preset", "1280x720", "--policy", "always", "--damaged", "fail", "-q"])
         #expect(f.status == ExitStatus.exportFailed, "\(f.stdout)\n\(f.stderr)")

@@ -92,10 +92,15 @@ public struct ExportAccount: Codable, Sendable, Equatable {
     public var droppedFrames: Int
     /// Timestamps repaired on the way.
     public var timestampRepairs: Int
+    /// Seconds the output holds, as probed (for a byte copy of a file cut short: where its data ends). Absent in
+    /// accounts written before it was kept.
+    public var duration: Double?
+    /// Set when the output holds only part of its source (`ExportEvent.Completed.partial`).
+    public var partial: ExportEvent.Partial?
 
     /// The account of a finished export.
     public init(_ c: ExportEvent.Completed) {
         verification = c.verification; warnings = c.warnings; skippedPackets = c.skippedPackets
-        droppedFrames = c.droppedFrames; timestampRepairs = c.timestampRepairs
+        droppedFrames = c.droppedFrames; timestampRepairs = c.timestampRepairs; duration = c.duration; partial = c.partial
     }
 }
