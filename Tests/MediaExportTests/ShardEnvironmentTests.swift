@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaExport
+@testable import MediaExportCore
 
 /// `--shard auto` (issue 32, item 1): the shard from the engine's variables, as a pure function of a dictionary.
 @Suite struct ShardEnvironmentTests {
@@ -104,5 +105,47 @@ import Testing
         let after = try Self.shardKeys(folder, dir, env: { ["JOB_COMPLETION_INDEX": "\($0)"] }, count: 3)
         for rank in 0..<3 { #expect(Set(k8s[rank]).isSubset(of: Set(after[rank])), "shard \(rank): \(k8s[rank]) → \(after[rank])") }
         #expect(after.flatMap { $0 }.count == 9)
+    }
+
+    /// Real runs of the three shards of `folder` with `--shard auto` under one engine's variables, all into one shared
+    /// `out`: the assets each shard exported (from its `completed` records), by rank.
+    static func exportedByShard(_ folder: String, out: URL, env: (Int) -> [String: String], count: Int? = nil) throws -> [[String]] {
+        try (0..<3).map { rank in
+            let args = ["batch", folder, "--out", out.path, "--preset", "passthrough", "--json", "-q", "--shard", "auto"]
+                + (count.map { ["--shard-count", "\($0)"] } ?? [])
+            let r = try TestSupport.run(TestSupport.binary, args, environment: Self.noEngine.merging(env(rank)) { $1 })
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .filter { $0["kind"] as? String == "completed" }.compactMap { $0["asset"] as? String }.sorted()
+        }
+    }
+
+    @Test("Three shards under each engine's variables, each set into one shared --out: every asset exported once, in the same shard under all three")
+    func threeEnginesIntoOneSharedOut() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let folder = dir.appendingPathComponent("in").path
+        try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true)
+        for (i, name) in ["colors.mp4", "hevc.mp4", "vfr.mp4", "odd-322x242.mov", "landscape.mov", "audio.m4a"].enumerated() {
+            try FileManager.default.copyItem(atPath: TestSupport.fixture(name), toPath: folder + (i % 2 == 0 ? "/" : "/sub/") + name)
+        }
+        let engines: [(String, (Int) -> [String: String], Int?)] = [
+            ("kubernetes", { ["JOB_COMPLETION_INDEX": "\($0)"] }, 3),
+            ("slurm", { Self.slurm($0 + 1) }, nil),
+            ("aws", { ["AWS_BATCH_JOB_ARRAY_INDEX": "\($0)"] }, 3),
+        ]
+        var shards: [[String]] = []
+        for (name, env, count) in engines {
+            let out = dir.appendingPathComponent("out-\(name)")
+            let exported = try Self.exportedByShard(folder, out: out, env: env, count: count)
+            let all = exported.flatMap { $0 }
+            #expect(all.count == 6 && Set(all).count == 6, "\(name): each asset exported exactly once: \(exported)")
+            for key in all {
+                let stem = PathName.deletingExtension(key)
+                let made = (try? FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent(PathName.directory(key)).path)) ?? []
+                #expect(made.contains { PathName.deletingExtension($0) == PathName.lastComponent(stem) }, "\(name): no output for \(key)")
+            }
+            if shards.isEmpty { shards = exported } else { #expect(exported == shards, "\(name) puts assets in other shards") }
+        }
     }
 }
