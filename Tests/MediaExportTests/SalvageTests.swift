@@ -107,6 +107,9 @@ struct SalvageTests {
         #expect(done["route"] as? String == "salvage", "\(done)")
         #expect((done["output"] as? String)?.hasSuffix("cut.mp4") == true)
         #expect(try FFprobe(out.appendingPathComponent("cut.mp4").path).video?.codec == "h264")
+        let finished = VerificationTests.records(r.stdout).last?["payload"] as? [String: Any] ?? [:]
+        let counts = finished["counts"] as? [String: Any] ?? [:]
+        #expect(counts["salvaged"] as? Int == 1 && counts["transcoded"] as? Int == 0, "\(counts)")
         // The report's row gives what the output holds, and says partial.
         let report = dir.appendingPathComponent("report.json")
         let again = try TestSupport.tool(["batch", folder.path, "--out", out.path, "--preset", "1280x720", "--policy", "always", "-q",

@@ -73,6 +73,8 @@ public struct BatchCounts: Codable, Sendable, Equatable {
     public var remuxed = 0
     /// Assets completed by a byte copy.
     public var copied = 0
+    /// Assets completed by a salvage: the part of a damaged input that decodes (their outputs are partial).
+    public var salvaged = 0
     /// Completed assets that needed a fallback.
     public var fellBack = 0
     /// Assets this run did not export (unchanged, duplicates of earlier runs, or failed before and not retried).
@@ -105,6 +107,7 @@ public struct BatchCounts: Codable, Sendable, Equatable {
                 switch r.route {
                 case "remux": remuxed += 1
                 case "copy": copied += 1
+                case "salvage": salvaged += 1
                 default: transcoded += 1
                 }
             case BatchRowStatus.unchanged: unchanged += 1

@@ -16,6 +16,7 @@ final class BatchRenderer: Sendable {
     /// The closing summary: counts and bytes, and every asset failed now (in this run or an earlier one) by name.
     static func summary(_ counts: BatchCounts) -> String {
         "\(counts.total) assets: \(counts.transcoded) transcoded, \(counts.remuxed) remuxed, \(counts.copied) copied, "
+            + (counts.salvaged > 0 ? "\(counts.salvaged) salvaged (partial), " : "")
             + (counts.duplicates > 0 ? "\(counts.duplicates) duplicate\(counts.duplicates == 1 ? "" : "s"), " : "")
             + "\(counts.fellBack) fell back, \(counts.unchanged) unchanged, \(failed(counts))"
             + (counts.cancelled > 0 ? ", \(counts.cancelled) cancelled" : "")
