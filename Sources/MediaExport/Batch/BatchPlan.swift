@@ -32,6 +32,15 @@ public struct BatchItem: Codable, Sendable, Equatable {
     /// The route the export starts from when the plan found it impossible and `action` is where the fallback chain
     /// will deliver (the run tries it, is skipped and falls back, counted as a fallback). nil: the route `action` says.
     public var firstRoute: ExportRoute?
+
+    /// The route the item's export starts from (nil: the session's own start, a transcode or a passthrough's remux).
+    var startRoute: ExportRoute? {
+        switch firstRoute ?? (action == .remux ? .remux : action == .copy ? .copy : .transcode) {
+        case .remux: return .remux
+        case .copy: return .copy
+        case .transcode, .salvage: return nil
+        }
+    }
 }
 
 /// A batch's plan: the items, what was left out and why, and how many assets the inputs held at all.

@@ -318,11 +318,7 @@ public final class BatchRunner: Sendable {
         request.estimate = options.estimate
         request.threads = threads
         request.deterministic = options.deterministic
-        switch item.firstRoute ?? (item.action == .remux ? .remux : item.action == .copy ? .copy : .transcode) {
-        case .remux: request.startRoute = .remux
-        case .copy: request.startRoute = .copy
-        default: break
-        }
+        request.startRoute = item.startRoute
         return request
     }
 
