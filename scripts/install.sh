@@ -2,49 +2,65 @@
 # Installs mediaexport under PREFIX (default /usr/local):
 #   PREFIX/bin/mediaexport                          the tool (a release build)
 #   PREFIX/share/mediaexport/Presets/*.json         the built-in presets (found from the executable's real path)
-#   PREFIX/share/man/man1/mediaexport.1             the man page, generated from the command definitions
+#   PREFIX/share/man/man1/mediaexport.1             the man page, written by scripts/manpage.py from the tool itself
 #   PREFIX/share/bash-completion/completions/mediaexport, PREFIX/share/zsh/site-functions/_mediaexport,
-#   PREFIX/share/fish/vendor_completions.d/mediaexport.fish   shell completions
+#   PREFIX/share/fish/vendor_completions.d/mediaexport.fish   shell completions (preset names after --preset)
 #
 #   bash scripts/install.sh [PREFIX]
 #
-# Environment: MEDIAEXPORT_BIN=path installs that binary instead of building one (the tests use the debug build);
-# INSTALL_MAN=0 skips the man page (it needs SwiftPM's generate-manual plugin, which builds the tool once more);
-# SWIFT_BUILD_FLAGS adds flags to the release build. A release build links the Swift runtime and Foundation
-# statically (Package.swift), so the binary runs without the Swift toolchain; it links FFmpeg 5.1's shared libraries
-# (Debian 12).
+# The release build is reused when .build/release/mediaexport is newer than every file of Sources/ and Package.swift;
+# otherwise `swift build -c release` runs, once. Nothing else builds: the man page and the completions come from the
+# installed binary (`--experimental-dump-help`, `--generate-completion-script`). On a built tree this takes seconds.
+#
+# Environment: MEDIAEXPORT_BIN=path installs that binary instead (the tests use the debug build); DESTDIR=dir
+# stages the install under dir (scripts/package-deb.sh: DESTDIR=staging install.sh /usr; the man page names the
+# final PREFIX); INSTALL_MAN=0 skips the man page; SWIFT_BUILD_FLAGS adds flags to the release build (and always
+# asks SwiftPM). A release build links the Swift runtime and Foundation statically (Package.swift), so the binary
+# runs without the Swift toolchain; it links FFmpeg 5.1's shared libraries (Debian 12).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${1:-/usr/local}
 case $PREFIX in /*) ;; *) PREFIX=$PWD/$PREFIX ;; esac
+DESTDIR=${DESTDIR:-}
+case $DESTDIR in ''|/*) ;; *) DESTDIR=$PWD/$DESTDIR ;; esac
+ROOT=$DESTDIR$PREFIX
 
 if [[ -n ${MEDIAEXPORT_BIN:-} ]]; then
     BIN=$MEDIAEXPORT_BIN
 else
-    # shellcheck disable=SC2086
-    swift build -c release ${SWIFT_BUILD_FLAGS:-}
-    BIN=$(swift build -c release --show-bin-path)/mediaexport
+    BIN=.build/release/mediaexport
+    newer=
+    [[ -x $BIN ]] && newer=$(find Sources Package.swift -newer "$BIN" -type f -print -quit)
+    if [[ ! -x $BIN || -n $newer || -n ${SWIFT_BUILD_FLAGS:-} ]]; then
+        [[ -n $newer ]] && echo "install.sh: $newer is newer than the release build: building" >&2
+        # shellcheck disable=SC2086
+        swift build -c release --product mediaexport ${SWIFT_BUILD_FLAGS:-}
+    else
+        echo "install.sh: reusing the release build $BIN (newer than Sources/)" >&2
+    fi
 fi
 [[ -x $BIN ]] || { echo "install.sh: no executable at $BIN" >&2; exit 1; }
 
-install -d "$PREFIX/bin" "$PREFIX/share/mediaexport/Presets" "$PREFIX/share/man/man1" \
-    "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" "$PREFIX/share/fish/vendor_completions.d"
-install -m 0755 "$BIN" "$PREFIX/bin/mediaexport"
+install -d "$ROOT/bin" "$ROOT/share/mediaexport/Presets" "$ROOT/share/man/man1" \
+    "$ROOT/share/bash-completion/completions" "$ROOT/share/zsh/site-functions" "$ROOT/share/fish/vendor_completions.d"
+install -m 0755 "$BIN" "$ROOT/bin/mediaexport"
 # The presets folder holds exactly the built-ins: a file removed from the tree is removed from the install.
-rm -f "$PREFIX/share/mediaexport/Presets/"*.json
-install -m 0644 Presets/*.json "$PREFIX/share/mediaexport/Presets/"
+rm -f "$ROOT/share/mediaexport/Presets/"*.json
+install -m 0644 Presets/*.json "$ROOT/share/mediaexport/Presets/"
 
+# The completions and the man page come from the installed binary, which reads the installed presets (no user's).
+tool() { env -u MEDIAEXPORT_PRESETS_DIR XDG_CONFIG_HOME=/nonexistent "$ROOT/bin/mediaexport" "$@"; }
 if [[ ${INSTALL_MAN:-1} != 0 ]]; then
-    config=release
-    [[ -n ${MEDIAEXPORT_BIN:-} ]] && config=debug
-    swift package plugin generate-manual --configuration "$config" >/dev/null
-    install -m 0644 .build/plugins/GenerateManual/outputs/mediaexport/mediaexport.1 "$PREFIX/share/man/man1/mediaexport.1"
+    python3 scripts/manpage.py "$ROOT/bin/mediaexport" --prefix "$PREFIX" >"$ROOT/share/man/man1/mediaexport.1.tmp"
+    chmod 0644 "$ROOT/share/man/man1/mediaexport.1.tmp"
+    mv "$ROOT/share/man/man1/mediaexport.1.tmp" "$ROOT/share/man/man1/mediaexport.1"
 fi
-
-"$PREFIX/bin/mediaexport" --generate-completion-script bash >"$PREFIX/share/bash-completion/completions/mediaexport"
-"$PREFIX/bin/mediaexport" --generate-completion-script zsh >"$PREFIX/share/zsh/site-functions/_mediaexport"
-"$PREFIX/bin/mediaexport" --generate-completion-script fish >"$PREFIX/share/fish/vendor_completions.d/mediaexport.fish"
+tool --generate-completion-script bash >"$ROOT/share/bash-completion/completions/mediaexport"
+tool --generate-completion-script zsh >"$ROOT/share/zsh/site-functions/_mediaexport"
+tool --generate-completion-script fish >"$ROOT/share/fish/vendor_completions.d/mediaexport.fish"
+chmod 0644 "$ROOT/share/bash-completion/completions/mediaexport" "$ROOT/share/zsh/site-functions/_mediaexport" \
+    "$ROOT/share/fish/vendor_completions.d/mediaexport.fish"
 
 # The installed tool must find its presets from where it is, whatever the working directory.
-(cd / && "$PREFIX/bin/mediaexport" presets >/dev/null) || { echo "install.sh: the installed tool does not find its presets" >&2; exit 1; }
-echo "installed mediaexport $("$PREFIX/bin/mediaexport" --version | head -1 | awk '{print $2}') in $PREFIX"
+(cd / && tool presets >/dev/null) || { echo "install.sh: the installed tool does not find its presets" >&2; exit 1; }
+echo "installed mediaexport $(tool --version | head -1 | awk '{print $2}') in $ROOT"
