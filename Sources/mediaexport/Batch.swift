@@ -44,7 +44,7 @@ struct Batch: ToolCommand {
     @Option(help: "The output folder (created if missing).", completion: .directory)
     var out: String
 
-    @Option(name: .shortAndLong, help: "Preset name, Apple alias or preset .json file.")
+    @Option(name: .shortAndLong, help: "Preset name, Apple alias or preset .json file.", completion: PresetCompletion.kind)
     var preset: String = "highest"
 
     @Option(help: "Exports at once.")

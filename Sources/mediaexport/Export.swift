@@ -25,7 +25,7 @@ struct Export: ToolCommand {
         """
     )
 
-    @Option(name: .shortAndLong, help: "Preset name, Apple alias, or path to a preset .json file (see `mediaexport presets`).")
+    @Option(name: .shortAndLong, help: "Preset name, Apple alias, or path to a preset .json file (see `mediaexport presets`).", completion: PresetCompletion.kind)
     var preset: String = "highest"
 
     @Argument(help: "The input media file.", completion: .file())

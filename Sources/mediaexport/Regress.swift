@@ -36,7 +36,7 @@ struct Regress: ToolCommand {
     @Argument(help: "Sample files and folders.", completion: .file())
     var samples: [String]
 
-    @Option(name: .shortAndLong, help: "Preset (repeatable).")
+    @Option(name: .shortAndLong, help: "Preset (repeatable).", completion: PresetCompletion.kind)
     var preset: [String] = []
 
     @Option(help: "The baseline JSON file.")
