@@ -91,21 +91,30 @@ import Testing
         #expect(try catalog.resolve("highest").passthrough == false)
     }
 
-    /// `scripts/install.sh PREFIX` lays out bin/, share/mediaexport/Presets and the completions; the installed tool
-    /// finds its presets from there, from any folder, and never a hostile `Presets/` where it runs. (The man page
-    /// needs SwiftPM's plugin, which cannot run inside `swift test`: INSTALL_MAN=0 here; CI's demo covers it.)
+    /// `scripts/install.sh PREFIX` lays out bin/, share/mediaexport/Presets, the man page and the completions without
+    /// building anything; the installed tool finds its presets from there, from any folder, and never a hostile
+    /// `Presets/` where it runs. The man page (scripts/manpage.py) has the exit codes and the environment; the bash
+    /// completion offers the built-in presets. (The .deb and `man -l` rendering: scripts/test-deb.sh in CI.)
     @Test func installLayoutFindsItsPresets() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let prefix = dir.appendingPathComponent("prefix").path
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         let r = try TestSupport.run("/bin/bash", ["\(root)/scripts/install.sh", prefix],
-                                    environment: ["MEDIAEXPORT_BIN": TestSupport.binary, "INSTALL_MAN": "0"])
+                                    environment: ["MEDIAEXPORT_BIN": TestSupport.binary])
         #expect(r.status == 0, "\(r.stderr)")
         for file in ["bin/mediaexport", "share/mediaexport/Presets/highest.json", "share/bash-completion/completions/mediaexport",
-                     "share/zsh/site-functions/_mediaexport", "share/fish/vendor_completions.d/mediaexport.fish"] {
+                     "share/zsh/site-functions/_mediaexport", "share/fish/vendor_completions.d/mediaexport.fish", "share/man/man1/mediaexport.1"] {
             #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file)")
         }
+        let page = (try? String(contentsOfFile: prefix + "/share/man/man1/mediaexport.1", encoding: .utf8)) ?? ""
+        for want in [".SH EXIT STATUS", "\\fB65\\fR", "MEDIAEXPORT_PRESETS_DIR", ".SH FILES",
+                     (prefix + "/share/mediaexport/Presets").replacingOccurrences(of: "-", with: "\\-"), ".SS batch"] {
+            #expect(page.contains(want), "man page lacks \(want)")
+        }
+        #expect(!page.contains("\n\n") && page.unicodeScalars.allSatisfy(\.isASCII), "blank lines or raw non-ASCII in the man page")
+        let bash = (try? String(contentsOfFile: prefix + "/share/bash-completion/completions/mediaexport", encoding: .utf8)) ?? ""
+        #expect(["highest", "1280x720", "hevc-highest", "passthrough", "m4a"].allSatisfy { bash.contains($0) }, "\(bash.prefix(300))")
         // A preset only the install has shows that the install's folder is the one read.
         try Data(#"{"name":"installed-only","passthrough":true}"#.utf8).write(to: URL(fileURLWithPath: prefix + "/share/mediaexport/Presets/installed-only.json"))
         let hostile = dir.appendingPathComponent("work/Presets")

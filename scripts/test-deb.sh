@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# CI (after scripts/test.sh and scripts/test-slurm.sh; root): the Debian package end to end.
+#   1. scripts/package-deb.sh builds dist/mediaexport_VERSION_amd64.deb (reusing the release build);
+#   2. `apt-get install -y ./dist/….deb` installs it;
+#   3. /usr/bin/mediaexport runs, finds its presets in /usr/share/mediaexport/Presets from `cd /`, exports a fixture;
+#      `man -w mediaexport` finds the page, which lists exit status 65 and MEDIAEXPORT_PRESETS_DIR and renders
+#      without a warning; the bash completion offers every built-in preset after --preset;
+#   4. `dpkg -r mediaexport` removes it, and no file or folder of `dpkg -L mediaexport` is left.
+# Refuses (exit 2, touching nothing) when a mediaexport package is installed, or /usr/bin/mediaexport or
+# /usr/share/mediaexport exist without one: it never replaces what it did not install. A failure after the install
+# removes the package again. Prints each step's time.
+#
+#   bash scripts/test-deb.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+fail() { echo "test-deb.sh: FAIL: $*" >&2; exit 1; }
+refuse() { echo "test-deb.sh: refused: $*" >&2; exit 2; }
+step() { local now; now=$(date +%s); [[ -n ${T:-} ]] && echo "test-deb.sh: $LAST: $((now - T)) s"; T=$now; LAST=$1; }
+
+[[ $(id -u) == 0 ]] || refuse "needs root (apt-get install, dpkg -r)"
+status=$(dpkg-query -W -f='${db:Status-Status}' mediaexport 2>/dev/null || true)
+[[ -z $status || $status == not-installed ]] || refuse "a mediaexport package is installed ($status): remove it first (dpkg -r mediaexport)"
+for path in /usr/bin/mediaexport /usr/share/mediaexport; do
+    [[ ! -e $path ]] || refuse "$path exists and belongs to no mediaexport package (an install.sh into /usr?): remove it first"
+done
+if grep -qs 'path-exclude.*/usr/share/man' /etc/dpkg/dpkg.cfg.d/*; then
+    refuse "dpkg is configured to leave out /usr/share/man (/etc/dpkg/dpkg.cfg.d): the man page cannot be checked"
+fi
+
+# What the checks use (a CI image may lack man-db): installed when missing.
+need=()
+for p in man-db groff-base dpkg-dev python3 ffmpeg; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
+if [[ ${#need[@]} -gt 0 ]]; then
+    echo "test-deb.sh: installing ${need[*]}" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+step "package (scripts/package-deb.sh)"
+DEB=$(bash scripts/package-deb.sh | tail -1)
+[[ -f $DEB ]] || fail "package-deb.sh made no package ($DEB)"
+echo "test-deb.sh: $DEB ($(du -h "$DEB" | cut -f1)): $(dpkg-deb -f "$DEB" Depends)"
+
+# The package's paths, and which of them the machine had before (folders such as /usr/share/man/man1 stay after).
+mapfile -t PATHS < <(dpkg-deb -c "$DEB" | awk '{print $6}' | sed -e 's|^\.||' -e 's|/$||' | grep .)
+declare -A BEFORE=()
+for path in "${PATHS[@]}"; do if [[ -e $path ]]; then BEFORE[$path]=1; fi; done
+
+step "apt-get install"
+installed=0
+cleanup() { [[ $installed == 1 ]] && { echo "test-deb.sh: removing the package after a failure" >&2; dpkg -r mediaexport >/dev/null || true; }; }
+trap cleanup EXIT
+installed=1
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q "./$DEB" >/dev/null || fail "apt-get install ./$DEB"
+[[ $(dpkg-query -W -f='${db:Status-Status}' mediaexport) == installed ]] || fail "dpkg does not list mediaexport as installed"
+mapfile -t FILES < <(dpkg -L mediaexport | grep -vx '/\.')
+[[ $(printf '%s\n' "${FILES[@]}" | sort) == $(printf '%s\n' "${PATHS[@]}" | sort) ]] || fail "dpkg -L mediaexport is not the package's contents"
+
+step "checks of the installed package"
+BIN=/usr/bin/mediaexport
+[[ $(dpkg -S "$BIN" | cut -d: -f1) == mediaexport ]] || fail "$BIN is not the package's"
+"$BIN" --version | grep -q "^mediaexport $(dpkg-query -W -f='${Version}' mediaexport)\$" || fail "$BIN --version is not the package's version"
+# Its presets come from /usr/share/mediaexport/Presets: a preset put there (and taken away again) is listed.
+probe_preset=/usr/share/mediaexport/Presets/zz-test-deb.json
+printf '{"name":"test-deb-only","passthrough":true}\n' >"$probe_preset"
+listed=$(cd / && env -u MEDIAEXPORT_PRESETS_DIR "$BIN" presets) || { rm -f "$probe_preset"; fail "$BIN presets (from /)"; }
+rm -f "$probe_preset"
+grep -q '^test-deb-only ' <<<"$listed" && grep -q '^highest ' <<<"$listed" || fail "$BIN does not read /usr/share/mediaexport/Presets: $listed"
+work=$(mktemp -d)
+(cd / && "$BIN" --preset low -q "$ROOT/Fixtures/landscape.mov" "$work/out.mp4") || fail "$BIN --preset low Fixtures/landscape.mov"
+ffprobe -v error -show_entries stream=codec_name -of csv=p=0 "$work/out.mp4" | grep -qx h264 || fail "the installed tool's export has no h264 stream"
+rm -rf "$work"
+page=$(man -w mediaexport) || fail "man -w mediaexport finds no page"
+[[ $page == /usr/share/man/man1/mediaexport.1.gz ]] || fail "man -w mediaexport gives $page, not the package's page"
+text=$(MANWIDTH=80 man --warnings mediaexport 2>"$ROOT/dist/man-warnings.txt") || fail "man mediaexport"
+[[ ! -s $ROOT/dist/man-warnings.txt ]] || fail "man mediaexport warns: $(head -5 "$ROOT/dist/man-warnings.txt")"
+for want in "EXIT STATUS" "65" "MEDIAEXPORT_PRESETS_DIR" "ENVIRONMENT" "FILES" "EXAMPLES" "/usr/share/mediaexport/Presets" "±"; do
+    grep -qF -- "$want" <<<"$text" || fail "the man page has no '$want'"
+done
+completion=/usr/share/bash-completion/completions/mediaexport
+for json in /usr/share/mediaexport/Presets/*.json; do
+    name=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "$json")
+    grep -qw -- "$name" "$completion" || fail "the bash completion does not offer preset '$name'"
+done
+offered=$(bash -c 'source "$1"; COMP_WORDS=(mediaexport --preset hi); COMP_CWORD=2; COMP_LINE="mediaexport --preset hi"; COMP_POINT=${#COMP_LINE}; _mediaexport 2>/dev/null; echo "${COMPREPLY[*]}"' _ "$completion")
+[[ $offered == *highest* ]] || fail "bash completes 'mediaexport --preset hi' to '$offered', not highest"
+[[ -f /usr/share/zsh/vendor-completions/_mediaexport && -f /usr/share/fish/vendor_completions.d/mediaexport.fish ]] \
+    || fail "no zsh or fish completion"
+[[ -f /usr/share/doc/mediaexport/copyright ]] || fail "no /usr/share/doc/mediaexport/copyright"
+
+step "dpkg -r"
+dpkg -r mediaexport >/dev/null || fail "dpkg -r mediaexport"
+installed=0
+status=$(dpkg-query -W -f='${db:Status-Status}' mediaexport 2>/dev/null || true)
+[[ -z $status || $status == not-installed ]] || fail "after dpkg -r, mediaexport is '$status'"
+left=()
+for path in "${FILES[@]}"; do
+    # What was there before (/usr, /usr/share/man/man1 …) stays; everything the package brought must be gone.
+    [[ -n ${BEFORE[$path]:-} ]] && continue
+    if [[ -e $path || -L $path ]]; then left+=("$path"); fi
+done
+[[ ${#left[@]} == 0 ]] || fail "left after dpkg -r: ${left[*]}"
+step done
+echo "test-deb.sh: OK: ${#FILES[@]} paths installed from $DEB and removed"
