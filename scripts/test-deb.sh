@@ -84,10 +84,18 @@ for json in /usr/share/mediaexport/Presets/*.json; do
     name=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "$json")
     grep -qw -- "$name" "$completion" || fail "the bash completion does not offer preset '$name'"
 done
-offered=$(bash -c 'source "$1"; COMP_WORDS=(mediaexport --preset hi); COMP_CWORD=2; COMP_LINE="mediaexport --preset hi"; COMP_POINT=${#COMP_LINE}; _mediaexport 2>/dev/null; echo "${COMPREPLY[*]}"' _ "$completion")
-[[ $offered == *highest* ]] || fail "bash completes 'mediaexport --preset hi' to '$offered', not highest"
-[[ -f /usr/share/zsh/vendor-completions/_mediaexport && -f /usr/share/fish/vendor_completions.d/mediaexport.fish ]] \
-    || fail "no zsh or fish completion"
+# As bash runs it (complete -F _mediaexport: COMP_WORDS, then command, current word, previous word).
+complete_line() {
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+             _mediaexport "$1" "${@: -1}" "${@: -2:1}" 2>/dev/null; echo "${COMPREPLY[*]}"' _ "$completion" "$@"
+}
+offered=$(complete_line mediaexport export --preset hi)
+[[ $offered == highest ]] || fail "bash completes 'mediaexport export --preset hi' to '$offered', not highest"
+offered=$(cd "$ROOT/Fixtures" && complete_line mediaexport export landsc)
+[[ $offered == landscape.mov ]] || fail "bash completes the input 'landsc' to '$offered', not landscape.mov"
+for script in /usr/share/zsh/vendor-completions/_mediaexport /usr/share/fish/vendor_completions.d/mediaexport.fish; do
+    grep -qw hevc-highest "$script" || fail "$script is missing or offers no preset names"
+done
 [[ -f /usr/share/doc/mediaexport/copyright ]] || fail "no /usr/share/doc/mediaexport/copyright"
 
 step "dpkg -r"
