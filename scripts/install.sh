@@ -51,7 +51,8 @@ install -m 0644 Presets/*.json "$ROOT/share/mediaexport/Presets/"
 # The completions and the man page come from the installed binary, which reads the installed presets (no user's).
 tool() { env -u MEDIAEXPORT_PRESETS_DIR XDG_CONFIG_HOME=/nonexistent "$ROOT/bin/mediaexport" "$@"; }
 if [[ ${INSTALL_MAN:-1} != 0 ]]; then
-    python3 scripts/manpage.py "$ROOT/bin/mediaexport" --prefix "$PREFIX" >"$ROOT/share/man/man1/mediaexport.1.tmp"
+    python3 scripts/manpage.py "$ROOT/bin/mediaexport" --prefix "$PREFIX" >"$ROOT/share/man/man1/mediaexport.1.tmp" \
+        || { rm -f "$ROOT/share/man/man1/mediaexport.1.tmp"; echo "install.sh: scripts/manpage.py failed" >&2; exit 1; }
     chmod 0644 "$ROOT/share/man/man1/mediaexport.1.tmp"
     mv "$ROOT/share/man/man1/mediaexport.1.tmp" "$ROOT/share/man/man1/mediaexport.1"
 fi
