@@ -56,7 +56,8 @@ if [[ ${INSTALL_MAN:-1} != 0 ]]; then
     chmod 0644 "$ROOT/share/man/man1/mediaexport.1.tmp"
     mv "$ROOT/share/man/man1/mediaexport.1.tmp" "$ROOT/share/man/man1/mediaexport.1"
 fi
-tool --generate-completion-script bash >"$ROOT/share/bash-completion/completions/mediaexport"
+# bash-completion sources the file: no #! line (Debian's lintian: bash-completion-with-hashbang).
+tool --generate-completion-script bash | sed '1{/^#!/d}' >"$ROOT/share/bash-completion/completions/mediaexport"
 tool --generate-completion-script zsh >"$ROOT/share/zsh/site-functions/_mediaexport"
 tool --generate-completion-script fish >"$ROOT/share/fish/vendor_completions.d/mediaexport.fish"
 chmod 0644 "$ROOT/share/bash-completion/completions/mediaexport" "$ROOT/share/zsh/site-functions/_mediaexport" \
@@ -64,4 +65,4 @@ chmod 0644 "$ROOT/share/bash-completion/completions/mediaexport" "$ROOT/share/zs
 
 # The installed tool must find its presets from where it is, whatever the working directory.
 (cd / && tool presets >/dev/null) || { echo "install.sh: the installed tool does not find its presets" >&2; exit 1; }
-echo "installed mediaexport $(tool --version | head -1 | awk '{print $2}') in $ROOT"
+echo "installed mediaexport $(tool --version | awk 'NR == 1 {print $2}') in $ROOT"

@@ -2,7 +2,7 @@
 # Builds dist/mediaexport_VERSION_amd64.deb for Debian 12 (bookworm) from the release build:
 #   /usr/bin/mediaexport (stripped), /usr/share/mediaexport/Presets/*.json (found from the binary's real path),
 #   /usr/share/man/man1/mediaexport.1.gz, completions for bash, zsh (vendor-completions) and fish,
-#   /usr/share/doc/mediaexport/copyright.
+#   /usr/share/doc/mediaexport/copyright and changelog.gz (lintian-clean).
 # The tree is laid out by scripts/install.sh (DESTDIR=staging, PREFIX=/usr), which reuses an up-to-date release build
 # (or builds it, once). Depends: from dpkg-shlibdeps on the binary (FFmpeg 5.1's libav*/libsw*, libc6, zlib, SQLite,
 # libstdc++), the FFmpeg ones raised to 5.1 (the tool needs exactly 5.1). VERSION is `mediaexport --version`.
@@ -24,7 +24,7 @@ DESTDIR=$STAGE bash scripts/install.sh /usr >&2
 BIN=$STAGE/usr/bin/mediaexport
 # As Debian ships binaries: without the symbol table (96 MB → 64 MB; Swift's metadata stays, so does the tool).
 strip --strip-unneeded "$BIN"
-VERSION=$("$BIN" --version | head -1 | awk '{print $2}')
+VERSION=$("$BIN" --version | awk 'NR == 1 {print $2}')
 [[ $VERSION =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || { echo "package-deb.sh: bad version '$VERSION' from $BIN --version" >&2; exit 1; }
 
 # Debian's places: compressed man page, zsh's vendor-completions (in zsh's default fpath on Debian).
@@ -68,6 +68,13 @@ License: Expat
  WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT.
 COPYRIGHT
 chmod 0644 "$STAGE/usr/share/doc/mediaexport/copyright"
+# A native package's changelog (Debian format, one entry: the commit it was built from).
+EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+COMMIT=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+MAINTAINER="mediaexport maintainers <maintainers@users.noreply.a-seed-160b5879.example>"
+printf 'mediaexport (%s) unstable; urgency=medium\n\n  * Built from commit %s by scripts/package-deb.sh.\n\n -- %s  %s\n' \
+    "$VERSION" "$COMMIT" "$MAINTAINER" "$(LC_ALL=C date -u -R -d "@$EPOCH")" | gzip -9n >"$STAGE/usr/share/doc/mediaexport/changelog.gz"
+chmod 0644 "$STAGE/usr/share/doc/mediaexport/changelog.gz"
 
 # Depends: what the binary links, from the shlibs files of the installed libraries.
 printf 'Source: mediaexport\n\nPackage: mediaexport\nArchitecture: %s\n' "$ARCH" >"$WORK/debian/control"
@@ -80,7 +87,7 @@ cat >"$STAGE/DEBIAN/control" <<CONTROL
 Package: mediaexport
 Version: $VERSION
 Architecture: $ARCH
-Maintainer: mediaexport maintainers <maintainers@users.noreply.a-seed-160b5879.example>
+Maintainer: $MAINTAINER
 Installed-Size: $(du -sk --exclude=DEBIAN "$STAGE" | cut -f1)
 Depends: $DEPENDS
 Section: video
@@ -92,7 +99,6 @@ Description: export video and audio with presets, on FFmpeg's libraries
  (regress). Every output is verified and appears only complete.
 CONTROL
 
-EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 find "$STAGE" -depth -exec touch -h -d "@$EPOCH" {} +
 DEB=dist/mediaexport_${VERSION}_${ARCH}.deb
 SOURCE_DATE_EPOCH=$EPOCH dpkg-deb --root-owner-group -Zxz --build "$STAGE" "$DEB" >&2

@@ -12,6 +12,7 @@
 #
 #   bash scripts/test-deb.sh
 set -euo pipefail
+# (No `| grep -q` under pipefail: grep -q leaves early, the writer gets SIGPIPE and the pipeline fails.)
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 fail() { echo "test-deb.sh: FAIL: $*" >&2; exit 1; }
@@ -31,7 +32,7 @@ fi
 # What the checks use (a CI image may lack man-db): installed when missing.
 need=()
 for p in man-db groff-base dpkg-dev python3 ffmpeg; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || need+=("$p")
 done
 if [[ ${#need[@]} -gt 0 ]]; then
     echo "test-deb.sh: installing ${need[*]}" >&2
@@ -42,6 +43,9 @@ step "package (scripts/package-deb.sh)"
 DEB=$(bash scripts/package-deb.sh | tail -1)
 [[ -f $DEB ]] || fail "package-deb.sh made no package ($DEB)"
 echo "test-deb.sh: $DEB ($(du -h "$DEB" | cut -f1)): $(dpkg-deb -f "$DEB" Depends)"
+if command -v lintian >/dev/null; then   # when installed (not in CI's image): errors and warnings fail
+    tags=$(lintian --fail-on error,warning "$DEB" 2>&1) || fail "lintian $DEB: $tags"
+fi
 
 # The package's paths, and which of them the machine had before (folders such as /usr/share/man/man1 stay after).
 mapfile -t PATHS < <(dpkg-deb -c "$DEB" | awk '{print $6}' | sed -e 's|^\.||' -e 's|/$||' | grep .)
@@ -61,7 +65,7 @@ mapfile -t FILES < <(dpkg -L mediaexport | grep -vx '/\.')
 step "checks of the installed package"
 BIN=/usr/bin/mediaexport
 [[ $(dpkg -S "$BIN" | cut -d: -f1) == mediaexport ]] || fail "$BIN is not the package's"
-"$BIN" --version | grep -q "^mediaexport $(dpkg-query -W -f='${Version}' mediaexport)\$" || fail "$BIN --version is not the package's version"
+"$BIN" --version | grep "^mediaexport $(dpkg-query -W -f='${Version}' mediaexport)\$" >/dev/null || fail "$BIN --version is not the package's version"
 # Its presets come from /usr/share/mediaexport/Presets: a preset put there (and taken away again) is listed.
 probe_preset=/usr/share/mediaexport/Presets/zz-test-deb.json
 printf '{"name":"test-deb-only","passthrough":true}\n' >"$probe_preset"
@@ -70,14 +74,14 @@ rm -f "$probe_preset"
 grep -q '^test-deb-only ' <<<"$listed" && grep -q '^highest ' <<<"$listed" || fail "$BIN does not read /usr/share/mediaexport/Presets: $listed"
 work=$(mktemp -d)
 (cd / && "$BIN" --preset low -q "$ROOT/Fixtures/landscape.mov" "$work/out.mp4" >/dev/null) || fail "$BIN --preset low Fixtures/landscape.mov"
-ffprobe -v error -show_entries stream=codec_name -of csv=p=0 "$work/out.mp4" | grep -qx h264 || fail "the installed tool's export has no h264 stream"
+ffprobe -v error -show_entries stream=codec_name -of csv=p=0 "$work/out.mp4" | grep -x h264 >/dev/null || fail "the installed tool's export has no h264 stream"
 rm -rf "$work"
 page=$(man -w mediaexport) || fail "man -w mediaexport finds no page"
 [[ $page == /usr/share/man/man1/mediaexport.1.gz ]] || fail "man -w mediaexport gives $page, not the package's page"
 text=$(MANWIDTH=80 man --warnings mediaexport 2>"$ROOT/dist/man-warnings.txt") || fail "man mediaexport"
 [[ ! -s $ROOT/dist/man-warnings.txt ]] || fail "man mediaexport warns: $(head -5 "$ROOT/dist/man-warnings.txt")"
 signs=()   # the help's ± (regress's tolerances) must survive into the page
-"$BIN" --experimental-dump-help | grep -q '±' && signs=("±")
+"$BIN" --experimental-dump-help | grep "±" >/dev/null && signs=("±")
 for want in "EXIT STATUS" "65" "MEDIAEXPORT_PRESETS_DIR" "ENVIRONMENT" "FILES" "EXAMPLES" "/usr/share/mediaexport/Presets" "${signs[@]}"; do
     grep -qF -- "$want" <<<"$text" || fail "the man page has no '$want'"
 done
