@@ -102,6 +102,12 @@ offered=$(cd "$ROOT/Fixtures" && complete_line mediaexport export landsc)
 for script in /usr/share/zsh/vendor-completions/_mediaexport /usr/share/fish/vendor_completions.d/mediaexport.fish; do
     grep -qw hevc-highest "$script" || fail "$script is missing or offers no preset names"
 done
+# Where the shells are installed (not in CI's image): zsh parses its script, fish completes --preset as it would.
+if command -v zsh >/dev/null; then zsh -n /usr/share/zsh/vendor-completions/_mediaexport || fail "zsh cannot parse _mediaexport"; fi
+if command -v fish >/dev/null; then
+    offered=$(fish -c 'complete -C "mediaexport export --preset hevc-hi"' | cut -f1)
+    [[ $offered == hevc-highest ]] || fail "fish completes 'mediaexport export --preset hevc-hi' to '$offered'"
+fi
 [[ -f /usr/share/doc/mediaexport/copyright ]] || fail "no /usr/share/doc/mediaexport/copyright"
 
 step "dpkg -r"
