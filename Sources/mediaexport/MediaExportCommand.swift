@@ -12,6 +12,8 @@ struct MediaExportCommand: AsyncParsableCommand {
         Examples:
           mediaexport --preset highest in.mov out.mp4
           mediaexport --preset 1280x720 --start 5 --end 15 clip.mov part.mp4
+          mediaexport --preset 1280x720 --start 5 --duration 10 clip.mov part.mp4
+          mediaexport --preset 1280x720 --crf 28 --audio-bitrate 96k in.mov out.mp4
           mediaexport presets
           mediaexport probe --json in.mov
         """,

@@ -25,11 +25,12 @@ struct Regress: ToolCommand {
         (lowest PSNR) with per-frame PSNR and SSIM plots.
 
         Examples:
-          mediaexport regress samples/ --preset 1280x720 --preset passthrough --baseline regress.json
-          mediaexport regress samples/ --preset 1280x720 --baseline regress.json --update-baseline
-          mediaexport regress samples/ --preset low --baseline regress.json --junit regress.xml
-          mediaexport regress samples/a.mov --preset low --baseline regress.json --subset --keep-failed failed/
-          mediaexport regress samples/ --preset low --baseline regress.json --html regress.html
+          mediaexport regress clips/ -p low --baseline base.json --update-baseline
+          mediaexport regress clips/ -p low -p passthrough --baseline base.json
+          mediaexport regress clips/ -p low --baseline base.json --junit junit.xml
+          mediaexport regress clips/a.mov -p low --baseline base.json --subset
+          mediaexport regress clips/ -p low --baseline base.json --keep-failed kept/
+          mediaexport regress clips/ -p low --baseline base.json --html report.html
         """
     )
 

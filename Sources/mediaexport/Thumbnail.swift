@@ -13,7 +13,9 @@ struct Thumbnail: ToolCommand {
 
         Examples:
           mediaexport thumbnail clip.mov poster.jpg
-          mediaexport thumbnail clip.mov thumb.png --at 12.5 --exact --size 320x180 --mode fill
+          mediaexport thumbnail clip.mov thumb.jpg --size 320
+          mediaexport thumbnail clip.mov thumb.png --at 12.5 --exact
+          mediaexport thumbnail clip.mov thumb.png --size 320x180 --mode fill
         """
     )
 
