@@ -96,4 +96,21 @@ import Testing
             #expect(r.stderr.hasPrefix("mediaexport: ") && r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
         }
     }
+
+    /// `regress --update-baseline --json` ends with its `regressFinished` record too, naming what changed.
+    @Test func regressUpdateEndsWithAFinalRecord() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let sample = dir.appendingPathComponent("clip.mov").path
+        try FileManager.default.copyItem(atPath: TestSupport.fixture("landscape.mov"), toPath: sample)
+        let r = try TestSupport.tool(["regress", sample, "-p", "low", "--baseline", dir.appendingPathComponent("b.json").path,
+                                      "--update-baseline", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 2, "\(r.stdout)")
+        let last = try #require(try JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any])
+        let payload = try #require(last["payload"] as? [String: Any])
+        #expect(last["kind"] as? String == "regressFinished" && payload["cases"] as? Int == 1 && payload["failed"] as? Int == 0)
+        #expect((payload["baselineUpdated"] as? [String])?.first == "added clip.mov|low", "\(payload)")
+    }
 }
