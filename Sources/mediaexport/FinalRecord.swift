@@ -51,7 +51,8 @@ enum FailureRecord {
     private static func record(kind: String, error: ExportError) -> String {
         let line = ExportEvent.failed(.init(error)).jsonLine()
         guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-              let payload = object["payload"] as? [String: Any] else { return line }
+              var payload = object["payload"] as? [String: Any] else { return line }
+        payload["exitCode"] = SignalCancellation.exitCode(for: error.exitCode)  // a cancellation exits as its signal
         return record(kind: kind, payload: payload)
     }
 
