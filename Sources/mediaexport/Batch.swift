@@ -32,8 +32,8 @@ struct Batch: ToolCommand {
         Examples:
           mediaexport batch uploads/ --out ready/ --preset 1280x720
           mediaexport batch uploads/ --out ready/ --preset 1280x720 --dry-run
-          mediaexport batch a.mov b.mov --out ready/ --preset highest --jobs 1 --report report.csv
-          mediaexport batch uploads/ --out ready/ --preset 1280x720 --shard $JOB_COMPLETION_INDEX/4
+          mediaexport batch a.mov b.mov --out ready/ --jobs 1 --report report.csv
+          mediaexport batch uploads/ --out ready/ --shard $JOB_COMPLETION_INDEX/4
           mediaexport batch uploads/ --out ready/ --preset 1280x720 --shard auto
         """
     )
@@ -201,7 +201,7 @@ struct Report: ParsableCommand {
         abstract: "Work with batch reports.",
         discussion: """
         Examples:
-          mediaexport report merge shard-0/report.json shard-1/report.json --out report.json
+          mediaexport report merge s0/report.json s1/report.json --out report.json
         """,
         subcommands: [Merge.self]
     )

@@ -14,7 +14,14 @@ extension ToolCommand {
     static var cancelledMessage: String? { nil }
 
     mutating func run() async throws {
-        do { try await perform() } catch { throw Self.reportFailure(error) }
+        do { try await perform() } catch {
+            // `--json`: the output ends with one final record, a failure's too (the export's session writes its own).
+            if let command = self as? any JSONOutputCommand, command.json, !type(of: command).writesOwnFailure,
+               let line = FailureRecord.line(kind: type(of: command).failedKind, error: error) {
+                printLine(line)
+            }
+            throw Self.reportFailure(error)
+        }
     }
 
     /// Says what went wrong, once, on stderr, and gives what to throw instead: the exit status for the library's

@@ -19,9 +19,11 @@ struct Export: ToolCommand {
           mediaexport --preset highest in.mov out.mp4
           mediaexport export --preset AVAssetExportPreset1280x720 in.mov out.mp4
           mediaexport --preset passthrough --start 2 --end 8 in.mov cut.mov
-          mediaexport --preset ./my-preset.json --json in.mov out.mp4 > events.jsonl
+          mediaexport --preset 1280x720 --start 2 --duration 6 in.mov cut.mp4
+          mediaexport --preset 1280x720 --crf 28 --audio-bitrate 96k in.mov out.mp4
+          mediaexport --preset ./mine.json --json in.mov out.mp4 > events.jsonl
           mediaexport --original IMG_1234.MOV original.mp4
-          mediaexport --edits trim.edit.json --preset 1280x720 IMG_1234.MOV edited.mp4
+          mediaexport --edits trim.edit.json IMG_1234.MOV edited.mp4
         """
     )
 

@@ -12,12 +12,14 @@ struct MediaExportCommand: AsyncParsableCommand {
         Examples:
           mediaexport --preset highest in.mov out.mp4
           mediaexport --preset 1280x720 --start 5 --end 15 clip.mov part.mp4
+          mediaexport --preset 1280x720 --start 5 --duration 10 clip.mov part.mp4
+          mediaexport --preset 1280x720 --crf 28 --audio-bitrate 96k in.mov out.mp4
           mediaexport presets
           mediaexport probe --json in.mov
         """,
         version: "mediaexport \(MediaExportVersion.string)\n" + ToolProcess.ffmpegVersionLines.joined(separator: "\n")
             + "\nFFmpeg \(ToolProcess.ffmpegRelease)",
-        subcommands: [Export.self, Batch.self, Regress.self, Thumbnail.self, Presets.self, Probe.self, Resources.self, Report.self],
+        subcommands: [Export.self, Batch.self, Regress.self, Thumbnail.self, Presets.self, Probe.self, Resources.self, Report.self, Formats.self],
         defaultSubcommand: Export.self
     )
 
@@ -31,11 +33,11 @@ struct MediaExportCommand: AsyncParsableCommand {
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            // `--json` promises a final record for every export: a command line that does not parse gets one too.
-            if exitCode(for: error).rawValue == ExitStatus.usage && isJSONExport(arguments) {
+            // `--json` promises one final record: a command line that does not parse gets one too.
+            if exitCode(for: error).rawValue == ExitStatus.usage, let json = jsonCommand(arguments) {
                 var message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
                 if message.hasPrefix("Error: ") { message.removeFirst(7) }
-                printLine(ExportEvent.failed(.init(ExportError.usage(reason: message))).jsonLine())
+                printLine(FailureRecord.usage(kind: json.failedKind, message: message))
             }
             exitForUsage(error, guess: mistypedSubcommand(arguments))
         }
@@ -72,11 +74,11 @@ struct MediaExportCommand: AsyncParsableCommand {
         ToolProcess.fixMmapThreshold(2 * 1024 * 1024)
     }
 
-    /// True when the arguments are an export's (the default subcommand or `export`) with `--json`.
-    static func isJSONExport(_ arguments: [String]) -> Bool {
-        guard arguments.contains("--json") else { return false }
-        let others = configuration.subcommands.map { $0._commandName }.filter { $0 != "export" }
-        return !(arguments.first.map { others.contains($0) } ?? false)
+    /// The command the arguments run when it has `--json` and they ask for it (the default subcommand is export).
+    static func jsonCommand(_ arguments: [String]) -> (any JSONOutputCommand.Type)? {
+        guard arguments.contains("--json") else { return nil }
+        let named = arguments.first.flatMap { first in configuration.subcommands.first { $0._commandName == first } }
+        return (named ?? Export.self) as? any JSONOutputCommand.Type
     }
 }
 

@@ -25,11 +25,12 @@ struct Regress: ToolCommand {
         (lowest PSNR) with per-frame PSNR and SSIM plots.
 
         Examples:
-          mediaexport regress samples/ --preset 1280x720 --preset passthrough --baseline regress.json
-          mediaexport regress samples/ --preset 1280x720 --baseline regress.json --update-baseline
-          mediaexport regress samples/ --preset low --baseline regress.json --junit regress.xml
-          mediaexport regress samples/a.mov --preset low --baseline regress.json --subset --keep-failed failed/
-          mediaexport regress samples/ --preset low --baseline regress.json --html regress.html
+          mediaexport regress clips/ -p low --baseline base.json --update-baseline
+          mediaexport regress clips/ -p low -p passthrough --baseline base.json
+          mediaexport regress clips/ -p low --baseline base.json --junit junit.xml
+          mediaexport regress clips/a.mov -p low --baseline base.json --subset
+          mediaexport regress clips/ -p low --baseline base.json --keep-failed kept/
+          mediaexport regress clips/ -p low --baseline base.json --html report.html
         """
     )
 
@@ -95,7 +96,7 @@ struct Regress: ToolCommand {
             }
         }
         if let html { try RegressHTML.write(cases: cases, baseline: base, to: html) }
-        if updateBaseline { return try update(base, measured) }
+        if updateBaseline { return try update(base, measured, cases: cases) }
         try report(cases, unchecked: unchecked)
     }
 
@@ -115,13 +116,18 @@ struct Regress: ToolCommand {
         return runner
     }
 
-    /// `--update-baseline`: the run's entries, and the baseline's that were not run, written back.
-    private func update(_ base: Baseline, _ measured: Baseline) throws {
+    /// `--update-baseline`: the run's entries, and the baseline's that were not run, written back; with `--json` a
+    /// `regressFinished` record naming what changed ends the output.
+    private func update(_ base: Baseline, _ measured: Baseline, cases: [RegressCase]) throws {
         var merged = measured
         for key in base.entries.keys.sorted() where merged.entries[key] == nil { merged.entries[key] = base.entries[key] }
         let changes = RegressRunner.changes(from: base, to: merged)
         try merged.save(baseline)
-        if !json {
+        if json {
+            let failed = cases.filter { $0.status == .error }.count
+            printLine(RegressRecord(kind: "regressFinished", payload: RegressSummary(cases: cases.count, failed: failed, notChecked: [],
+                                                                                    subset: subset, baselineUpdated: changes)).line)
+        } else {
             printLine(TerminalText.lines(changes.isEmpty ? ["baseline \(baseline): unchanged"] : ["baseline \(baseline) updated:"] + changes.map { "  " + $0 }))
         }
     }
@@ -150,6 +156,8 @@ struct RegressSummary: Encodable {
     /// The baseline's entries the run did not check (a failure unless `subset`).
     var notChecked: [String]
     var subset: Bool
+    /// With `--update-baseline`: what changed in the baseline (empty: nothing).
+    var baselineUpdated: [String]? = nil
 }
 
 /// A JSON Lines record of `regress --json`.

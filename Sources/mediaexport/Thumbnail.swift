@@ -13,7 +13,9 @@ struct Thumbnail: ToolCommand {
 
         Examples:
           mediaexport thumbnail clip.mov poster.jpg
-          mediaexport thumbnail clip.mov thumb.png --at 12.5 --exact --size 320x180 --mode fill
+          mediaexport thumbnail clip.mov thumb.jpg --size 320
+          mediaexport thumbnail clip.mov thumb.png --at 12.5 --exact
+          mediaexport thumbnail clip.mov thumb.png --size 320x180 --mode fill
         """
     )
 
@@ -26,7 +28,7 @@ struct Thumbnail: ToolCommand {
     @Option(help: "Seconds on the version's timeline (after a sidecar's trim).")
     var at: Double?
 
-    @Option(help: "Target size WxH, as displayed.")
+    @Option(help: "Target size WxH, as displayed, or a width W alone (the height from the aspect ratio).")
     var size: String?
 
     @Option(help: "fit (inside the box, never upscaled) or fill (covers the box, centre cropped to exactly WxH).")
@@ -46,13 +48,13 @@ struct Thumbnail: ToolCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    func parsedSize() throws -> (Int, Int)? {
+    func parsedSize() throws -> (Int, Int?)? {
         guard let size else { return nil }
-        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts.allSatisfy({ $0 >= 2 && $0 <= 16384 }) else {
-            throw ValidationError("--size must be WxH, e.g. 320x180")
+        let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+        guard (1...2).contains(parts.count), parts.allSatisfy({ $0.map { $0 >= 2 && $0 <= 16384 } ?? false }) else {
+            throw ValidationError("--size must be WxH or a width W, e.g. 320x180 or 320")
         }
-        return (parts[0], parts[1])
+        return (parts[0]!, parts.count == 2 ? parts[1] : nil)
     }
 
     func validate() throws { _ = try parsedSize() }

@@ -21,7 +21,7 @@ import Testing
             (["batch", "--jobs", "0", fixture, "--out", "/tmp/never"], "mediaexport: --jobs must be at least 1"),
             (["report", "merge", "a.json"], "mediaexport: missing expected argument '--out <out>'"),
             (["report", "merge", "--frob", "a.json", "--out", "b.json"], "mediaexport: unknown option '--frob'"),
-            (["thumbnail", fixture, "/tmp/never.jpg", "--size", "1x"], "mediaexport: --size must be WxH, e.g. 320x180"),
+            (["thumbnail", fixture, "/tmp/never.jpg", "--size", "1x"], "mediaexport: --size must be WxH or a width W, e.g. 320x180 or 320"),
             (["probe"], "mediaexport: missing expected argument '<file>'"),
             (["presest"], "mediaexport: 'presest' is neither a file nor a subcommand: did you mean 'presets'?"),
         ]

@@ -12,3 +12,9 @@ public enum MediaFileProbe {
     /// Whether `container` (libavformat's name, `MediaInfo.container`) is a demuxer inputs may be opened with.
     public static func isAllowedContainer(_ container: String) -> Bool { InputFormats.isAllowed(container) }
 }
+
+extension FormatCatalog {
+    /// The containers and codecs mediaexport writes and reads with the FFmpeg libraries it runs on
+    /// (`mediaexport formats`).
+    public static func current() -> FormatCatalog { FormatQuery.catalog() }
+}

@@ -15,6 +15,9 @@ public enum Thumbnailer {
         if let w = request.width, let h = request.height, w < 2 || h < 2 || w > 16384 || h > 16384 {
             throw ExportError.invalidTimeRange(path: request.output, reason: "size \(w)x\(h) must be between 2 and 16384")
         }
+        if let w = request.width, request.height == nil, w < 2 || w > 16384 {
+            throw ExportError.invalidTimeRange(path: request.output, reason: "width \(w) must be between 2 and 16384")
+        }
         let selection = try VersionResolver.select(input: request.input, version: request.version, editsPath: request.editsPath, requireCurrent: false)
         return try ThumbnailRenderer.make(request, report: selection.report, edits: selection.edits)
     }

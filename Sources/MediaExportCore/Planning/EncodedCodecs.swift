@@ -22,4 +22,11 @@ extension Container {
             return true
         }
     }
+
+    /// The subtitle encoder text subtitles are converted with when the container cannot hold them as they are:
+    /// `mov_text` (3GPP timed text) for MP4/MOV/M4V; nil for `.m4a` (audio only) and `.mkv` (copies them).
+    public var textSubtitleEncoder: String? { isQuickTimeFamily && self != .m4a ? "mov_text" : nil }
+
+    /// The text subtitle codecs a conversion to `textSubtitleEncoder` reads.
+    public static let convertibleTextSubtitles: Set<String> = ["subrip", "srt", "ass", "ssa", "webvtt", "mov_text", "text"]
 }

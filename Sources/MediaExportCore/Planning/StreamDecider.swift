@@ -148,13 +148,12 @@ struct StreamDecider {
         // MP4/MOV/M4V hold text subtitles only as `mov_text` (3GPP timed text): other text formats are converted,
         // as HandBrake does. Their styling comes through as far as mov_text has it (see SubtitleTranscodeStage).
         // Pictures cannot become text. (`.m4a` holds audio only.)
-        let text: Set<String> = ["subrip", "srt", "ass", "ssa", "webvtt", "mov_text", "text"]
         let bitmap = ["hdmv_pgs_subtitle": "PGS", "dvb_subtitle": "DVB", "dvd_subtitle": "VobSub", "xsub": "XSUB"]
-        if container.isQuickTimeFamily && container != .m4a {
-            if let kind = bitmap[s.codec] { return d.dropped("bitmap subtitles (\(kind)) cannot be converted to mov_text; burn-in is not done") }
-            if text.contains(s.codec) {
+        if let encoder = container.textSubtitleEncoder {
+            if let kind = bitmap[s.codec] { return d.dropped("bitmap subtitles (\(kind)) cannot be converted to \(encoder); burn-in is not done") }
+            if Container.convertibleTextSubtitles.contains(s.codec) {
                 if !s.decodable { return undecodable(s, d) }
-                d.action = .transcodeSubtitle(codec: "mov_text")
+                d.action = .transcodeSubtitle(codec: encoder)
                 return d
             }
         }

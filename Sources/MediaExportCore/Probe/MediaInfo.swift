@@ -82,6 +82,10 @@ public struct StreamInfo: Codable, Sendable, Equatable {
     public var isChapterTrack: Bool?
     /// A QuickTime timecode track (`tmcd`: a camera's or editor's start timecode; its value is the `timecode` tag).
     public var isTimecodeTrack: Bool?
+    /// An attachment's file name (its `filename` tag: a font, a cover, a text file in a Matroska file).
+    public var fileName: String?
+    /// An attachment's MIME type (its `mimetype` tag).
+    public var mimeType: String?
 
     // ffprobe's names (`-show_streams`), computed as fftools/ffprobe.c does. ffprobe prints rationals as strings
     // ("30000/1001", "16:9") and times, sizes, rates and frame counts as decimal strings ("10.010000", "48000");
@@ -142,7 +146,7 @@ public struct StreamInfo: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case index, type, codec, profile, width, height, displayWidth, displayHeight, pixelFormat, frameRate, rotation
-        case channels, channelLayout, sampleRate, language, bitRate, duration, isAttachedPicture, color, hdr, isChapterTrack, isTimecodeTrack
+        case channels, channelLayout, sampleRate, language, bitRate, duration, isAttachedPicture, color, hdr, isChapterTrack, isTimecodeTrack, fileName, mimeType
         case codecName = "codec_name", codecLongName = "codec_long_name", codecType = "codec_type"
         case codecTagString = "codec_tag_string", level
         case sampleAspectRatio = "sample_aspect_ratio", displayAspectRatio = "display_aspect_ratio", pixFmt = "pix_fmt"

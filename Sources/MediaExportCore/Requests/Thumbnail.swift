@@ -16,7 +16,8 @@ public struct ThumbnailRequest: Codable, Sendable, Equatable {
     public var output: String
     /// Seconds on the version's timeline (after a sidecar's trim); nil picks a poster time.
     public var time: Double?
-    /// Target width and height (as displayed); nil keeps the displayed size.
+    /// Target width and height (as displayed); nil keeps the displayed size. A width without a height: that width
+    /// (never upscaled), the height from the displayed aspect ratio, even.
     public var width: Int?
     /// See `width`.
     public var height: Int?

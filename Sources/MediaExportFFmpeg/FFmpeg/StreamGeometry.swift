@@ -33,6 +33,8 @@ enum StreamGeometry {
 /// The codec's name, or `unknown 'fourcc'` for a codec FFmpeg does not know.
 func codecName(_ par: AVCodecParameters) -> String {
     if par.codec_id == AV_CODEC_ID_NONE {
+        // No tag either (a Matroska attachment of an unknown mimetype): nothing to quote.
+        if par.codec_tag == 0 { return "unknown" }
         var buf = [CChar](repeating: 0, count: Int(AV_FOURCC_MAX_STRING_SIZE))
         av_fourcc_make_string(&buf, par.codec_tag)
         return "unknown '\(FileName.decode(cString: buf))'"

@@ -132,6 +132,7 @@ public enum MediaProbe {
         info.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
         if stream.pointee.discard == AVDISCARD_ALL && Demuxer.isQuickTimeChapterTrack(stream) { info.isChapterTrack = true }
         if isTimecodeTrack(stream) { info.isTimecodeTrack = true }
+        if par.codec_type == AVMEDIA_TYPE_ATTACHMENT { info.fileName = meta["filename"]; info.mimeType = meta["mimetype"] }
         if stream.pointee.duration > 0 && stream.pointee.duration != AVCode.noPTS {
             info.duration = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
         }

@@ -127,8 +127,13 @@ package enum ThumbnailRenderer {
         return out
     }
 
-    /// The output size as displayed: fit (never upscaled) or fill (exactly the box).
+    /// The output size as displayed: fit (never upscaled) or fill (exactly the box). A width alone: that width (never
+    /// upscaled), the height from the displayed aspect ratio, rounded to even as the export's sizes are.
     static func targetSize(shownWidth w: Int, shownHeight h: Int, width: Int?, height: Int?, mode: ThumbnailMode) -> (width: Int, height: Int) {
+        if let bw = width, height == nil {
+            let tw = min(bw, w)
+            return (tw, max(2, Int((Double(h) * Double(tw) / Double(w) / 2).rounded()) * 2))
+        }
         guard let bw = width, let bh = height else { return (w, h) }
         if mode == .fill { return (bw, bh) }
         let scale = min(1, Double(bw) / Double(w), Double(bh) / Double(h))

@@ -80,12 +80,25 @@ enum ProbeReport {
             if let l = s.language { parts.append("[\(l)]") }
             if let b = s.bitRate { parts.append("\(b / 1000) kb/s") }
             if s.isAttachedPicture { parts.append("(cover art)") }
+            if let f = s.fileName { parts.append("'\(f)'") }
+            if let m = s.mimeType { parts.append("(\(m))") }
             lines.append(parts.joined(separator: " "))
             // Continuation lines start under the stream's type.
             let indent = String(repeating: " ", count: "  #\(s.index) ".count)
             if let color = s.color, !s.isAttachedPicture { lines += colorLines(color).map { indent + $0 } }
         }
+        lines += chapterLines(info.chapters ?? [])
         return TerminalText.lines(lines)
+    }
+
+    /// `chapters: 2` and one line each: number, start and end in seconds, title.
+    static func chapterLines(_ chapters: [ChapterInfo]) -> [String] {
+        guard !chapters.isEmpty else { return [] }
+        return ["  chapters: \(chapters.count)"] + chapters.enumerated().map { i, c in
+            let start = Double(c.startTime).map { String(format: "%.3f", $0) } ?? c.startTime
+            let end = Double(c.endTime).map { String(format: "%.3f", $0) } ?? c.endTime
+            return "    \(i + 1). \(start)–\(end) s" + (c.tags?["title"].map { " \($0)" } ?? "")
+        }
     }
 
     /// A video's colour, in at most two lines: `colour …` (HDR kind or transfer, primaries, matrix, range, bit depth,

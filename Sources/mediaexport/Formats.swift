@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import MediaExport
+
+struct Formats: ToolCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the containers and codecs mediaexport writes, and the formats it reads.",
+        discussion: """
+        Encode: what the presets' encoders produce in each container. Copy: what a \
+        stream copy keeps (FFmpeg's muxer, with mediaexport's stricter rules).
+
+        Examples:
+          mediaexport formats
+          mediaexport formats --all
+          mediaexport formats --json | jq '.writes[].container'
+        """
+    )
+
+    @Flag(help: "List every codec a copy keeps and every decoder, not only the counts.")
+    var all = false
+
+    @Flag(help: "Print JSON (always with every list).")
+    var json = false
+
+    func perform() throws {
+        let catalog = FormatCatalog.current()
+        if json {
+            try printJSON(catalog)
+        } else {
+            printLine(FormatTable.render(catalog, all: all))
+        }
+    }
+}
+
+/// The `formats` listing for people: one block per container written, then what is read.
+enum FormatTable {
+    static func render(_ catalog: FormatCatalog, all: Bool) -> String {
+        var lines = ["Writes (by output extension):"]
+        for w in catalog.writes {
+            lines.append("  .\(w.container.rawValue)  (\(w.muxer) muxer)")
+            lines.append("    encode: " + summary(w.encode, all: true))
+            lines.append("    copy:   " + summary(w.copy, all: all))
+        }
+        let r = catalog.reads
+        lines.append("Reads: \(r.demuxers.count) container formats: \(r.demuxers.joined(separator: ", "))")
+        lines.append("  decodes: " + summary(r.decoders, all: all))
+        if !all { lines.append("(--all lists every codec, --json gives them as data)") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// "video h264, hevc; audio aac; subtitles mov_text", or counts ("video 112, audio 98 …") when not `all`.
+    static func summary(_ c: CodecLists, all: Bool) -> String {
+        let parts = [("video", c.video), ("audio", c.audio), ("subtitles", c.subtitle)].map { name, list in
+            all ? "\(name) " + (list.isEmpty ? "none" : list.joined(separator: ", ")) : "\(name) \(list.count)"
+        }
+        return parts.joined(separator: all ? "; " : ", ") + (all ? "" : " codecs")
+    }
+}
