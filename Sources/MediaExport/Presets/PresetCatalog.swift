@@ -117,6 +117,17 @@ public struct PresetCatalog: Sendable {
         throw ExportError.presetNotFound(name: nameOrPath, known: presets.map(\.name))
     }
 
+    /// A note when `nameOrPath` is a preset file (not a name) whose preset takes the name or an alias of a catalog
+    /// preset: wherever presets are told apart by name (`regress` keys its cases SAMPLE|PRESET), it stands in for
+    /// that one. nil otherwise.
+    public func shadowNote(for nameOrPath: String, resolved: Preset) -> String? {
+        guard nameOrPath.contains("/") || nameOrPath.lowercased().hasSuffix(".json") else { return nil }
+        let key = resolved.name.lowercased()
+        guard let other = presets.first(where: { $0.name.lowercased() == key || $0.aliases.contains { $0.lowercased() == key } }) else { return nil }
+        return "preset file \(nameOrPath) is named '\(resolved.name)', as the preset '\(other.name)': its cases are keyed by that name and "
+            + "compared with that preset's baseline entries; rename it (e.g. '\(Preset.customName(for: other.name))') to keep them apart"
+    }
+
     /// Loads and validates one preset file; errors name the file and the field. A file over
     /// `UntrustedFile.maxBytes`, nesting deeper than `UntrustedFile.maxDepth` or a key given twice in one object
     /// is refused before parsing.
