@@ -299,7 +299,11 @@ public final class ExportSession: Sendable {
 
     func emit(_ event: ExportEvent) {
         var event = event
-        if case .started(var s) = event { s.settings = EncodingSettings(request.preset); event = .started(s) }
+        // The encoding settings, when a stream is encoded (a remux or byte copy encodes nothing).
+        if case .started(var s) = event, s.streams.contains(where: { $0.action == .transcode }) {
+            s.settings = EncodingSettings(request.preset)
+            event = .started(s)
+        }
         // After the final event the handler is dropped: a handler that captures its own session (to cancel it,
         // say) would otherwise keep both alive forever.
         let handler = state.withLock { state in
