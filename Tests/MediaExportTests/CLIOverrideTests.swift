@@ -89,6 +89,15 @@ import Testing
         let started = try Self.record("started", in: r.stdout)
         #expect(started["preset"] as? String == "1280x720-custom" && (started["settings"] as? [String: Any])?["crf"] as? Int == 30, "\(started)")
         #expect(try Self.probe(out, "stream=codec_name", stream: "v:0") == "h264")
+        // A stream copy encodes nothing: no settings in its records.
+        let copy = try TestSupport.tool(["--preset", "passthrough", "--json", TestSupport.fixture("landscape.mov"), dir.appendingPathComponent("c.mov").path])
+        #expect(copy.status == 0 && !copy.stdout.contains(#""settings""#), "\(copy.stdout)")
+        // A file named as a built-in stands in for it in regress: a note says so.
+        let catalog = try PresetCatalog.builtIn()
+        let twin = try catalog.resolve("1280x720")
+        #expect(catalog.shadowNote(for: "./mine.json", resolved: twin)?.contains("as the preset '1280x720'") == true)
+        #expect(catalog.shadowNote(for: "1280x720", resolved: twin) == nil)
+        #expect(catalog.shadowNote(for: file.path, resolved: try catalog.resolve(file.path)) == nil)
         let taken = try TestSupport.tool(["presets", "show", "low", "--as", "highest"])
         #expect(taken.status == 64 && taken.stderr.contains("a preset is named so already"), "\(taken.stderr)")
     }
