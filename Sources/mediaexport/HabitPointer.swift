@@ -9,6 +9,8 @@ struct HabitPointer {
         var tool: String
         var ours: String
         var takesValue: Bool
+        /// Appended to the value: HandBrakeCLI's rates are in kb/s (`--ab 160` → `--audio-bitrate 160k`).
+        var unit = ""
     }
 
     static let table: [Habit] = [
@@ -20,6 +22,10 @@ struct HabitPointer {
         Habit(names: ["-b:v", "-vb"], tool: "ffmpeg", ours: "--video-bitrate", takesValue: true),
         Habit(names: ["-maxrate"], tool: "ffmpeg", ours: "--max-bitrate", takesValue: true),
         Habit(names: ["-preset"], tool: "ffmpeg", ours: "--encoder-preset", takesValue: true),
+        Habit(names: ["--quality"], tool: "HandBrakeCLI", ours: "--crf", takesValue: true),
+        Habit(names: ["--vb"], tool: "HandBrakeCLI", ours: "--video-bitrate", takesValue: true, unit: "k"),
+        Habit(names: ["--ab"], tool: "HandBrakeCLI", ours: "--audio-bitrate", takesValue: true, unit: "k"),
+        Habit(names: ["-vn"], tool: "ffmpeg", ours: "--preset m4a", takesValue: false),
         Habit(names: ["-Z", "--preset-import-file"], tool: "HandBrakeCLI", ours: "--preset", takesValue: true),
         Habit(names: ["-loglevel", "-v"], tool: "ffmpeg", ours: "--verbose", takesValue: false),
         Habit(names: ["--log"], tool: "habit", ours: "--verbose", takesValue: false),
@@ -49,7 +55,7 @@ struct HabitPointer {
             return "'-q \(next)' (HandBrakeCLI quality): use --crf \(next) (our -q is --quiet)"
         }
         guard let habit = table.first(where: { $0.names.contains(arg) }) else { return nil }
-        let value = habit.takesValue ? (next.map { " " + $0 } ?? " VALUE") : ""
+        let value = habit.takesValue ? (next.map { " " + $0 + habit.unit } ?? " VALUE") : ""
         let ours = habit.ours == "--preset" ? "--preset NAME|FILE" : habit.ours + value
         return head + " (\(habit.tool)): use \(ours)"
     }
