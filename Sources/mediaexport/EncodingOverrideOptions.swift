@@ -4,19 +4,20 @@ import MediaExport
 /// `--crf`, `--encoder-preset`, `--video-bitrate`, `--max-bitrate` and `--audio-bitrate`, shared by `export` and
 /// `batch`: applied on top of the preset by the library (`Preset.applying`), which checks them as preset file keys.
 struct EncodingOverrideOptions: ParsableArguments {
-    @Option(help: "Constant rate factor, 0-51 (lower is better): replaces the preset's (or its average bit rate).")
+    @Option(help: ArgumentHelp("Constant rate factor, 0-51 (lower is better): replaces the preset's (or its average bit rate).", valueName: "N"))
     var crf: Int?
 
-    @Option(name: .customLong("encoder-preset"), help: "x264/x265 speed: ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo.")
+    @Option(name: .customLong("encoder-preset"), help: ArgumentHelp("x264/x265 speed: ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo.", valueName: "NAME"),
+            completion: .list(Preset.encoderSpeeds))
     var encoderPreset: String?
 
-    @Option(name: .customLong("video-bitrate"), help: "Average video bit rate instead of the CRF (64k, 2.5M, 160000 bits/s); not with --crf.")
+    @Option(name: .customLong("video-bitrate"), help: ArgumentHelp("Average video bit rate instead of the CRF (64k, 2.5M, 160000 bits/s); not with --crf.", valueName: "RATE"))
     var videoBitrate: String?
 
-    @Option(name: .customLong("max-bitrate"), help: "Ceiling on the video bit rate (x264/x265 VBV, ffmpeg's -maxrate), e.g. 4M.")
+    @Option(name: .customLong("max-bitrate"), help: ArgumentHelp("Ceiling on the video bit rate (x264/x265 VBV, ffmpeg's -maxrate), e.g. 4M.", valueName: "RATE"))
     var maxBitrate: String?
 
-    @Option(name: .customLong("audio-bitrate"), help: "AAC bit rate, e.g. 64k or 160000.")
+    @Option(name: .customLong("audio-bitrate"), help: ArgumentHelp("AAC bit rate, e.g. 64k or 160000.", valueName: "RATE"))
     var audioBitrate: String?
 
     func validate() throws {

@@ -40,7 +40,7 @@ struct Export: ToolCommand {
     @Option(parsing: .unconditional, help: "End of the exported range: seconds or [HH:]MM:SS[.mmm].")
     var end: TimeArgument?
 
-    @Option(parsing: .unconditional, help: "Length of the exported range from --start (or the beginning): seconds or [HH:]MM:SS[.mmm]; not with --end.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Length of the exported range from --start (or the beginning): seconds or [HH:]MM:SS[.mmm]; not with --end.", valueName: "S"))
     var duration: TimeArgument?
 
     @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.")
