@@ -42,6 +42,9 @@ struct Export: ToolCommand {
     @Option(parsing: .unconditional, help: "End of the exported range: seconds or [HH:]MM:SS[.mmm].")
     var end: TimeArgument?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Length of the exported range from --start (or the beginning): seconds or [HH:]MM:SS[.mmm]; not with --end.", valueName: "S"))
+    var duration: TimeArgument?
+
     @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.")
     var overwrite = false
 
@@ -66,6 +69,8 @@ struct Export: ToolCommand {
     @OptionGroup var audioTracks: AudioTrackOptions
 
     @OptionGroup var sizeLimit: SizeLimitOptions
+
+    @OptionGroup var encoding: EncodingOverrideOptions
 
     @Option(help: "Fallback when the input cannot be transcoded: auto (remux, then byte copy), remux, copy, none.")
     var fallback: FallbackPolicy = .auto
@@ -104,6 +109,8 @@ struct Export: ToolCommand {
         if let s = start?.seconds, s < 0 { throw ValidationError("--start must be 0 or more, got \(s.formatted())") }
         if let e = end?.seconds, e < 0 { throw ValidationError("--end must be 0 or more, got \(e.formatted())") }
         if let s = start?.seconds, let e = end?.seconds, e <= s { throw ValidationError("--end must be after --start") }
+        if duration != nil && end != nil { throw ValidationError("--duration and --end contradict each other: give one") }
+        if let d = duration?.seconds, d <= 0 { throw ValidationError("--duration must be more than 0, got \(d.formatted())") }
         if overwrite && noOverwrite { throw ValidationError("--overwrite and --no-overwrite contradict each other") }
         if maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
@@ -117,7 +124,7 @@ struct Export: ToolCommand {
         do {
             let catalog = try PresetCatalog.builtIn()
             if !json && !quiet { for note in catalog.notes { printError("note: " + note) } }
-            resolvedPreset = try catalog.resolve(preset)
+            resolvedPreset = try catalog.resolve(preset).applying(encoding.overrides, maxFileSize: sizeLimit.bytes)
         } catch let error as ExportError {
             emit(.failed(.init(error)))  // no session started: `--json`'s final record is ours
             throw error
@@ -145,7 +152,9 @@ struct Export: ToolCommand {
 
     /// The request these options make, with `preset` resolved.
     private func request(preset resolvedPreset: Preset) -> ExportRequest {
-        let timeRange = (start != nil || end != nil) ? TimeRange(start: start?.seconds, end: end?.seconds) : nil
+        // --duration is the end counted from --start.
+        let endSeconds = end?.seconds ?? duration.map { (start?.seconds ?? 0) + $0.seconds }
+        let timeRange = (start != nil || endSeconds != nil) ? TimeRange(start: start?.seconds, end: endSeconds) : nil
         var request = ExportRequest(input: input, output: output, preset: resolvedPreset, timeRange: timeRange,
                                     overwrite: overwrite, sandbox: sandbox, version: original ? .original : assetVersion,
                                     editsPath: edits, requireCurrent: requireCurrent, fallback: fallback,

@@ -9,7 +9,8 @@ struct Presets: ToolCommand {
         Examples:
           mediaexport presets
           mediaexport presets --json | jq '.[].name'
-        """
+        """,
+        subcommands: [Show.self]
     )
 
     @Flag(help: "Print the presets as a JSON list.")
@@ -26,6 +27,32 @@ struct Presets: ToolCommand {
         if !catalog.userPresetNames.isEmpty {
             printHuman("user presets (\(catalog.userDirectories.map(\.path).joined(separator: ", "))): "
                       + catalog.userPresetNames.sorted().joined(separator: ", "))
+        }
+    }
+}
+
+extension Presets {
+    /// `presets show NAME`: a preset as a file to edit and load with `--preset FILE`, under a new name.
+    struct Show: ToolCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a preset (name, Apple alias or file) as a preset file named NAME-custom, to edit and load with --preset FILE."
+        )
+
+        @Argument(help: "Preset name, Apple alias or preset .json file.")
+        var preset: String
+
+        @Option(name: .customLong("as"), help: "The copy's name (default: the preset's name with -custom); never a preset's name or alias.")
+        var newName: String?
+
+        func perform() throws {
+            let catalog = try PresetCatalog.builtIn()
+            let source = try catalog.resolve(preset)
+            let name = newName ?? Preset.customName(for: source.name)
+            if (try? catalog.resolve(name)) != nil {
+                throw ExportError.usage(reason: "--as \(name): a preset is named so already; the copy would stand in for it (pick another name)")
+            }
+            if name.isEmpty || name.contains("/") { throw ExportError.usage(reason: "--as must be a non-empty name without '/'") }
+            printLine(String(decoding: try source.fileJSON(named: name), as: UTF8.self))
         }
     }
 }

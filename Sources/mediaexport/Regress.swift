@@ -103,7 +103,11 @@ struct Regress: ToolCommand {
     /// The runner for these options: sample keys relative to the baseline file's folder.
     private func makeRunner() throws -> RegressRunner {
         let catalog = try PresetCatalog.builtIn()
-        let presets = try (preset.isEmpty ? ["highest"] : preset).map { try catalog.resolve($0) }
+        let presets = try (preset.isEmpty ? ["highest"] : preset).map { name in
+            let resolved = try catalog.resolve(name)
+            if let note = catalog.shadowNote(for: name, resolved: resolved) { printError("note: " + note) }
+            return resolved
+        }
         let runner = RegressRunner(samples: samples, presets: presets)
         runner.version = version.assetVersion
         runner.tolerances = Tolerances(durationFrames: durationFrames, sizeRatio: sizeRatio, psnrDrop: psnrDrop, ssimDrop: ssimDrop)

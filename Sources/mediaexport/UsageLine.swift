@@ -3,15 +3,16 @@ import Foundation
 
 extension MediaExportCommand {
     /// A command line that does not parse (or fails a check before any work): one line on stderr, as every other error
-    /// (`mediaexport: unknown option '--crf' (did you mean '--end'?)`), and exit 64. ArgumentParser's usage text and
-    /// "See --help" lines are left out: `--help` shows them. Other outcomes of parsing (`--help`, `--version`) are
+    /// (`mediaexport: unknown option '--ned' (did you mean '--end'?)`), and exit 64. ArgumentParser's usage text and
+    /// "See --help" lines are left out: `--help` shows them. An ffmpeg or HandBrakeCLI habit gets a pointer to
+    /// ours instead (`HabitPointer`: `unknown option '-ss' (ffmpeg): use --start 2`). Other outcomes of parsing (`--help`, `--version`) are
     /// ArgumentParser's own.
     static func exitForUsage(_ error: any Error, guess: String? = nil) -> Never {
         guard !(error is ExitCode), exitCode(for: error).rawValue == ExitStatus.usage else {
             if let guess { printError(guess) }
             exit(withError: error)
         }
-        printError(guess ?? usageLine(for: error))
+        printError(guess ?? HabitPointer.pointer(in: losslessArguments()) ?? usageLine(for: error))
         Foundation.exit(ExitStatus.usage)
     }
 

@@ -10,7 +10,8 @@ import Testing
     @Test func usageErrorsAreOneLine() throws {
         let fixture = TestSupport.fixture("landscape.mov")
         let cases: [([String], String)] = [
-            (["--crf", "3", fixture, "/tmp/never.mp4"], "mediaexport: unknown option '--crf' (did you mean"),
+            (["--crff", "3", fixture, "/tmp/never.mp4"], "mediaexport: unknown option '--crff' (did you mean"),
+            (["--crf", "60", fixture, "/tmp/never.mp4"], "mediaexport: --crf must be between 0 and 51, got 60"),
             (["--preset"], "mediaexport: missing value for '--preset <preset>'"),
             (["--start", "abc", fixture, "/tmp/never.mp4"], "mediaexport: the value 'abc' is invalid for '--start <start>'"),
             (["--pipeline", "weird", fixture, "/tmp/never.mp4"], "Please provide one of 'auto', 'on' or 'off'."),
@@ -38,10 +39,10 @@ import Testing
 
     /// With `--json` the export's usage error is still one `failed` record on stdout, and one line on stderr.
     @Test func usageErrorWithJSONIsOneRecordAndOneLine() throws {
-        let r = try TestSupport.tool(["--json", "--frob", "a.mov", "b.mp4"])
+        let r = try TestSupport.tool(["--json", "--jsn", "a.mov", "b.mp4"])
         #expect(r.status == ExitStatus.usage)
-        #expect(r.stdout == #"{"kind":"failed","payload":{"error":"usage","exitCode":64,"message":"Unknown option '--frob'. Did you mean '--json'?","stage":"usage"},"version":1}"# + "\n")
-        #expect(r.stderr == "mediaexport: unknown option '--frob' (did you mean '--json'?)\n", "\(r.stderr)")
+        #expect(r.stdout == #"{"kind":"failed","payload":{"error":"usage","exitCode":64,"message":"Unknown option '--jsn'. Did you mean '--json'?","stage":"usage"},"version":1}"# + "\n")
+        #expect(r.stderr == "mediaexport: unknown option '--jsn' (did you mean '--json'?)\n", "\(r.stderr)")
     }
 
     /// `--help` is ArgumentParser's full help, on stdout, exit 0.

@@ -117,6 +117,17 @@ public struct PresetCatalog: Sendable {
         throw ExportError.presetNotFound(name: nameOrPath, known: presets.map(\.name))
     }
 
+    /// A note when `nameOrPath` is a preset file (not a name) whose preset takes the name or an alias of a catalog
+    /// preset: wherever presets are told apart by name (`regress` keys its cases SAMPLE|PRESET), it stands in for
+    /// that one. nil otherwise.
+    public func shadowNote(for nameOrPath: String, resolved: Preset) -> String? {
+        guard nameOrPath.contains("/") || nameOrPath.lowercased().hasSuffix(".json") else { return nil }
+        let key = resolved.name.lowercased()
+        guard let other = presets.first(where: { $0.name.lowercased() == key || $0.aliases.contains { $0.lowercased() == key } }) else { return nil }
+        return "preset file \(nameOrPath) is named '\(resolved.name)', as the preset '\(other.name)': its cases are keyed by that name and "
+            + "compared with that preset's baseline entries; rename it (e.g. '\(Preset.customName(for: other.name))') to keep them apart"
+    }
+
     /// Loads and validates one preset file; errors name the file and the field. A file over
     /// `UntrustedFile.maxBytes`, nesting deeper than `UntrustedFile.maxDepth` or a key given twice in one object
     /// is refused before parsing.
@@ -163,48 +174,9 @@ public struct PresetCatalog: Sendable {
         return preset
     }
 
-    /// Checks values that JSON types alone cannot (ranges, names the encoders know).
+    /// Checks values that JSON types alone cannot (ranges, names the encoders know): `Preset.validate(path:)`.
     static func validate(_ p: Preset, path: String) throws {
-        func bad(_ field: String, _ reason: String) -> ExportError { .invalidPreset(path: path, field: field, reason: reason) }
-        if p.name.isEmpty || p.name.contains("/") { throw bad("name", "must be a non-empty name without '/'") }
-        let containers = ["mp4", "mov", "m4v", "m4a", "mkv"]
-        if !containers.contains(p.defaultExtension.lowercased()) {
-            throw bad("defaultExtension", "must be one of \(containers.joined(separator: ", "))")
-        }
-        if !p.passthrough && p.video == nil && p.audio == nil {
-            throw bad("video", "a preset needs video or audio settings, or passthrough: true")
-        }
-        if let v = p.video {
-            let speeds = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-            if !speeds.contains(v.encoderPreset) { throw bad("video.encoderPreset", "must be one of \(speeds.joined(separator: ", "))") }
-            if !(0...51).contains(v.crf) { throw bad("video.crf", "must be between 0 and 51, got \(v.crf)") }
-            let formats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv444p"]
-            if !formats.contains(v.pixelFormat) { throw bad("video.pixelFormat", "must be one of \(formats.joined(separator: ", "))") }
-            let rates = 10_000...2_000_000_000
-            if let m = v.maxBitrate, !rates.contains(m) { throw bad("video.maxBitrate", "must be between 10000 and 2000000000 bits/s, got \(m)") }
-            if let b = v.bufferSize {
-                if v.maxBitrate == nil { throw bad("video.bufferSize", "needs video.maxBitrate") }
-                if !rates.contains(b) { throw bad("video.bufferSize", "must be between 10000 and 2000000000 bits, got \(b)") }
-            }
-            if let b = v.bitrate, !rates.contains(b) { throw bad("video.bitrate", "must be between 10000 and 2000000000 bits/s, got \(b)") }
-            if v.twoPass && v.bitrate == nil { throw bad("video.twoPass", "needs video.bitrate (a CRF encode has nothing to aim for)") }
-            if let b = v.bitrate, let m = v.maxBitrate, m < b { throw bad("video.maxBitrate", "must be at least video.bitrate (\(b)), got \(m)") }
-            if let r = v.maxFrameRate, !(r.isFinite && (1...240).contains(r)) {
-                throw bad("video.maxFrameRate", "must be between 1 and 240 frames/s, got \(String(format: "%g", r))")
-            }
-            if v.hdr == .keep && v.codec != .hevc {
-                throw bad("video.hdr", "keep needs codec hevc (10-bit H.264 HDR plays almost nowhere); use tonemap")
-            }
-        }
-        if let size = p.maxFileSize {
-            if size < 10_000 { throw bad("maxFileSize", "must be at least 10000 bytes, got \(size)") }
-        }
-        if let a = p.audio {
-            if !(8_000...1_000_000).contains(a.bitrate) { throw bad("audio.bitrate", "must be between 8000 and 1000000 bits/s, got \(a.bitrate)") }
-            let rates = [8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]
-            if !rates.contains(a.sampleRate) { throw bad("audio.sampleRate", "must be one of \(rates.map(String.init).joined(separator: ", "))") }
-            if !(1...8).contains(a.channels) { throw bad("audio.channels", "must be between 1 and 8, got \(a.channels)") }
-        }
+        try p.validate(path: path)
     }
 
     private static func rejectUnknownKeys(_ dict: [String: Any], allowed: [String], prefix: String, path: String) throws {

@@ -175,6 +175,8 @@ public final class ExportSession: Sendable {
             switch ExportAttempt(session: self, run: run, route: route).outcome() {
             case .delivered(var completed):
                 completed.route = route
+                // Encoding settings only for a route that encoded (a remux or byte copy encodes nothing).
+                if route == .transcode || route == .salvage { completed.settings = EncodingSettings(request.preset) }
                 completed.fallbacks = fallbacks
                 return completed
             case .failed(let error, let failure, let reason):
@@ -296,6 +298,12 @@ public final class ExportSession: Sendable {
     }
 
     func emit(_ event: ExportEvent) {
+        var event = event
+        // The encoding settings, when a stream is encoded (a remux or byte copy encodes nothing).
+        if case .started(var s) = event, s.streams.contains(where: { $0.action == .transcode }) {
+            s.settings = EncodingSettings(request.preset)
+            event = .started(s)
+        }
         // After the final event the handler is dropped: a handler that captures its own session (to cancel it,
         // say) would otherwise keep both alive forever.
         let handler = state.withLock { state in

@@ -58,6 +58,8 @@ public enum ExportEvent: Sendable, Equatable {
         public var estimateMethod: OutputSize.EstimateMethod?
         /// The size limit the export must meet, if any.
         public var maxFileSize: Int64?
+        /// The encoding settings (the preset's, after any command-line overrides); nil for passthrough, remux and copy.
+        public var settings: EncodingSettings?
 
         /// Creates the value from each of its fields.
         public init(input: String, output: String, preset: String, container: String, duration: Double? = nil, timeRange: TimeRange? = nil, streams: [StreamPlan], notes: [String], version: VersionReport? = nil,
@@ -153,6 +155,8 @@ public enum ExportEvent: Sendable, Equatable {
         /// Set when the output holds only part of the source (a salvage, or a byte copy of a damaged file): how much,
         /// and why.
         public var partial: Partial?
+        /// The encoding settings (the preset's, after any command-line overrides); nil for passthrough, remux and copy.
+        public var settings: EncodingSettings?
 
         /// Creates the value from each of its fields.
         public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil,

@@ -1,0 +1,57 @@
+import Foundation
+
+extension Preset {
+    /// Checks values that JSON types alone cannot (ranges, names the encoders know); errors are
+    /// `ExportError.invalidPreset` naming `path` and the field. Preset files and command-line overrides
+    /// (`applying(_:maxFileSize:)`) both pass through here, so both get the same ranges and messages.
+    package func validate(path: String) throws {
+        func bad(_ field: String, _ reason: String) -> ExportError { .invalidPreset(path: path, field: field, reason: reason) }
+        if name.isEmpty || name.contains("/") { throw bad("name", "must be a non-empty name without '/'") }
+        let containers = ["mp4", "mov", "m4v", "m4a", "mkv"]
+        if !containers.contains(defaultExtension.lowercased()) {
+            throw bad("defaultExtension", "must be one of \(containers.joined(separator: ", "))")
+        }
+        if !passthrough && video == nil && audio == nil {
+            throw bad("video", "a preset needs video or audio settings, or passthrough: true")
+        }
+        if let v = video { try v.validate(bad) }
+        if let size = maxFileSize {
+            if size < 10_000 { throw bad("maxFileSize", "must be at least 10000 bytes, got \(size)") }
+        }
+        if let a = audio {
+            if !(8_000...1_000_000).contains(a.bitrate) { throw bad("audio.bitrate", "must be between 8000 and 1000000 bits/s, got \(a.bitrate)") }
+            let rates = [8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]
+            if !rates.contains(a.sampleRate) { throw bad("audio.sampleRate", "must be one of \(rates.map(String.init).joined(separator: ", "))") }
+            if !(1...8).contains(a.channels) { throw bad("audio.channels", "must be between 1 and 8, got \(a.channels)") }
+        }
+    }
+
+    /// The x264/x265 speed presets, fastest first.
+    public static let encoderSpeeds = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+}
+
+extension VideoSettings {
+    /// The `video` section's checks (see `Preset.validate(path:)`).
+    fileprivate func validate(_ bad: (String, String) -> ExportError) throws {
+        let speeds = Preset.encoderSpeeds
+        if !speeds.contains(encoderPreset) { throw bad("video.encoderPreset", "must be one of \(speeds.joined(separator: ", "))") }
+        if !(0...51).contains(crf) { throw bad("video.crf", "must be between 0 and 51, got \(crf)") }
+        let formats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv444p"]
+        if !formats.contains(pixelFormat) { throw bad("video.pixelFormat", "must be one of \(formats.joined(separator: ", "))") }
+        let rates = 10_000...2_000_000_000
+        if let m = maxBitrate, !rates.contains(m) { throw bad("video.maxBitrate", "must be between 10000 and 2000000000 bits/s, got \(m)") }
+        if let b = bufferSize {
+            if maxBitrate == nil { throw bad("video.bufferSize", "needs video.maxBitrate") }
+            if !rates.contains(b) { throw bad("video.bufferSize", "must be between 10000 and 2000000000 bits, got \(b)") }
+        }
+        if let b = bitrate, !rates.contains(b) { throw bad("video.bitrate", "must be between 10000 and 2000000000 bits/s, got \(b)") }
+        if twoPass && bitrate == nil { throw bad("video.twoPass", "needs video.bitrate (a CRF encode has nothing to aim for)") }
+        if let b = bitrate, let m = maxBitrate, m < b { throw bad("video.maxBitrate", "must be at least video.bitrate (\(b)), got \(m)") }
+        if let r = maxFrameRate, !(r.isFinite && (1...240).contains(r)) {
+            throw bad("video.maxFrameRate", "must be between 1 and 240 frames/s, got \(String(format: "%g", r))")
+        }
+        if hdr == .keep && codec != .hevc {
+            throw bad("video.hdr", "keep needs codec hevc (10-bit H.264 HDR plays almost nowhere); use tonemap")
+        }
+    }
+}
