@@ -67,6 +67,8 @@ struct Export: ToolCommand {
 
     @OptionGroup var sizeLimit: SizeLimitOptions
 
+    @OptionGroup var metadataLevel: MetadataOption
+
     @Option(help: "Fallback when the input cannot be transcoded: auto (remux, then byte copy), remux, copy, none.")
     var fallback: FallbackPolicy = .auto
 
@@ -146,7 +148,7 @@ struct Export: ToolCommand {
     /// The request these options make, with `preset` resolved.
     private func request(preset resolvedPreset: Preset) -> ExportRequest {
         let timeRange = (start != nil || end != nil) ? TimeRange(start: start?.seconds, end: end?.seconds) : nil
-        var request = ExportRequest(input: input, output: output, preset: resolvedPreset, timeRange: timeRange,
+        var request = ExportRequest(input: input, output: output, preset: metadataLevel.apply(to: resolvedPreset), timeRange: timeRange,
                                     overwrite: overwrite, sandbox: sandbox, version: original ? .original : assetVersion,
                                     editsPath: edits, requireCurrent: requireCurrent, fallback: fallback,
                                     errors: ErrorPolicy(strict: strict, maxDecodeErrors: maxDecodeErrors, stallTimeout: stallTimeout,

@@ -153,6 +153,8 @@ public enum ExportEvent: Sendable, Equatable {
         /// Set when the output holds only part of the source (a salvage, or a byte copy of a damaged file): how much,
         /// and why.
         public var partial: Partial?
+        /// The metadata level and the keys it dropped (`--metadata sharing|none`); nil at `all`.
+        public var metadata: MetadataReport?
 
         /// Creates the value from each of its fields.
         public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil,

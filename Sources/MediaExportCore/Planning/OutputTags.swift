@@ -12,8 +12,10 @@ package enum OutputTags {
                                      "com.apple.quicktime.content.identifier", "make", "model"]
 
     /// The tags for an output of a resource with `tags`; `original`: the original's tags when the resource is its
-    /// rendered edit. Returns the tags and, for the notes, which were taken from the original.
-    package static func forOutput(resource tags: [String: String], original: [String: String]?) -> (tags: [String: String], fromOriginal: [String]) {
+    /// rendered edit; `level`: what `MetadataLevel` drops (before Apple's location is copied to `location`). Returns
+    /// the tags, which were taken from the original (and kept), and the keys the level dropped, sorted.
+    package static func forOutput(resource tags: [String: String], original: [String: String]?,
+                                  level: MetadataLevel = .all) -> (tags: [String: String], fromOriginal: [String], dropped: [String]) {
         // The timecode is the main video's, planned apart (`TimecodePlan`): a container's would give every video a track.
         // Keys in any case: Matroska's tags read back in capitals (`MAJOR_BRAND`, `ENCODER`).
         var out = tags.filter { !muxerOwned.contains($0.key.lowercased()) && $0.key.lowercased() != "timecode" }
@@ -23,8 +25,10 @@ package enum OutputTags {
                 if let value = original[key] { out[key] = value; taken.append(key) }
             }
         }
+        let filtered = level.filter(out, stream: false)
+        out = filtered.kept
         if out["location"] == nil, let iso = out["com.apple.quicktime.location.ISO6709"] { out["location"] = iso }
-        return (out, taken)
+        return (out, taken.filter { out[$0] != nil }, filtered.dropped)
     }
 
     /// True when an output with these tags is written with QuickTime metadata keys (`mdta`, the MP4 muxer's

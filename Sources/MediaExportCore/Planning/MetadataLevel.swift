@@ -1,0 +1,112 @@
+import Foundation
+
+/// How much descriptive metadata an output keeps (`--metadata`, a preset's `metadata` key): the one table of what
+/// each level drops is `MetadataLevel.rules` (and docs/streams.md). Technical properties (codecs, the display
+/// matrix, stream disposition, languages, chapters, the timecode) are never metadata here: every level keeps them.
+public enum MetadataLevel: String, Codable, Sendable, CaseIterable {
+    /// Every tag the output gets today (the default: no change for those who do not ask).
+    case all
+    /// No location in any form, no owner or author names, no serial numbers or unique identifiers of a device or
+    /// capture (Apple's `AVMetadataItemFilter.forSharing()`); creation date, make/model/software, title and the
+    /// technical tags stay.
+    case sharing
+    /// No descriptive tags at all, container or stream: only what changes how the file plays (languages, handler
+    /// names, the timecode, attachment names and types) stays. (Named `bare` in Swift: `.none` would read as an
+    /// Optional's nil.)
+    case bare = "none"
+
+    /// One rule of the table: a key (lowercased) matching `pattern` is dropped at the levels named, for `reason`.
+    package struct Rule: Sendable {
+        /// How the lowercased key is matched.
+        package enum Match: Sendable { case exact, contains, hasPrefix }
+        package var match: Match
+        package var pattern: String
+        package var reason: String
+
+        func matches(_ lowercasedKey: String) -> Bool {
+            switch match {
+            case .exact: return lowercasedKey == pattern
+            case .contains: return lowercasedKey.contains(pattern)
+            case .hasPrefix: return lowercasedKey.hasPrefix(pattern)
+            }
+        }
+    }
+
+    /// What `sharing` drops: the key, in any case, in the container and in every stream. `artist` is kept: on music it
+    /// is the performer, a credit meant to be published, not the user (`author` is the person who made the file).
+    package static let sharingRules: [Rule] = [
+        Rule(match: .contains, pattern: "location", reason: "location"),        // location, location-eng, com.apple.quicktime.location.*, Matroska LOCATION
+        Rule(match: .contains, pattern: "gps", reason: "location"),             // GPS*, gps_coordinates …
+        Rule(match: .contains, pattern: "xyz", reason: "location"),             // ©xyz, xyz (QuickTime user data)
+        Rule(match: .contains, pattern: "coordinates", reason: "location"),
+        Rule(match: .contains, pattern: "author", reason: "owner name"),        // author, com.apple.quicktime.author
+        Rule(match: .contains, pattern: "owner", reason: "owner name"),
+        Rule(match: .contains, pattern: "account", reason: "owner name"),       // iTunes account_id
+        Rule(match: .contains, pattern: "serial", reason: "device identifier"),  // camera/body/lens serial numbers
+        Rule(match: .contains, pattern: "identifier", reason: "unique identifier"), // com.apple.quicktime.camera.identifier, content.identifier (Live Photo pairing)
+        Rule(match: .contains, pattern: "uuid", reason: "unique identifier"),
+        Rule(match: .contains, pattern: "unique", reason: "unique identifier"),
+    ]
+
+    /// What `none` keeps of the stream tags (lowercased): what players and muxers need, not descriptions (the MP4/MOV
+    /// muxer writes `handler_name` and `vendor_id` of its own anyway).
+    package static let noneKeepsStreamKeys: Set<String> = ["language", "handler_name", "vendor_id", "timecode", "filename", "mimetype"]
+
+    /// The reason `key` is dropped at this level, nil when it is kept. `stream`: a stream's tag, else the container's.
+    package func dropReason(_ key: String, stream: Bool) -> String? {
+        let k = key.lowercased()
+        switch self {
+        case .all: return nil
+        case .sharing: return Self.sharingRules.first { $0.matches(k) }?.reason
+        case .bare:
+            if stream { return Self.noneKeepsStreamKeys.contains(k) ? nil : "descriptive" }
+            return OutputTags.muxerOwned.contains(k) || k == "timecode" ? nil : "descriptive"
+        }
+    }
+
+    /// `tags` without what this level drops, and the dropped keys sorted.
+    package func filter(_ tags: [String: String], stream: Bool) -> (kept: [String: String], dropped: [String]) {
+        guard self != .all else { return (tags, []) }
+        let dropped = tags.keys.filter { dropReason($0, stream: stream) != nil }.sorted()
+        return (tags.filter { dropReason($0.key, stream: stream) == nil }, dropped)
+    }
+}
+
+/// What an output's metadata level drops, decided by the planner (stream tags) and `OutputTags` (container tags):
+/// the executor removes exactly these keys, the verifier checks none is in the output, the `completed` record names them.
+package struct MetadataPlan: Sendable, Equatable {
+    /// The level asked for.
+    package var level: MetadataLevel = .all
+    /// Container keys dropped, sorted.
+    package var container: [String] = []
+    /// Per source stream index: the stream keys dropped, sorted (kept streams only).
+    package var streams: [Int: [String]] = [:]
+
+    /// Creates a plan.
+    package init(level: MetadataLevel = .all, container: [String] = [], streams: [Int: [String]] = [:]) {
+        self.level = level; self.container = container; self.streams = streams
+    }
+
+    /// The stream tags a source's kept streams drop at `level`.
+    package static func streams(_ source: SourceInfo, kept: Set<Int>, level: MetadataLevel) -> [Int: [String]] {
+        var out: [Int: [String]] = [:]
+        for stream in source.streams where kept.contains(stream.index) {
+            let dropped = level.filter(stream.tags, stream: true).dropped
+            if !dropped.isEmpty { out[stream.index] = dropped }
+        }
+        return out
+    }
+
+    /// Every dropped key, named for the record: container keys sorted, then `stream #N: key` by stream and key.
+    package var droppedNames: [String] {
+        container + streams.keys.sorted().flatMap { i in streams[i, default: []].map { "stream #\(i): \($0)" } }
+    }
+
+    /// The note of the `completed` record and the human summary; nil when nothing was dropped.
+    package var note: String? {
+        let names = droppedNames
+        guard level != .all, !names.isEmpty else { return nil }
+        let shown = names.prefix(6).joined(separator: ", ") + (names.count > 6 ? ", …" : "")
+        return "\(level == .sharing ? "metadata for sharing" : "no metadata"): dropped \(names.count) tag\(names.count == 1 ? "" : "s") (\(shown))"
+    }
+}
