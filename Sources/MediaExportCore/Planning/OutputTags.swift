@@ -5,7 +5,7 @@ import Foundation
 /// resource is a rendered edit that lost them — the capture metadata of the asset's original, as Photos does.
 package enum OutputTags {
     /// Keys the muxer writes itself.
-    static let muxerOwned: Set<String> = ["major_brand", "minor_version", "compatible_brands", "encoder"]
+    static let muxerOwned = MetadataLevel.muxerOwned
     /// What identifies a capture: when, where, with what, and the Live Photo pairing.
     package static let captureKeys = ["creation_time", "com.apple.quicktime.creationdate", "location", "com.apple.quicktime.location.ISO6709",
                                      "com.apple.quicktime.make", "com.apple.quicktime.model", "com.apple.quicktime.software",
