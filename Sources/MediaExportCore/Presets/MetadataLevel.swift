@@ -63,7 +63,7 @@ public enum MetadataLevel: String, Codable, Sendable, CaseIterable {
         case .sharing: return Self.sharingRules.first { $0.matches(k) }?.reason
         case .bare:
             if stream { return Self.noneKeepsStreamKeys.contains(k) ? nil : "descriptive" }
-            return muxerOwned.contains(k) || k == "timecode" ? nil : "descriptive"
+            return Self.muxerOwned.contains(k) || k == "timecode" ? nil : "descriptive"
         }
     }
 
