@@ -58,4 +58,17 @@ import Testing
         let today = try ExportPlanner.plan(source: source, preset: preset, route: .transcode, container: .mkv, edits: nil, range: nil)
         #expect(today.metadata == MetadataPlan() && OutputVerifier.metadataChecks(plan: today, kept: [], outStreams: [], facts: facts).isEmpty)
     }
+
+    /// A preset's `metadata` key: `all` reads as no key at all (the preset's JSON, and a batch's settings hash, as before).
+    @Test func presetKey() throws {
+        func preset(_ json: String) throws -> Preset { try JSONDecoder().decode(Preset.self, from: Data(json.utf8)) }
+        #expect(try preset(#"{"name": "x", "metadata": "sharing"}"#).metadataLevel == .sharing)
+        #expect(try preset(#"{"name": "x", "metadata": "none"}"#).metadata == .bare)
+        let all = try preset(#"{"name": "x", "metadata": "all"}"#)
+        let plain = try preset(#"{"name": "x"}"#)
+        #expect(all.metadata == nil && all.metadataLevel == .all && all == plain)
+        #expect(throws: DecodingError.self) { try preset(#"{"name": "x", "metadata": "private"}"#) }
+        let encoded = String(decoding: try JSONEncoder().encode(all), as: UTF8.self)
+        #expect(!encoded.contains("metadata"))
+    }
 }
