@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MediaExport
 @testable import MediaExportCore
+@testable import mediaexport
 
 /// `--metadata all|sharing|none` (issue 35), checked with ffprobe over the container's and every stream's tags.
 @Suite struct MetadataLevelTests {
@@ -147,5 +148,20 @@ import Testing
         #expect(shared.account?.metadata?.dropped.contains("com.apple.quicktime.location.ISO6709") == true)
         #expect(try run(["--metadata", "sharing"], 4).status == "unchanged")
         #expect(Self.noLocation(try Self.tagsAndRotation(out.appendingPathComponent("IMG_0200.mp4").path).keys))
+    }
+
+    @Test("a byte copy cannot drop tags: with --metadata sharing the last fallback fails, nothing is written")
+    func byteCopyRefused() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let wav = dir.appendingPathComponent("x.wav").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "sine=d=1", "-c:a", "pcm_s16le", wav])
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: wav))
+        bytes[22] = 0; bytes[23] = 0  // no channels: no route but the byte copy can take it (PlannerAgreementTests)
+        try bytes.write(to: URL(fileURLWithPath: wav))
+        let r = try TestSupport.tool(["-q", "--metadata", "sharing", wav, dir.appendingPathComponent("out.mp4").path])
+        #expect(r.status != 0 && r.status != ExitStatus.completedWithFallback, "\(r.stderr)")
+        #expect(r.stderr.contains("a byte copy keeps every tag: it cannot drop metadata (--metadata sharing)"), "\(r.stderr)")
+        #expect(TestSupport.contents(dir).sorted() == ["x.wav"])
     }
 }
