@@ -1,7 +1,7 @@
 import Foundation
 
 /// How much descriptive metadata an output keeps (`--metadata`, a preset's `metadata` key): the one table of what
-/// each level drops is `MetadataLevel.rules` (and docs/streams.md). Technical properties (codecs, the display
+/// each level drops is `sharingRules` and `noneKeepsStreamKeys` here (and docs/streams.md). Technical properties (codecs, the display
 /// matrix, stream disposition, languages, chapters, the timecode) are never metadata here: every level keeps them.
 public enum MetadataLevel: String, Codable, Sendable, CaseIterable {
     /// Every tag the output gets today (the default: no change for those who do not ask).
@@ -15,37 +15,26 @@ public enum MetadataLevel: String, Codable, Sendable, CaseIterable {
     /// Optional's nil.)
     case bare = "none"
 
-    /// One rule of the table: a key (lowercased) matching `pattern` is dropped at the levels named, for `reason`.
+    /// One rule of the table: a key whose lowercased form contains `pattern` is dropped by `sharing`, for `reason`.
     package struct Rule: Sendable {
-        /// How the lowercased key is matched.
-        package enum Match: Sendable { case exact, contains, hasPrefix }
-        package var match: Match
         package var pattern: String
         package var reason: String
-
-        func matches(_ lowercasedKey: String) -> Bool {
-            switch match {
-            case .exact: return lowercasedKey == pattern
-            case .contains: return lowercasedKey.contains(pattern)
-            case .hasPrefix: return lowercasedKey.hasPrefix(pattern)
-            }
-        }
     }
 
     /// What `sharing` drops: the key, in any case, in the container and in every stream. `artist` is kept: on music it
     /// is the performer, a credit meant to be published, not the user (`author` is the person who made the file).
     package static let sharingRules: [Rule] = [
-        Rule(match: .contains, pattern: "location", reason: "location"),        // location, location-eng, com.apple.quicktime.location.*, Matroska LOCATION
-        Rule(match: .contains, pattern: "gps", reason: "location"),             // GPS*, gps_coordinates …
-        Rule(match: .contains, pattern: "xyz", reason: "location"),             // ©xyz, xyz (QuickTime user data)
-        Rule(match: .contains, pattern: "coordinates", reason: "location"),
-        Rule(match: .contains, pattern: "author", reason: "owner name"),        // author, com.apple.quicktime.author
-        Rule(match: .contains, pattern: "owner", reason: "owner name"),
-        Rule(match: .contains, pattern: "account", reason: "owner name"),       // iTunes account_id
-        Rule(match: .contains, pattern: "serial", reason: "device identifier"),  // camera/body/lens serial numbers
-        Rule(match: .contains, pattern: "identifier", reason: "unique identifier"), // com.apple.quicktime.camera.identifier, content.identifier (Live Photo pairing)
-        Rule(match: .contains, pattern: "uuid", reason: "unique identifier"),
-        Rule(match: .contains, pattern: "unique", reason: "unique identifier"),
+        Rule(pattern: "location", reason: "location"),        // location, location-eng, com.apple.quicktime.location.*, Matroska LOCATION
+        Rule(pattern: "gps", reason: "location"),             // GPS*, gps_coordinates …
+        Rule(pattern: "xyz", reason: "location"),             // ©xyz, xyz (QuickTime user data)
+        Rule(pattern: "coordinates", reason: "location"),
+        Rule(pattern: "author", reason: "owner name"),        // author, com.apple.quicktime.author
+        Rule(pattern: "owner", reason: "owner name"),
+        Rule(pattern: "account", reason: "owner name"),       // iTunes account_id
+        Rule(pattern: "serial", reason: "device identifier"),  // camera/body/lens serial numbers
+        Rule(pattern: "identifier", reason: "unique identifier"), // com.apple.quicktime.camera.identifier, content.identifier (Live Photo pairing)
+        Rule(pattern: "uuid", reason: "unique identifier"),
+        Rule(pattern: "unique", reason: "unique identifier"),
     ]
 
     /// Container keys the muxer writes itself (`OutputTags` leaves them out; every level lets the muxer write them).
@@ -60,7 +49,7 @@ public enum MetadataLevel: String, Codable, Sendable, CaseIterable {
         let k = key.lowercased()
         switch self {
         case .all: return nil
-        case .sharing: return Self.sharingRules.first { $0.matches(k) }?.reason
+        case .sharing: return Self.sharingRules.first { k.contains($0.pattern) }?.reason
         case .bare:
             if stream { return Self.noneKeepsStreamKeys.contains(k) ? nil : "descriptive" }
             return Self.muxerOwned.contains(k) || k == "timecode" ? nil : "descriptive"
