@@ -139,3 +139,19 @@ struct EscapingLogHandler<Inner: LogHandler>: LogHandler {
         inner.log(event: event)
     }
 }
+
+extension MetadataLevel: ExpressibleByArgument {}
+
+/// `--metadata`, shared by `export` and `batch` (issue 35).
+struct MetadataOption: ParsableArguments {
+    @Option(help: "Descriptive metadata to keep: all (default, every tag as today), sharing (no location in any form, owner names, serial numbers or unique identifiers; keeps creation date, make/model/software, title), none (no descriptive tags; rotation, languages, chapters and timecode stay). Overrides a preset's metadata key.")
+    var metadata: MetadataLevel?
+
+    /// `preset` with the level asked for (`all` as nil: a preset's JSON, and so a batch's settings hash, as before).
+    func apply(to preset: Preset) -> Preset {
+        guard let metadata else { return preset }
+        var out = preset
+        out.metadata = metadata == .all ? nil : metadata
+        return out
+    }
+}

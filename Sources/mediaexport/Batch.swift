@@ -111,6 +111,7 @@ struct Batch: ToolCommand {
     @OptionGroup var sizeLimit: SizeLimitOptions
 
     @OptionGroup var encoding: EncodingOverrideOptions
+    @OptionGroup var metadataLevel: MetadataOption
 
     @Flag(help: "Write a poster frame (NAME.jpg) next to each output and list it in the report.")
     var thumbnails = false
@@ -170,7 +171,7 @@ struct Batch: ToolCommand {
 
     /// The batch options these arguments make, the preset resolved.
     private func options() throws -> BatchOptions {
-        let resolved = try PresetCatalog.builtIn().resolve(preset).applying(encoding.overrides, maxFileSize: sizeLimit.bytes)
+        let resolved = metadataLevel.apply(to: try PresetCatalog.builtIn().resolve(preset).applying(encoding.overrides, maxFileSize: sizeLimit.bytes))
         var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: resolved, jobs: jobs, policy: policy, dryRun: dryRun,
                                    media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
                                    sort: sort, version: version.assetVersion, retryFailed: retryFailed, force: force,

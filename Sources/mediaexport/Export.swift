@@ -71,6 +71,7 @@ struct Export: ToolCommand {
     @OptionGroup var sizeLimit: SizeLimitOptions
 
     @OptionGroup var encoding: EncodingOverrideOptions
+    @OptionGroup var metadataLevel: MetadataOption
 
     @Option(help: "Fallback when the input cannot be transcoded: auto (remux, then byte copy), remux, copy, none.")
     var fallback: FallbackPolicy = .auto
@@ -155,7 +156,7 @@ struct Export: ToolCommand {
         // --duration is the end counted from --start.
         let endSeconds = end?.seconds ?? duration.map { (start?.seconds ?? 0) + $0.seconds }
         let timeRange = (start != nil || endSeconds != nil) ? TimeRange(start: start?.seconds, end: endSeconds) : nil
-        var request = ExportRequest(input: input, output: output, preset: resolvedPreset, timeRange: timeRange,
+        var request = ExportRequest(input: input, output: output, preset: metadataLevel.apply(to: resolvedPreset), timeRange: timeRange,
                                     overwrite: overwrite, sandbox: sandbox, version: original ? .original : assetVersion,
                                     editsPath: edits, requireCurrent: requireCurrent, fallback: fallback,
                                     errors: ErrorPolicy(strict: strict, maxDecodeErrors: maxDecodeErrors, stallTimeout: stallTimeout,

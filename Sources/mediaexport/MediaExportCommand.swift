@@ -35,8 +35,10 @@ struct MediaExportCommand: AsyncParsableCommand {
         } catch {
             // `--json` promises one final record: a command line that does not parse gets one too.
             if exitCode(for: error).rawValue == ExitStatus.usage, let json = jsonCommand(arguments) {
+                // The same line as on stderr: a habit's pointer, else ArgumentParser's message.
                 var message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
                 if message.hasPrefix("Error: ") { message.removeFirst(7) }
+                if let pointer = HabitPointer.pointer(in: arguments) { message = pointer }
                 printLine(FailureRecord.usage(kind: json.failedKind, message: message))
             }
             exitForUsage(error, guess: mistypedSubcommand(arguments))

@@ -135,6 +135,9 @@ import Testing
             #expect(r.status == 64 && r.stderr.contains(pointer), "\(args): \(r.stderr)")
             #expect(r.stderr.split(separator: "\n").count == 1 && !r.stderr.contains("--end'?"), "\(args): \(r.stderr)")
         }
+        // `--json`: the final record carries the same pointer.
+        let r = try TestSupport.tool(["--json", "-ss", "2", input, "o.mp4"])
+        #expect(r.status == 64 && r.stdout.contains("unknown option '-ss' (ffmpeg): use --start 2"), "\(r.stdout)")
     }
 
     @Test func batchReexportsOnAChangedOverrideOnly() throws {

@@ -87,6 +87,7 @@ final class ExportAttempt {
         completed.timestampRepairs = outcome.timestampRepairs
         completed.droppedFrames = outcome.droppedFrames
         completed.verification = outcome.verification
+        if encode.plan.metadata.level != .all { completed.metadata = .init(level: encode.plan.metadata.level, dropped: encode.plan.metadata.droppedNames) }
         completed.partial = outcome.damage.map { .init(duration: completed.duration, declaredDuration: encode.plan.timeline.expectedDuration, cause: $0) }
         completed.warnings = (completed.partial.map { [$0.warning] } ?? []) + Accounting.warnings(plan: encode.plan, skippedPackets: outcome.skippedPackets, droppedFrames: outcome.droppedFrames,
                                                  timestampRepairs: outcome.timestampRepairs, audioGaps: outcome.audioGaps,
@@ -143,8 +144,9 @@ final class ExportAttempt {
                                           edits: edits, range: request.timeRange, tracks: request.tracks)
         }
         if !plan.isPossible { throw RouteSkipped(plan: plan, path: source.info.path) }
-        let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags())
-        var notes = plan.notes
+        let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags(), level: plan.metadata.level)
+        plan.metadata.container = output.dropped
+        var notes = plan.notes + (plan.metadata.note.map { [$0] } ?? [])
         if !output.fromOriginal.isEmpty, let original = run.selection.metadataSource {
             notes.append("\(output.fromOriginal.joined(separator: ", ")) taken from the original \(PathName.lastComponent(original))")
         }
@@ -176,8 +178,10 @@ final class ExportAttempt {
         case .success(let chosen):
             encode.budget = chosen
             encode.sizeNote = chosen.note
+            let dropped = encode.plan.metadata.container
             encode.plan = try ExportPlanner.plan(source: info, preset: OutputSize.apply(chosen, to: request.preset), route: planRoute,
                                                  container: encode.container, edits: encode.edits, range: request.timeRange, tracks: request.tracks)
+            encode.plan.metadata.container = dropped
         }
     }
 
@@ -290,6 +294,9 @@ final class ExportAttempt {
         target = t
         if let limit = request.sizeLimit, run.snapshot.size > limit {
             throw ExportError.sizeLimitExceeded(path: t.finalPath, limit: limit, reason: "a byte copy of the \(run.snapshot.size)-byte source cannot be made smaller")
+        }
+        if request.preset.metadataLevel != .all {
+            throw ExportError.noUsableStreams(path: source, reason: "a byte copy keeps every tag: it cannot drop metadata (--metadata \(request.preset.metadataLevel.rawValue))")
         }
         session.emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name, container: ext,
                                     duration: nil, timeRange: nil, streams: [], notes: ["byte copy of \(source)"], version: report)))

@@ -97,10 +97,13 @@ public struct ExportAccount: Codable, Sendable, Equatable {
     public var duration: Double?
     /// Set when the output holds only part of its source (`ExportEvent.Completed.partial`).
     public var partial: ExportEvent.Partial?
+    /// The metadata level other than `all` and the keys it dropped (`--metadata`); absent at `all`.
+    public var metadata: ExportEvent.MetadataReport?
 
     /// The account of a finished export.
     public init(_ c: ExportEvent.Completed) {
         verification = c.verification; warnings = c.warnings; skippedPackets = c.skippedPackets
         droppedFrames = c.droppedFrames; timestampRepairs = c.timestampRepairs; duration = c.duration; partial = c.partial
+        metadata = c.metadata
     }
 }

@@ -157,6 +157,8 @@ public enum ExportEvent: Sendable, Equatable {
         public var partial: Partial?
         /// The encoding settings (the preset's, after any command-line overrides); nil for passthrough, remux and copy.
         public var settings: EncodingSettings?
+        /// The metadata level and the keys it dropped (`--metadata sharing|none`); nil at `all`.
+        public var metadata: MetadataReport?
 
         /// Creates the value from each of its fields.
         public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil,

@@ -31,6 +31,9 @@ package struct ExportPlan: Sendable, Equatable {
     /// What happens to the source's timecode (nil: it has none): kept on the main video (a timecode track, a tag),
     /// moved by a trim, or dropped with its reason.
     package var timecode: TimecodePlan?
+    /// The metadata level and the keys it drops (`MetadataLevel`): the stream tags planned here, the container's
+    /// filled in with the output's tags (`OutputTags.forOutput`).
+    package var metadata = MetadataPlan()
 
     /// The kept streams, in the order the output holds them.
     package var keptInOutputOrder: [StreamDecision] {

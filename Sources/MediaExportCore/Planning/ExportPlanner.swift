@@ -80,6 +80,8 @@ package enum ExportPlanner {
                               blockers: blockers)
         plan.outputOrder = audioOrder(decisions, source: source, tracks: tracks)
         planTimecode(&plan, source: source, container: container)
+        plan.metadata = MetadataPlan(level: preset.metadataLevel,
+                                     streams: MetadataPlan.streams(source, kept: Set(decisions.filter(\.isKept).map(\.index)), level: preset.metadataLevel))
         if !tracks.keepsAll { plan.defaultAudio = plan.keptInOutputOrder.first { $0.kind == .audio }?.index }
         return plan
     }

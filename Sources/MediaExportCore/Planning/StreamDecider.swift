@@ -44,7 +44,7 @@ struct StreamDecider {
     /// Kept as cover art wherever FFmpeg writes it as such, by every route and preset (an audio-only one too:
     /// MP4's cover is no track); the picture is copied, never decoded.
     private func coverArt(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
-        let keys = OutputTags.needsQuickTimeKeys(OutputTags.forOutput(resource: source.tags, original: nil).tags)
+        let keys = OutputTags.needsQuickTimeKeys(OutputTags.forOutput(resource: source.tags, original: nil, level: preset.metadataLevel).tags)
         if let reason = CoverArt.dropReason(codec: s.codec, container: container, quickTimeKeys: keys) { return d.dropped(reason) }
         var d = d
         d.action = .coverArt

@@ -23,6 +23,11 @@ public struct Preset: Codable, Sendable, Equatable {
     /// is chosen from the duration and the audio, encoded in two passes, and the result checked; nil: no limit.
     /// In JSON a number of bytes or a size such as `"16MB"` (see `ByteSize`).
     public var maxFileSize: Int64?
+    /// How much descriptive metadata the output keeps (`MetadataLevel`); nil: `all`, as before (and left out of the
+    /// preset's JSON, so that a batch's settings hash stays what it was).
+    public var metadata: MetadataLevel?
+    /// The metadata level in effect.
+    public var metadataLevel: MetadataLevel { metadata ?? .all }
 
     /// Creates a preset value (used by tests and by code that builds presets on the fly).
     public init(name: String, aliases: [String] = [], summary: String = "", defaultExtension: String = "mp4",
@@ -33,6 +38,7 @@ public struct Preset: Codable, Sendable, Equatable {
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case name, aliases, summary, defaultExtension, passthrough, video, audio, maxFileSize
+        case metadata
     }
 
     /// Reads a preset file: only `name` is required; the other fields take their defaults (`.mp4`, no size limit).
@@ -46,6 +52,7 @@ public struct Preset: Codable, Sendable, Equatable {
         video = try c.decodeIfPresent(VideoSettings.self, forKey: .video)
         audio = try c.decodeIfPresent(AudioSettings.self, forKey: .audio)
         maxFileSize = try c.decodeIfPresent(ByteSize.self, forKey: .maxFileSize)?.bytes
+        metadata = try c.decodeIfPresent(MetadataLevel.self, forKey: .metadata).flatMap { $0 == .all ? nil : $0 }
     }
 }
 

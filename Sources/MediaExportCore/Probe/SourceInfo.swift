@@ -173,6 +173,8 @@ package struct SourceStream: Sendable, Equatable, Codable {
     package var timecode: String?
     /// A QuickTime timecode track (`tmcd`): a data stream holding the start timecode, planned apart (`TimecodePlan`).
     package var isTimecodeTrack: Bool = false
+    /// The stream's tags as read (`language`, `handler_name`, a per-stream `location` …): what `MetadataLevel` filters.
+    package var tags: [String: String] = [:]
 
     /// Creates a stream description; everything but the identity has a neutral default.
     package init(index: Int, kind: Kind, codec: String, codecKnown: Bool = true, decodable: Bool = true,

@@ -47,6 +47,8 @@ package struct OutputFacts: Sendable, Equatable {
         package var isAttachedPicture = false
         /// The stream's `timecode` tag (any case): MP4/MOV give a video the one of the timecode track it refers to.
         package var timecode: String?
+        /// The stream's tags as read back (the metadata level's check).
+        package var tags: [String: String] = [:]
 
         /// Creates a stream's facts.
         package init(kind: SourceStream.Kind, codec: String) { self.kind = kind; self.codec = codec }

@@ -45,6 +45,7 @@ package enum OutputVerifier {
         }
         checks += tagChecks(wanted: tags, written: facts.tags)
         checks += timecodeChecks(plan: plan, kept: kept, outStreams: outStreams, facts: facts)
+        checks += metadataChecks(plan: plan, kept: kept, outStreams: outStreams, facts: facts)
         if let container = plan.container, container.isQuickTimeFamily {
             checks.append(check("faststart", "moov before mdat", facts.faststart.map { $0 ? "moov before mdat" : "moov after mdat" } ?? "not found",
                                 facts.faststart == true))

@@ -91,6 +91,10 @@ package final class Transcoder {
         if let timecode = plan.timecode, let value = timecode.output, let stage = stages.first(where: { Int($0.inputIndex) == timecode.stream }) {
             av_dict_set(&stage.outputStream.pointee.metadata, "timecode", value, 0)
         }
+        // The stream tags the metadata level drops (`MetadataPlan`; the container's are left out of `tags` already).
+        for stage in stages {
+            for key in plan.metadata.streams[Int(stage.inputIndex)] ?? [] { av_dict_set(&stage.outputStream.pointee.metadata, key, nil, 0) }
+        }
         // A track selection's first audio stream is the default one; the others are not (the source's may be gone).
         if let main = plan.defaultAudio {
             for stage in stages where plan.streams[Int(stage.inputIndex)].kind == .audio {

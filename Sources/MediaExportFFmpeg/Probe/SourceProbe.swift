@@ -113,6 +113,7 @@ enum SourceProbe {
         s.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
         s.isChapterTrack = stream.pointee.discard == AVDISCARD_ALL && Demuxer.isQuickTimeChapterTrack(stream)
         let tags = Demuxer.dictionary(stream.pointee.metadata)
+        s.tags = tags
         s.language = tags["language"].flatMap { $0 == "und" ? nil : $0 }
         s.timecode = tags.first { $0.key.lowercased() == "timecode" }?.value
         if isTimecodeTrack(stream) {

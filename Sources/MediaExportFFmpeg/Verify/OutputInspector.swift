@@ -80,6 +80,7 @@ package enum OutputInspector {
         var s = OutputFacts.Stream(kind: SourceStream.Kind(rawValue: StreamGeometry.typeName(par.codec_type)) ?? .data, codec: codecName(par))
         let tags = Demuxer.dictionary(stream.pointee.metadata)
         s.language = tags["language"].flatMap { $0 == "und" ? nil : $0 }
+        s.tags = tags
         s.timecode = tags.first { $0.key.lowercased() == "timecode" }?.value
         s.duration = SourceProbe.streamDuration(stream)
         if stream.pointee.nb_frames > 0 { s.frameCount = Int(stream.pointee.nb_frames) }
