@@ -167,7 +167,7 @@ public struct PresetCatalog: Sendable {
     static func validate(_ p: Preset, path: String) throws {
         func bad(_ field: String, _ reason: String) -> ExportError { .invalidPreset(path: path, field: field, reason: reason) }
         if p.name.isEmpty || p.name.contains("/") { throw bad("name", "must be a non-empty name without '/'") }
-        let containers = ["mp4", "mov", "m4v", "m4a", "mkv"]
+        let containers = Container.allCases.map(\.rawValue)
         if !containers.contains(p.defaultExtension.lowercased()) {
             throw bad("defaultExtension", "must be one of \(containers.joined(separator: ", "))")
         }
@@ -175,9 +175,12 @@ public struct PresetCatalog: Sendable {
             throw bad("video", "a preset needs video or audio settings, or passthrough: true")
         }
         if let v = p.video {
-            let speeds = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+            // SVT-AV1 (av1) counts its speeds 0 (slowest) to 13 and its CRF to 63; x264/x265 name theirs.
+            let speeds = v.codec == .av1 ? (0...13).map(String.init)
+                : ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
             if !speeds.contains(v.encoderPreset) { throw bad("video.encoderPreset", "must be one of \(speeds.joined(separator: ", "))") }
-            if !(0...51).contains(v.crf) { throw bad("video.crf", "must be between 0 and 51, got \(v.crf)") }
+            let crfs = v.codec == .av1 ? 0...63 : 0...51
+            if !crfs.contains(v.crf) { throw bad("video.crf", "must be between 0 and \(crfs.upperBound), got \(v.crf)") }
             let formats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv444p"]
             if !formats.contains(v.pixelFormat) { throw bad("video.pixelFormat", "must be one of \(formats.joined(separator: ", "))") }
             let rates = 10_000...2_000_000_000
@@ -192,8 +195,8 @@ public struct PresetCatalog: Sendable {
             if let r = v.maxFrameRate, !(r.isFinite && (1...240).contains(r)) {
                 throw bad("video.maxFrameRate", "must be between 1 and 240 frames/s, got \(String(format: "%g", r))")
             }
-            if v.hdr == .keep && v.codec != .hevc {
-                throw bad("video.hdr", "keep needs codec hevc (10-bit H.264 HDR plays almost nowhere); use tonemap")
+            if v.hdr == .keep && !v.codec.keepsHDR {
+                throw bad("video.hdr", "keep needs codec hevc or av1 (10-bit H.264 HDR plays almost nowhere); use tonemap")
             }
         }
         if let size = p.maxFileSize {
@@ -219,7 +222,7 @@ public struct PresetCatalog: Sendable {
         if let i = fixed.firstIndex(of: p.name) { return (0, i, p.name) }
         if p.passthrough { return (4, 0, p.name) }
         if p.video == nil { return (5, 0, p.name) }
-        let group = p.video?.codec == .hevc ? 2 : 1
+        let group = p.video?.codec == .hevc ? 2 : p.video?.codec == .av1 ? 3 : 1
         return (group, p.video?.maxSize?.long ?? 0, p.name)
     }
 }

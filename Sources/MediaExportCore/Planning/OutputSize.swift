@@ -124,9 +124,16 @@ public enum OutputSize {
     }
 
     /// The bits a pixel a CRF encode spends, guessed without measuring: 0.1 at CRF 23, doubling every 6 steps down;
-    /// HEVC 0.6 of H.264's. The batch's quick estimate and an unmeasured plan use it alike.
+    /// HEVC 0.6 of H.264's, AV1 0.5 (its CRF read on x264's scale: `x264EquivalentCRF`). The batch's quick estimate
+    /// and an unmeasured plan use it alike.
     static func guessedBitsPerPixel(_ settings: VideoSettings) -> Double {
-        0.1 * pow(2, Double(23 - settings.crf) / 6) * (settings.codec == .hevc ? 0.6 : 1)
+        let efficiency: Double
+        switch settings.codec {
+        case .h264: efficiency = 1
+        case .hevc: efficiency = 0.6
+        case .av1: efficiency = 0.5
+        }
+        return 0.1 * pow(2, (23 - settings.x264EquivalentCRF) / 6) * efficiency
     }
 
     /// The bit rates chosen to fit a limit.
