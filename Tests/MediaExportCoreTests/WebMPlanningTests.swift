@@ -68,4 +68,11 @@ import Testing
         #expect(ExportPlanner.misfit(.landscape1080, preset: Self.av1) == "video codec h264 is not av1")
         #expect(ExportPlanner.misfit(fitting, preset: Presets.named("hevc-1920x1080")) == "video codec av1 is not hevc")
     }
+
+    @Test func aSizeLimitEncodesAV1InOnePass() {
+        let budget = OutputSize.Budget(videoBitrate: 300_000, audioBitrate: nil, note: "")
+        #expect(OutputSize.apply(budget, to: Self.av1).video?.twoPass == false)
+        #expect(OutputSize.apply(budget, to: Self.av1).video?.bitrate == 300_000)
+        #expect(OutputSize.apply(budget, to: Presets.named("1280x720")).video?.twoPass == true)
+    }
 }

@@ -190,6 +190,7 @@ public struct PresetCatalog: Sendable {
                 if !rates.contains(b) { throw bad("video.bufferSize", "must be between 10000 and 2000000000 bits, got \(b)") }
             }
             if let b = v.bitrate, !rates.contains(b) { throw bad("video.bitrate", "must be between 10000 and 2000000000 bits/s, got \(b)") }
+            if v.twoPass && !v.codec.hasTwoPass { throw bad("video.twoPass", "not with av1 (FFmpeg 5.1's libsvtav1 has no two-pass)") }
             if v.twoPass && v.bitrate == nil { throw bad("video.twoPass", "needs video.bitrate (a CRF encode has nothing to aim for)") }
             if let b = v.bitrate, let m = v.maxBitrate, m < b { throw bad("video.maxBitrate", "must be at least video.bitrate (\(b)), got \(m)") }
             if let r = v.maxFrameRate, !(r.isFinite && (1...240).contains(r)) {

@@ -161,12 +161,14 @@ public enum OutputSize {
             return .failure(SizeRefusal(reason: "the source's duration is unknown: no bit rate can be chosen to fit"))
         }
         var fixedBits = 0.0, audioStreams = 0, transcodedAudio = 0, audioRate = 0, frameRate: Double?
-        var hasVideo = false
+        var hasVideo = false, passes = "two passes"
         for decision in plan.streams {
             let stream = decision.index < source.streams.count ? source.streams[decision.index] : nil
             let seconds = decision.expectedDuration ?? duration
             switch decision.action {
-            case .transcodeVideo(let v): hasVideo = true; frameRate = Self.outputRate(v, source: stream)
+            case .transcodeVideo(let v):
+                hasVideo = true; frameRate = Self.outputRate(v, source: stream)
+                if !v.settings.codec.hasTwoPass { passes = "one pass (FFmpeg 5.1's libsvtav1 has no two-pass)" }
             case .transcodeAudio(let a): audioStreams += 1; transcodedAudio += 1; audioRate = a.settings.bitrate
             case .transcodeSubtitle: fixedBits += 800 * seconds
             case .copy:
@@ -202,7 +204,7 @@ public enum OutputSize {
                 return .failure(SizeRefusal(reason: String(format: "%.1f s of video would get %d kb/s (at least %d kb/s is needed)", duration, Int(max(0, rate)) / 1000, minimumVideoBitrate / 1000)))  // rate < the minimum here
             }
             chosenVideo = Int(saturating: rate)
-            note = "size limit \(limitText): video at \(Int(saturating: rate) / 1000) kb/s average, two passes"
+            note = "size limit \(limitText): video at \(Int(saturating: rate) / 1000) kb/s average, \(passes)"
         } else {
             note = "size limit \(limitText)"
         }
@@ -221,7 +223,7 @@ public enum OutputSize {
         var p = preset
         if let v = budget.videoBitrate, var video = p.video {
             video.bitrate = v
-            video.twoPass = true
+            video.twoPass = video.codec.hasTwoPass
             if let cap = video.maxBitrate, cap < v { video.bitrate = cap }
             p.video = video
         }

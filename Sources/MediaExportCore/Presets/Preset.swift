@@ -67,6 +67,10 @@ public enum VideoCodec: String, Codable, Sendable, CaseIterable {
         }
     }
 
+    /// False for AV1: FFmpeg 5.1's libsvtav1 wrapper passes no two-pass statistics (its first pass writes none), so an
+    /// average bit rate is encoded in one pass.
+    public var hasTwoPass: Bool { self != .av1 }
+
     /// True for the codecs whose presets may keep HDR (10-bit, PQ/HLG and HDR10 metadata carried): HEVC and AV1.
     public var keepsHDR: Bool { self != .h264 }
 }
