@@ -58,4 +58,30 @@ import Testing
         #expect(r.stderr.contains(".webm cannot hold video stream #0 (h264); .mp4, .mov, .m4v, .mkv can"), "\(r.stderr)")
         #expect(TestSupport.contents(dir).isEmpty)
     }
+
+    @Test func textSubtitlesBecomeWebVTTInWebM() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let srt = dir.appendingPathComponent("a.srt"), input = dir.appendingPathComponent("in.mkv").path
+        try "1\n00:00:00,000 --> 00:00:00,400\nHello\n\n".write(to: srt, atomically: true, encoding: .utf8)
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=96x64:d=0.5:r=12", "-i", srt.path, "-c:v", "libx264", "-preset", "ultrafast",
+                                "-c:s", "subrip", input])
+        let out = dir.appendingPathComponent("out.webm").path
+        let r = try TestSupport.tool(["--preset", "av1-1280x720", input, out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try FFprobe(out).streams.map(\.codec) == ["av1", "webvtt"])
+    }
+
+    @Test func batchNeededCopiesAnAV1SourceThatFitsTheAV1Preset() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let inputs = dir.appendingPathComponent("in"), out = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        let av1 = inputs.appendingPathComponent("a.mp4").path
+        #expect(try TestSupport.tool(["--preset", "av1-1280x720", TestSupport.fixture("landscape.mov"), av1]).status == 0)
+        let r = try TestSupport.tool(["batch", inputs.path, "--out", out.path, "--preset", "av1-1280x720", "--policy", "needed"])
+        #expect(r.status == 3 || r.status == 0, "\(r.stderr)")
+        #expect((r.stdout + r.stderr).contains("0 transcoded"), "\(r.stdout)\(r.stderr)")
+        #expect(try TestSupport.sha256(out.appendingPathComponent("a.mp4").path) == (try TestSupport.sha256(av1)))
+    }
 }
