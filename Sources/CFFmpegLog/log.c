@@ -2,6 +2,7 @@
 
 #include <libavutil/log.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +52,9 @@ void cff_set_log_sink(cff_log_sink s, int level) {
 
 void cff_install_log(int level) {
     print_level = level;
+    // SVT-AV1 (libsvtav1) prints its configuration to stderr itself unless told its level (1: errors only); a
+    // user's own SVT_LOG wins. Set here, at start-up, before any thread could read the environment.
+    setenv("SVT_LOG", "1", 0);
     av_log_set_level(level > AV_LOG_ERROR ? level : AV_LOG_ERROR);
     av_log_set_callback(log_callback);
 }

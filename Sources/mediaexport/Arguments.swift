@@ -28,7 +28,7 @@ struct AudioTrackOptions: ParsableArguments {
     /// `--subtitles`.
     enum SubtitleChoice: String, ExpressibleByArgument, CaseIterable { case keep, drop }
 
-    @Option(help: "Subtitle streams: keep (default: text converted to mov_text for .mp4/.mov/.m4v, copied for .mkv) or drop.")
+    @Option(help: "Subtitle streams: keep (default: text converted to mov_text for .mp4/.mov/.m4v, webvtt for .webm, copied for .mkv) or drop.")
     var subtitles: SubtitleChoice = .keep
 
     func validate() throws {

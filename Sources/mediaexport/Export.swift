@@ -10,7 +10,7 @@ struct Export: ToolCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export a file with a preset (the default subcommand).",
         discussion: """
-        The output's extension picks the container: .mp4, .mov, .m4v, .m4a or .mkv (none: the preset's). \
+        The output's extension picks the container: .mp4, .mov, .m4v, .m4a, .mkv or .webm (AV1 + Opus; none: the preset's). \
         The output is written to a hidden temporary file beside it and renamed when complete; an existing \
         output is kept unless --overwrite; Ctrl-C (SIGINT), SIGTERM, SIGHUP or a closed stdout cancels and \
         leaves nothing behind (exit 130, 143, 129, 141).

@@ -101,13 +101,14 @@ import Testing
     }
 
     @Test func muxersAndFaststart() {
-        #expect(Container.allCases.map(\.muxerName) == ["mp4", "mov", "mp4", "ipod", "matroska"])
+        #expect(Container.allCases.map(\.muxerName) == ["mp4", "mov", "mp4", "ipod", "matroska", "webm"])
         #expect(Container.allCases.filter(\.isQuickTimeFamily) == [.mp4, .mov, .m4v, .m4a])
     }
 
     @Test func whatWeEncodeFitsWhere() {
         #expect(Container.allCases.filter { $0.holds(VideoCodec.h264) } == [.mp4, .mov, .m4v, .mkv])
         #expect(Container.allCases.filter { $0.holds(VideoCodec.hevc) } == [.mp4, .mov, .m4v, .mkv])
-        #expect(Container.allCases.filter { $0.holds(AudioCodec.aac) } == Container.allCases)
+        #expect(Container.allCases.filter { $0.holds(AudioCodec.aac) } == [.mp4, .mov, .m4v, .m4a, .mkv])
+        #expect(Container.allCases.filter { $0.holds(AudioCodec.opus) } == [.mp4, .m4v, .mkv, .webm])
     }
 }

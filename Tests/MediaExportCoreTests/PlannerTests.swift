@@ -56,7 +56,8 @@ let copyCases: [(String, SourceInfo, String, ExportRoute, Container, EditSidecar
       "impossible: remux skipped: .mp4 cannot hold video stream #0 (unknown 'zzv9'); no container mediaexport writes can"]),
     ("remux: nothing left says so first (as today)", .make([.pcm(0)]), "highest", .remux, .mp4, nil,
      ["#0 audio drop: .mp4 cannot hold pcm_s16le",
-      "impossible: no stream can be exported with preset highest (remux) to .mp4 (#0 audio pcm_s16le: .mp4 cannot hold pcm_s16le)"]),
+      "impossible: no stream can be exported with preset highest (remux) to .mp4 (#0 audio pcm_s16le: .mp4 cannot hold pcm_s16le); "
+      + ".mp4 cannot hold audio stream #0 (pcm_s16le); .mov, .mkv can"]),
     ("remux of an audio-only preset keeps audio only", .landscape1080, "m4a", .remux, .m4a, nil,
      ["#0 video drop: preset m4a (remux) has no video", "#1 audio copy"]),
     ("remux: a second audio the container cannot hold blocks too (no audio is dropped by a copy)", .make([.h264(0, 1280, 720), .aac(1), .pcm(2)]),
@@ -184,7 +185,9 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
         let source = SourceInfo.make([SourceStream(index: 0, kind: .video, codec: "prores", fitsIn: [.mov, .mkv], width: 1920, height: 1080), .pcm(1)])
         let plan = try planned(source, Presets.highest, route: .remux)
         #expect(plan.blockers == [".mp4 cannot hold video stream #0 (prores); .mov, .mkv can", ".mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can"])
-        #expect(plan.impossible == "no stream can be exported with preset highest (remux) to .mp4 (#0 video prores: .mp4 cannot hold prores; #1 audio pcm_s16le: .mp4 cannot hold pcm_s16le)")
+        #expect(plan.impossible == "no stream can be exported with preset highest (remux) to .mp4 (#0 video prores: .mp4 cannot hold prores; "
+                + "#1 audio pcm_s16le: .mp4 cannot hold pcm_s16le); .mp4 cannot hold video stream #0 (prores); .mov, .mkv can; "
+                + ".mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can")
         let withAAC = SourceInfo.make([SourceStream(index: 0, kind: .video, codec: "prores", fitsIn: [.mov, .mkv], width: 1920, height: 1080), .pcm(1), .aac(2)])
         #expect(try planned(withAAC, Presets.highest, route: .remux).impossible
                 == "remux skipped: .mp4 cannot hold video stream #0 (prores); .mov, .mkv can; .mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can")

@@ -5,6 +5,33 @@ import Testing
 /// Every built-in preset × the source shapes, on the preset's own route and container: `(preset, source, plan lines)`.
 /// Sizes are the displayed picture fitted into the orientation-free box, both sides even (853x479 → 852x478).
 let presetMatrix: [(String, String, [String])] = [
+        ("av1-1280x720", "landscape1080", ["#0 video → av1 1280x720", "#1 audio → aac 2ch"]),
+        ("av1-1280x720", "portraitRotated", ["#0 video → av1 1280x720", "#1 audio → aac 2ch"]),
+        ("av1-1280x720", "anamorphic", ["#0 video → av1 1280x720", "#1 audio → aac 2ch"]),
+        ("av1-1280x720", "oddSize", ["#0 video → av1 852x478", "#1 audio → aac 2ch"]),
+        ("av1-1280x720", "audioOnly", ["#0 audio → aac 2ch"]),
+        ("av1-1280x720", "videoOnly", ["#0 video → av1 1280x720"]),
+        ("av1-1280x720", "noDecodable", ["#0 video drop: no decoder for unknown 'zzv9'", "#1 audio → aac 2ch", "impossible: transcode skipped: no decoder for video stream #0 (unknown 'zzv9')"]),
+        ("av1-1280x720", "pcmAudio", ["#0 video → av1 1280x720", "#1 audio → aac 2ch"]),
+        ("av1-1280x720", "vfr", ["#0 video → av1 640x360", "#1 audio → aac 1ch"]),
+        ("av1-1920x1080", "landscape1080", ["#0 video → av1 1920x1080", "#1 audio → aac 2ch"]),
+        ("av1-1920x1080", "portraitRotated", ["#0 video → av1 1920x1080", "#1 audio → aac 2ch"]),
+        ("av1-1920x1080", "anamorphic", ["#0 video → av1 1920x1080", "#1 audio → aac 2ch"]),
+        ("av1-1920x1080", "oddSize", ["#0 video → av1 852x478", "#1 audio → aac 2ch"]),
+        ("av1-1920x1080", "audioOnly", ["#0 audio → aac 2ch"]),
+        ("av1-1920x1080", "videoOnly", ["#0 video → av1 1280x720"]),
+        ("av1-1920x1080", "noDecodable", ["#0 video drop: no decoder for unknown 'zzv9'", "#1 audio → aac 2ch", "impossible: transcode skipped: no decoder for video stream #0 (unknown 'zzv9')"]),
+        ("av1-1920x1080", "pcmAudio", ["#0 video → av1 1920x1080", "#1 audio → aac 2ch"]),
+        ("av1-1920x1080", "vfr", ["#0 video → av1 640x360", "#1 audio → aac 1ch"]),
+        ("av1-highest", "landscape1080", ["#0 video → av1 1920x1080", "#1 audio → aac 2ch"]),
+        ("av1-highest", "portraitRotated", ["#0 video → av1 1920x1080", "#1 audio → aac 2ch"]),
+        ("av1-highest", "anamorphic", ["#0 video → av1 1920x1080", "#1 audio → aac 2ch"]),
+        ("av1-highest", "oddSize", ["#0 video → av1 852x478", "#1 audio → aac 2ch"]),
+        ("av1-highest", "audioOnly", ["#0 audio → aac 2ch"]),
+        ("av1-highest", "videoOnly", ["#0 video → av1 1280x720"]),
+        ("av1-highest", "noDecodable", ["#0 video drop: no decoder for unknown 'zzv9'", "#1 audio → aac 2ch", "impossible: transcode skipped: no decoder for video stream #0 (unknown 'zzv9')"]),
+        ("av1-highest", "pcmAudio", ["#0 video → av1 1920x1080", "#1 audio → aac 2ch"]),
+        ("av1-highest", "vfr", ["#0 video → av1 640x360", "#1 audio → aac 1ch"]),
         ("1280x720", "landscape1080", ["#0 video → h264 1280x720", "#1 audio → aac 2ch"]),
         ("1280x720", "portraitRotated", ["#0 video → h264 1280x720", "#1 audio → aac 2ch"]),
         ("1280x720", "anamorphic", ["#0 video → h264 1280x720", "#1 audio → aac 2ch"]),
@@ -127,7 +154,7 @@ let presetMatrix: [(String, String, [String])] = [
 @Suite struct PresetMatrixTests {
     @Test func everyBuiltInPresetIsCovered() {
         #expect(Set(Presets.all.keys) == Set(presetMatrix.map(\.0)), "presets in \(Presets.directory)")
-        #expect(Presets.all.count == 13)
+        #expect(Presets.all.count == 16)
     }
 
     @Test(arguments: presetMatrix)

@@ -209,7 +209,7 @@ import Testing
         let file = dir.appendingPathComponent("bad.json")
         try Data(#"{"name":"bad","video":{"codec":"h264","hdr":"keep"}}"#.utf8).write(to: file)
         #expect(throws: ExportError.invalidPreset(path: file.path, field: "video.hdr",
-                                                  reason: "keep needs codec hevc (10-bit H.264 HDR plays almost nowhere); use tonemap")) {
+                                                  reason: "keep needs codec hevc or av1 (10-bit H.264 HDR plays almost nowhere); use tonemap")) {
             try PresetCatalog.load(file: file)
         }
     }

@@ -34,13 +34,15 @@ extension ExportPlanner {
                 if Double(bitrate) > Double(average) * 1.25 { return "video bit rate \(bitrate / 1000) kb/s is above the preset's \(average / 1000)" }
             } else if let bitrate = v.bitRate, let fps = v.frameRate, w > 0, h > 0 {
                 // A bit-rate ceiling derived from the CRF: about 0.25 bits per pixel at CRF 18, halving every 6 steps.
-                let ceiling = 0.25 * pow(2, Double(18 - settings.crf) / 6) * Double(w) * Double(h) * fps * 1.5
+                let ceiling = 0.25 * pow(2, (18 - settings.x264EquivalentCRF) / 6) * Double(w) * Double(h) * fps * 1.5
                 if Double(bitrate) > ceiling { return "video bit rate \(bitrate / 1000) kb/s is above what CRF \(settings.crf) gives (about \(Int(ceiling / 1500)) kb/s)" }
             }
         }
         for a in audio {
             guard let settings = preset.audio else { return "preset \(preset.name) has no audio" }
-            if a.codec != settings.codec.rawValue { return "audio codec \(a.codec) is not \(settings.codec.rawValue)" }
+            // The codec an encode into the preset's container would make (Opus for a WebM preset).
+            let codec = (Container(extension: preset.defaultExtension) ?? .mp4).encodedAudio(settings.codec)
+            if a.codec != codec.rawValue { return "audio codec \(a.codec) is not \(codec.rawValue)" }
             if a.channels > settings.channels { return "\(a.channels) audio channels, preset keeps \(settings.channels)" }
             if a.sampleRate > settings.sampleRate { return "audio at \(a.sampleRate) Hz, preset uses \(settings.sampleRate)" }
             if let b = a.bitRate, Double(b) > Double(settings.bitrate) * 1.25 { return "audio bit rate \(b / 1000) kb/s is above the preset's \(settings.bitrate / 1000)" }

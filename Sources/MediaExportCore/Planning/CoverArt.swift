@@ -8,7 +8,7 @@ import Foundation
 ///   pictures are kept in one `covr`. No track: an M4A with a cover stays an audio file. Not written when the muxer
 ///   writes QuickTime metadata keys (`use_metadata_tags`, which Apple's `com.apple.quicktime.*` tags need): its
 ///   `mdta` metadata box has no `covr`.
-/// - MOV (`mov` muxer): no `covr` at all (the picture is silently left out).
+/// - MOV (`mov` muxer): no `covr` at all (the picture is silently left out). WebM: no attachments at all.
 /// - Matroska: the muxer writes an attached picture as a one-frame video track; only an attachment (a stream of type
 ///   attachment with the picture in its extradata, a `filename` and a `mimetype`) is cover art, which the demuxer
 ///   reads back as an attached picture for JPEG, PNG and GIF (not BMP).
@@ -18,7 +18,7 @@ package enum CoverArt {
         switch container {
         case .mp4, .m4v, .m4a: return ["mjpeg", "png", "bmp"]
         case .mkv: return ["mjpeg", "png", "gif"]
-        case .mov: return []
+        case .mov, .webm: return []
         }
     }
 
@@ -27,6 +27,7 @@ package enum CoverArt {
     package static func dropReason(codec: String, container: Container, quickTimeKeys: Bool) -> String? {
         let ext = ".\(container.rawValue)"
         if container == .mov { return "cover art: FFmpeg's MOV muxer does not write it (.mp4, .m4v, .m4a and .mkv keep it)" }
+        if container == .webm { return "cover art: WebM has no attachments (.mp4, .m4v, .m4a and .mkv keep it)" }
         if container.isQuickTimeFamily && quickTimeKeys {
             return "cover art: FFmpeg's MP4 muxer writes no cover beside Apple's QuickTime metadata keys (com.apple.quicktime.*), which this output carries"
         }

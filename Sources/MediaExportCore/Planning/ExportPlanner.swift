@@ -156,8 +156,10 @@ package enum ExportPlanner {
             // Today's `noUsableStreams` reason. It comes before the remux blockers, as today (the old plan threw it
             // before the session looked at the blockers).
             let kinds = decisions.map { "#\($0.index) \($0.kind.rawValue) \($0.codec): \($0.streamPlan.reason ?? "")" }.joined(separator: "; ")
+            // A stream copy's blockers follow: they name the containers that can hold what this one cannot.
+            let can = mode.streamCopy && !blockers.isEmpty ? "; \(blockers.joined(separator: "; "))" : ""
             return source.streams.isEmpty ? "the file has no streams"
-                : "no stream can be exported with preset \(mode.presetName) to .\(container.rawValue) (\(kinds))"
+                : "no stream can be exported with preset \(mode.presetName) to .\(container.rawValue) (\(kinds))\(can)"
         }
         // Today's `RouteSkipped` text for the remux. The transcode's is new: today a main stream without a decoder
         // failed the transcode when its decoder was opened (an input fault, so the chain went on); dropping it

@@ -124,9 +124,16 @@ public enum OutputSize {
     }
 
     /// The bits a pixel a CRF encode spends, guessed without measuring: 0.1 at CRF 23, doubling every 6 steps down;
-    /// HEVC 0.6 of H.264's. The batch's quick estimate and an unmeasured plan use it alike.
+    /// HEVC 0.6 of H.264's, AV1 0.5 (its CRF read on x264's scale: `x264EquivalentCRF`). The batch's quick estimate
+    /// and an unmeasured plan use it alike.
     static func guessedBitsPerPixel(_ settings: VideoSettings) -> Double {
-        0.1 * pow(2, Double(23 - settings.crf) / 6) * (settings.codec == .hevc ? 0.6 : 1)
+        let efficiency: Double
+        switch settings.codec {
+        case .h264: efficiency = 1
+        case .hevc: efficiency = 0.6
+        case .av1: efficiency = 0.5
+        }
+        return 0.1 * pow(2, (23 - settings.x264EquivalentCRF) / 6) * efficiency
     }
 
     /// The bit rates chosen to fit a limit.
@@ -154,12 +161,14 @@ public enum OutputSize {
             return .failure(SizeRefusal(reason: "the source's duration is unknown: no bit rate can be chosen to fit"))
         }
         var fixedBits = 0.0, audioStreams = 0, transcodedAudio = 0, audioRate = 0, frameRate: Double?
-        var hasVideo = false
+        var hasVideo = false, passes = "two passes"
         for decision in plan.streams {
             let stream = decision.index < source.streams.count ? source.streams[decision.index] : nil
             let seconds = decision.expectedDuration ?? duration
             switch decision.action {
-            case .transcodeVideo(let v): hasVideo = true; frameRate = Self.outputRate(v, source: stream)
+            case .transcodeVideo(let v):
+                hasVideo = true; frameRate = Self.outputRate(v, source: stream)
+                if !v.settings.codec.hasTwoPass { passes = "one pass (FFmpeg 5.1's libsvtav1 has no two-pass)" }
             case .transcodeAudio(let a): audioStreams += 1; transcodedAudio += 1; audioRate = a.settings.bitrate
             case .transcodeSubtitle: fixedBits += 800 * seconds
             case .copy:
@@ -195,7 +204,7 @@ public enum OutputSize {
                 return .failure(SizeRefusal(reason: String(format: "%.1f s of video would get %d kb/s (at least %d kb/s is needed)", duration, Int(max(0, rate)) / 1000, minimumVideoBitrate / 1000)))  // rate < the minimum here
             }
             chosenVideo = Int(saturating: rate)
-            note = "size limit \(limitText): video at \(Int(saturating: rate) / 1000) kb/s average, two passes"
+            note = "size limit \(limitText): video at \(Int(saturating: rate) / 1000) kb/s average, \(passes)"
         } else {
             note = "size limit \(limitText)"
         }
@@ -214,7 +223,7 @@ public enum OutputSize {
         var p = preset
         if let v = budget.videoBitrate, var video = p.video {
             video.bitrate = v
-            video.twoPass = true
+            video.twoPass = video.codec.hasTwoPass
             if let cap = video.maxBitrate, cap < v { video.bitrate = cap }
             p.video = video
         }

@@ -99,7 +99,9 @@ struct StreamDecider {
         guard let v = preset.video else { return d.dropped("preset \(mode.presetName) has no video") }
         guard s.index == source.mainVideo else { return d.dropped("only the main video stream is exported") }
         if container == .m4a { return d.dropped(".m4a holds audio only") }
-        if !container.holds(v.codec) { return d.dropped("\(ext) cannot hold \(v.codec.rawValue)") }
+        // A container that holds video but not this preset's codec (WebM and H.264): the reason names what can, and
+        // losing the only video makes the route impossible (`kindsLost`).
+        if !container.holds(v.codec) { return d.dropped(codecRefusal(v.codec)) }
         if !s.decodable { return undecodable(s, d) }
         if s.width <= 0 || s.height <= 0 { return d.dropped("picture size unknown") }
         var crop: PixelRect? = nil
@@ -123,7 +125,9 @@ struct StreamDecider {
     }
 
     private mutating func audio(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
-        guard let a = preset.audio else { return d.dropped("preset \(mode.presetName) has no audio") }
+        guard var a = preset.audio else { return d.dropped("preset \(mode.presetName) has no audio") }
+        // WebM holds no AAC: its audio is Opus (48 kHz, the rate Opus works at), the preset's bit rate and channels.
+        if container.encodedAudio(a.codec) != a.codec { a.codec = container.encodedAudio(a.codec); a.sampleRate = 48_000 }
         if !container.holds(a.codec) { return d.dropped("\(ext) cannot hold \(a.codec.rawValue)") }
         if !s.decodable { return undecodable(s, d) }
         if s.sampleRate <= 0 { return d.dropped("sample rate unknown") }
@@ -158,6 +162,16 @@ struct StreamDecider {
             }
         }
         return d.dropped("\(ext) cannot hold \(s.codec) subtitles")
+    }
+}
+
+extension StreamDecider {
+    /// Why the preset's video codec cannot go into this container, naming the containers that hold it and, for WebM,
+    /// the codecs it takes.
+    func codecRefusal(_ codec: VideoCodec) -> String {
+        let can = Container.allCases.filter { $0.holds(codec) }.map { ".\($0.rawValue)" }.joined(separator: ", ")
+        let takes = VideoCodec.allCases.filter { container.holds($0) }.map(\.rawValue).joined(separator: ", ")
+        return "\(ext) cannot hold \(codec.rawValue) video (preset \(mode.presetName)); \(can) can; \(ext) takes \(takes) video"
     }
 }
 

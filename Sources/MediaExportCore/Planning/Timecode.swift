@@ -107,7 +107,7 @@ extension ExportPlanner {
         let track = source.streams.first { $0.isTimecodeTrack }
         guard let text = source.mainVideo.flatMap({ source.streams[$0].timecode }) ?? track?.timecode
                 ?? source.tags.first(where: { $0.key.lowercased() == "timecode" })?.value else { return nil }
-        var plan = TimecodePlan(source: text, asTrack: container != .mkv)
+        var plan = TimecodePlan(source: text, asTrack: !container.isMatroskaFamily)
         guard let v = source.mainVideo, v < decisions.count, decisions[v].isKept, !decisions[v].isCoverArt else {
             plan.dropReason = "the output has no video"
             return plan

@@ -62,15 +62,35 @@ public enum VideoCodec: String, Codable, Sendable, CaseIterable {
     case h264
     /// HEVC through libx265, tagged `hvc1` in MP4/MOV as Apple players expect.
     case hevc
+    /// AV1 through SVT-AV1 (`libsvtav1`): `encoderPreset` is its speed (`0`–`13`), `crf` 0–63.
+    case av1
 
     /// The libavcodec encoder name.
-    package var encoderName: String { self == .h264 ? "libx264" : "libx265" }
+    package var encoderName: String {
+        switch self {
+        case .h264: return "libx264"
+        case .hevc: return "libx265"
+        case .av1: return "libsvtav1"
+        }
+    }
+
+    /// False for AV1: FFmpeg 5.1's libsvtav1 wrapper passes no two-pass statistics (its first pass writes none), so an
+    /// average bit rate is encoded in one pass.
+    public var hasTwoPass: Bool { self != .av1 }
+
+    /// True for the codecs whose presets may keep HDR (10-bit, PQ/HLG and HDR10 metadata carried): HEVC and AV1.
+    public var keepsHDR: Bool { self != .h264 }
 }
 
 /// Audio codecs a preset can ask for.
 public enum AudioCodec: String, Codable, Sendable, CaseIterable {
     /// AAC-LC through FFmpeg's native encoder.
     case aac
+    /// Opus through libopus (48 kHz): what WebM holds; the planner picks it for `.webm` when the preset says AAC.
+    case opus
+
+    /// The libavcodec encoder name.
+    package var encoderName: String { self == .aac ? "aac" : "libopus" }
 }
 
 /// Video encoding settings of a preset.
@@ -121,6 +141,10 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         case maxFrameRate
     }
 
+    /// The CRF on x264's scale, for the rough bit-rate guesses: SVT-AV1's 0–63 scale sits about 12 steps above it
+    /// (AV1 CRF 35 spends about what x264's 23 does, before AV1's own efficiency).
+    package var x264EquivalentCRF: Double { Double(codec == .av1 ? crf - 12 : crf) }
+
     /// Reads a preset's `video` section: only `codec` is required; the other fields take their defaults.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -142,13 +166,13 @@ public struct VideoSettings: Codable, Sendable, Equatable {
 
 /// What a preset does with an HDR (PQ or HLG) source.
 public enum HDRHandling: String, Codable, Sendable, CaseIterable {
-    /// Keep it HDR: 10-bit output, transfer, primaries, matrix and HDR10 metadata carried (HEVC only).
+    /// Keep it HDR: 10-bit output, transfer, primaries, matrix and HDR10 metadata carried (HEVC and AV1 only).
     case keep
     /// Convert to SDR BT.709: linearise, BT.2020 → BT.709, tone-map (`toneMap`), 8-bit limited range.
     case tonemap
 
-    /// `keep` for HEVC (as AVAssetExportSession's HEVC presets), `tonemap` for H.264 (as its H.264 presets).
-    public static func defaultFor(_ codec: VideoCodec) -> HDRHandling { codec == .hevc ? .keep : .tonemap }
+    /// `keep` for HEVC (as AVAssetExportSession's HEVC presets) and AV1, `tonemap` for H.264 (as its H.264 presets).
+    public static func defaultFor(_ codec: VideoCodec) -> HDRHandling { codec.keepsHDR ? .keep : .tonemap }
 }
 
 /// Tone-mapping curves (FFmpeg's `tonemap` filter).

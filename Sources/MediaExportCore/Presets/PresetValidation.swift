@@ -7,7 +7,7 @@ extension Preset {
     package func validate(path: String) throws {
         func bad(_ field: String, _ reason: String) -> ExportError { .invalidPreset(path: path, field: field, reason: reason) }
         if name.isEmpty || name.contains("/") { throw bad("name", "must be a non-empty name without '/'") }
-        let containers = ["mp4", "mov", "m4v", "m4a", "mkv"]
+        let containers = Container.allCases.map(\.rawValue)
         if !containers.contains(defaultExtension.lowercased()) {
             throw bad("defaultExtension", "must be one of \(containers.joined(separator: ", "))")
         }
@@ -33,9 +33,11 @@ extension Preset {
 extension VideoSettings {
     /// The `video` section's checks (see `Preset.validate(path:)`).
     fileprivate func validate(_ bad: (String, String) -> ExportError) throws {
-        let speeds = Preset.encoderSpeeds
+        // SVT-AV1 (av1) counts its speeds 0 (slowest) to 13 and its CRF to 63; x264/x265 name theirs.
+        let speeds = codec == .av1 ? (0...13).map(String.init) : Preset.encoderSpeeds
         if !speeds.contains(encoderPreset) { throw bad("video.encoderPreset", "must be one of \(speeds.joined(separator: ", "))") }
-        if !(0...51).contains(crf) { throw bad("video.crf", "must be between 0 and 51, got \(crf)") }
+        let crfs = codec == .av1 ? 0...63 : 0...51
+        if !crfs.contains(crf) { throw bad("video.crf", "must be between 0 and \(crfs.upperBound), got \(crf)") }
         let formats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv444p"]
         if !formats.contains(pixelFormat) { throw bad("video.pixelFormat", "must be one of \(formats.joined(separator: ", "))") }
         let rates = 10_000...2_000_000_000
@@ -45,13 +47,14 @@ extension VideoSettings {
             if !rates.contains(b) { throw bad("video.bufferSize", "must be between 10000 and 2000000000 bits, got \(b)") }
         }
         if let b = bitrate, !rates.contains(b) { throw bad("video.bitrate", "must be between 10000 and 2000000000 bits/s, got \(b)") }
+        if twoPass && !codec.hasTwoPass { throw bad("video.twoPass", "not with av1 (FFmpeg 5.1's libsvtav1 has no two-pass)") }
         if twoPass && bitrate == nil { throw bad("video.twoPass", "needs video.bitrate (a CRF encode has nothing to aim for)") }
         if let b = bitrate, let m = maxBitrate, m < b { throw bad("video.maxBitrate", "must be at least video.bitrate (\(b)), got \(m)") }
         if let r = maxFrameRate, !(r.isFinite && (1...240).contains(r)) {
             throw bad("video.maxFrameRate", "must be between 1 and 240 frames/s, got \(String(format: "%g", r))")
         }
-        if hdr == .keep && codec != .hevc {
-            throw bad("video.hdr", "keep needs codec hevc (10-bit H.264 HDR plays almost nowhere); use tonemap")
+        if hdr == .keep && !codec.keepsHDR {
+            throw bad("video.hdr", "keep needs codec hevc or av1 (10-bit H.264 HDR plays almost nowhere); use tonemap")
         }
     }
 }

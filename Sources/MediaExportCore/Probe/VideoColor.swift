@@ -122,6 +122,15 @@ public struct MasteringDisplay: Sendable, Equatable, Codable {
         func xy(_ p: [Double]) -> String { "(\(n(p[0], 50_000)),\(n(p[1], 50_000)))" }
         return "G\(xy(green))B\(xy(blue))R\(xy(red))WP\(xy(whitePoint))L(\(n(maxL, 10_000)),\(n(minL, 10_000)))"
     }
+
+    /// SVT-AV1's `mastering-display` value: the same layout as x265's, in CIE xy and nits as decimals (it codes them
+    /// into AV1's metadata OBU itself). nil when incomplete or not finite.
+    public var svtAV1Value: String? {
+        guard isComplete, let minL = minLuminance, let maxL = maxLuminance,
+              ([minL, maxL] + red + green + blue + whitePoint).allSatisfy(\.isFinite) else { return nil }
+        func xy(_ p: [Double]) -> String { String(format: "(%.5f,%.5f)", p[0], p[1]) }
+        return "G\(xy(green))B\(xy(blue))R\(xy(red))WP\(xy(whitePoint))" + String(format: "L(%.4f,%.4f)", maxL, minL)
+    }
 }
 
 /// HDR10 content light level (CTA-861.3), in nits.

@@ -16,6 +16,8 @@ public enum Container: String, Codable, Sendable, CaseIterable {
     case m4a
     /// Matroska (`.mkv`).
     case mkv
+    /// WebM (`.webm`): Matroska restricted to AV1/VP9/VP8 video, Opus/Vorbis audio and WebVTT subtitles.
+    case webm
 
     /// The container for a file name's extension, case-insensitively.
     public init?(extension ext: String) { self.init(rawValue: ext.lowercased()) }
@@ -27,9 +29,13 @@ public enum Container: String, Codable, Sendable, CaseIterable {
         case .mov: return "mov"
         case .m4a: return "ipod"
         case .mkv: return "matroska"
+        case .webm: return "webm"
         }
     }
 
     /// ISO-BMFF/QuickTime containers get faststart (the moov atom first, like `shouldOptimizeForNetworkUse`).
-    public var isQuickTimeFamily: Bool { self != .mkv }
+    public var isQuickTimeFamily: Bool { !isMatroskaFamily }
+
+    /// Matroska and its WebM subset (one muxer family: EBML, bit-exact UIDs, no `tmcd` track).
+    public var isMatroskaFamily: Bool { self == .mkv || self == .webm }
 }

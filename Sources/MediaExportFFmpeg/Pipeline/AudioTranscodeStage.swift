@@ -41,9 +41,10 @@ final class AudioTranscodeStage: StreamStage {
         decoder = try StreamDecoder(stream: stream, path: path, strict: strict, codecs: codecs)
         self.timeline = timeline
         inTimeBase = stream.pointee.time_base
-        encoder = try StreamEncoder(encoderName: "aac", path: muxer.path)
+        encoder = try StreamEncoder(encoderName: settings.codec.encoderName, path: muxer.path)
         let enc = encoder.context
-        enc.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        // FFmpeg's AAC takes planar floats; libopus interleaved ones.
+        enc.pointee.sample_fmt = settings.codec == .opus ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP
         enc.pointee.sample_rate = Int32(settings.sampleRate)
         cff_default_layout(&enc.pointee.ch_layout, channels)
         enc.pointee.bit_rate = Int64(settings.bitrate)

@@ -10,6 +10,8 @@ extension Container {
         // FFmpeg 5.1's MP4 muxer refuses FLAC unless told experimental features are welcome (`-strict -2`), and
         // its MOV mode takes neither FLAC nor Opus ("only supported in MP4"), whatever avformat_query_codec says.
         if codecID == AV_CODEC_ID_FLAC && self != .mkv { return false }
+        // FFmpeg 5.1's MOV mode writes AV1 without its `av1C` box (only MP4 mode has it).
+        if codecID == AV_CODEC_ID_AV1 && self == .mov { return false }
         if codecID == AV_CODEC_ID_OPUS && self == .mov { return false }
         return avformat_query_codec(fmt, codecID, FF_COMPLIANCE_NORMAL) == 1
     }
@@ -50,7 +52,7 @@ final class Muxer {
         context = ctx
         // Matroska's segment and track UIDs are random unless bit-exact (then numbered), and would make every run's
         // bytes differ; bit-exact also writes `Lavf` without its version as the writing application.
-        if container == .mkv { ctx.pointee.flags |= AVFMT_FLAG_BITEXACT }
+        if container.isMatroskaFamily { ctx.pointee.flags |= AVFMT_FLAG_BITEXACT }
         if let cancel { cff_set_interrupt(ctx, cancel.pointer) }
         if (ctx.pointee.oformat.pointee.flags & cff_fmt_nofile()) == 0 {
             let attached = target.temporaryName.withUnsafeBufferPointer {

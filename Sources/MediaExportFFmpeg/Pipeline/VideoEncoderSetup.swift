@@ -52,6 +52,7 @@ extension VideoPlan {
         var options = [EncoderOption(key: "preset", value: settings.encoderPreset, field: "video.encoderPreset")]
         // An average bit rate replaces the CRF (both wrappers let a given `crf` win over `bit_rate`).
         if settings.bitrate == nil { options.append(EncoderOption(key: "crf", value: String(settings.crf), field: "video.crf")) }
+        if settings.codec == .av1 { return options + svtAV1Options(codecs: codecs) }
         if settings.codec == .hevc {
             // Quiet x265's own logging (it writes to stderr itself); asked for by choosing the codec. HDR10 metadata
             // kept goes into x265's SEI (libavcodec 5.1's wrapper does not pass frame side data on).
@@ -88,5 +89,18 @@ extension VideoPlan {
             }
         }
         return options
+    }
+
+    /// SVT-AV1's own parameters (`svtav1-params`): the HDR10 metadata kept (libavcodec 5.1's wrapper passes the colour
+    /// description but no side data; SVT writes them as AV1 metadata OBUs), and under `--deterministic` its SIMD
+    /// level pinned like x265's (SVT picks it from CPUID: AVX2 and AVX-512 machines would take other paths).
+    private func svtAV1Options(codecs: CodecRun) -> [EncoderOption] {
+        var params: [String] = []
+        if let out = outputColor, out.isHDR {
+            if let master = out.mastering?.svtAV1Value { params.append("mastering-display=\(master)") }
+            if let light = out.contentLight { params.append("content-light=\(light.maxCLL),\(light.maxFALL)") }
+        }
+        if codecs.deterministic { params.append("asm=sse4_2") }
+        return params.isEmpty ? [] : [EncoderOption(key: "svtav1-params", value: params.joined(separator: ":"), field: "video.codec")]
     }
 }
