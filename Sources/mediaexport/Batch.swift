@@ -193,8 +193,8 @@ struct Batch: ToolCommand {
         let shown = result.rows.map(\.displayed)
         if dryRun { printLine(BatchRenderer.planTable(shown)) }
         for row in shown where row.status == "failed" { printError("\(row.key): \(row.error ?? "failed")") }
-        // Everything an export dropped or changed, per asset: never only in the report.
-        for row in shown { for warning in row.account?.warnings ?? [] { printHuman("WARNING: \(row.key): \(warning)") } }
+        // Everything an export dropped or changed, per asset: never only in the report; warnings on stderr.
+        for row in shown { for warning in row.account?.warnings ?? [] { printError("WARNING: \(row.key): \(warning)") } }
         printLine(dryRun ? BatchRenderer.planSummary(shown) : BatchRenderer.summary(result.counts))
     }
 }

@@ -100,7 +100,7 @@ struct Export: ToolCommand {
     @Flag(help: "Print JSON Lines events on stdout (schema in the README).")
     var json = false
 
-    @Flag(name: .shortAndLong, help: "No progress display.")
+    @Flag(name: .shortAndLong, help: "Print nothing on success (no progress, plan, summary or notes); warnings and errors still go to stderr.")
     var quiet = false
 
     @Flag(name: .long, help: "Log on stderr what the library logs (fallbacks, failures, each warning) and FFmpeg's own warnings and errors.")
@@ -143,11 +143,7 @@ struct Export: ToolCommand {
         // The work is over (the output committed, or nothing left behind): a late signal changes nothing now.
         signals.finish()
         let completed = try outcome.get()
-        if !json {
-            printLine(HumanSummary.completed(completed))
-            if let v = completed.version { printHuman(HumanSummary.version(v)) }
-        }
-        for note in completed.notes where !json { printError("note: \(note)") }
+        if !json { renderCompleted(completed) }
         if !completed.fallbacks.isEmpty || completed.partial != nil { throw ExitCode(ExitStatus.completedWithFallback) }
     }
 
@@ -168,6 +164,19 @@ struct Export: ToolCommand {
         request.threads = threads
         request.deterministic = deterministic
         return request
+    }
+
+    /// The end of a human run: the result on stdout (none with `-q`), each warning on stderr (also with `-q`), the
+    /// notes on stderr (none with `-q`: a quiet successful export prints nothing).
+    private func renderCompleted(_ completed: ExportEvent.Completed) {
+        let versionWarns = completed.version.map { $0.requested != $0.delivered } ?? false
+        if !quiet {
+            printLine(HumanSummary.completed(completed))
+            if let v = completed.version, !versionWarns { printHuman(HumanSummary.version(v)) }
+        }
+        for warning in HumanSummary.warnings(completed) { printError(warning) }
+        if versionWarns, let v = completed.version { writeAll(2, "mediaexport: " + HumanSummary.version(v) + "\n") }
+        if !quiet { for note in completed.notes { printError("note: \(note)") } }
     }
 
     /// The lines for people an event brings on stderr: the plan when the export starts, each fallback.

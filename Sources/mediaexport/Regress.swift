@@ -145,7 +145,8 @@ struct Regress: ToolCommand {
                                                                                     notChecked: unchecked, subset: subset)).line)
         } else {
             printLine(RegressTable.render(cases))
-            if !unchecked.isEmpty { printHuman((subset ? "note: not checked (--subset): " : "not checked: ") + unchecked.joined(separator: ", ")) }
+            if !unchecked.isEmpty && subset { printError("note: not checked (--subset): " + unchecked.joined(separator: ", ")) }
+            if !unchecked.isEmpty && !subset { printHuman("not checked: " + unchecked.joined(separator: ", ")) }
             if let estimates = RegressRunner.estimateSummary(cases) { printHuman(estimates) }
             printLine("\(cases.count - failed.count) passed, \(failed.count) failed" + (unchecked.isEmpty ? "" : ", \(unchecked.count) not checked"))
         }

@@ -37,6 +37,18 @@ import Testing
         }
     }
 
+    /// `-q` on a successful export prints nothing at all: no summary, no verification line, no version line, no notes.
+    @Test func quietSuccessPrintsNothing() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("q.mp4").path
+        let r = try TestSupport.tool(["-q", "-p", "low", TestSupport.fixture("landscape.mov"), out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.isEmpty, "\(r.stdout)")
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
+        #expect(try FFprobe(out).video != nil)
+    }
+
     /// With `--json` the export's usage error is still one `failed` record on stdout, and one line on stderr.
     @Test func usageErrorWithJSONIsOneRecordAndOneLine() throws {
         let r = try TestSupport.tool(["--json", "--jsn", "a.mov", "b.mp4"])

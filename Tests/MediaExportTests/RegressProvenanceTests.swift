@@ -64,7 +64,7 @@ import Testing
                 && xml.contains(#"<failure message="not checked by this run"/>"#) && xml.contains(#"tests="2" failures="1""#), "\(xml)")
         let subset = try Self.regress(dir, [files[0]], ["--subset"])
         #expect(subset.status == 0, "\(subset.stdout)\(subset.stderr)")
-        #expect(subset.stdout.contains("note: not checked (--subset): samples/portrait-rotated.mov|low"))
+        #expect(subset.stderr.contains("note: not checked (--subset): samples/portrait-rotated.mov|low"), "\(subset.stderr)")
     }
 
     @Test("two samples with one key (a file also inside a folder given) are a usage error naming both")

@@ -180,14 +180,15 @@ struct VerificationTests {
         #expect(Self.verification(payload).checks.contains { $0["name"] as? String == "creation_time" && $0["outcome"] as? String == "passed" })
     }
 
-    @Test("The human summary says what was verified and prints a WARNING line for each stream dropped")
+    @Test("The human summary says what was verified on stdout; a WARNING line for each stream dropped on stderr, not stdout")
     func humanSummaryWarns() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let r = try TestSupport.tool(["-p", "m4a", TestSupport.fixture("landscape.mov"), dir.appendingPathComponent("o.m4a").path])
         #expect(r.status == 0)
         #expect(r.stdout.contains("verified: "))
-        #expect(r.stdout.contains("WARNING: stream #0 video (h264) dropped: preset m4a has no video"), "\(r.stdout)")
+        #expect(r.stderr.contains("WARNING: stream #0 video (h264) dropped: preset m4a has no video"), "\(r.stderr)")
+        #expect(!r.stdout.contains("WARNING"), "\(r.stdout)")
     }
 
     @Test("The verifier fails a stream that is missing, short, or of the wrong size (pure)")

@@ -127,6 +127,8 @@ package struct StreamDecision: Sendable, Equatable {
     /// Where a transcoded audio stream stops, seconds of output, besides the timeline's end: its own declared end
     /// (decoders emit an encoder's end padding that the source's edit list hides). nil: at the timeline's end.
     package var stopsAt: Double?
+    /// What a transcode changes that a person would notice (downmix, resampling, …), decided by the planner.
+    package var changes: [StreamChange] = []
 
     /// Creates a decision.
     package init(index: Int, kind: SourceStream.Kind, codec: String, action: Action, note: String? = nil, width: Int? = nil, height: Int? = nil) {
@@ -181,6 +183,7 @@ package struct StreamDecision: Sendable, Equatable {
         }
         plan.width = width; plan.height = height
         if let note { plan.reason = note }
+        if isKept && !changes.isEmpty { plan.changes = changes }
         return plan
     }
 }

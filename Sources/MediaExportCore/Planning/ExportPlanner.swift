@@ -56,6 +56,7 @@ package enum ExportPlanner {
             // Cover art has no timeline: nothing to expect of its duration or frames.
             if d.isKept && !d.isCoverArt {
                 capFrameRate(&d, stream: stream, source: source, timeline: timeline)
+                d.changes = StreamChange.planned(d, stream: stream)
                 expect(&d, stream: stream, source: source, timeline: timeline)
                 fillVBV(&d, timeline: timeline)
             }
@@ -75,6 +76,7 @@ package enum ExportPlanner {
             notes += PictureProcessing.notes(v)
             if let cap = v.frameRateCap { notes.append(cap.note) }
         }
+        for d in decisions where d.isKept { notes += d.changes.filter { !$0.hasOwnNote }.map { $0.note(stream: d.index, kind: d.kind) } }
         var plan = ExportPlan(route: route, container: container, streams: decisions, timeline: timeline, notes: notes,
                               impossible: impossibleReason(decisions, source: source, mode: mode, container: container, blockers: blockers),
                               blockers: blockers)

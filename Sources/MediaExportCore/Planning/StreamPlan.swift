@@ -21,6 +21,9 @@ public struct StreamPlan: Codable, Sendable, Equatable {
     public var height: Int?
     /// Why a stream is dropped, or a note on how it is handled.
     public var reason: String?
+    /// What the transcode changes that a person would notice (`StreamChange`: downmix, resampling, frame-rate cap,
+    /// bit depth, tone mapping, deinterlacing, scaling); nil when nothing, or the stream is copied or dropped.
+    public var changes: [StreamChange]?
 
     /// Creates the value from each of its fields.
     public init(index: Int, type: String, codec: String, action: StreamAction, outputCodec: String? = nil, width: Int? = nil, height: Int? = nil, reason: String? = nil) {

@@ -122,7 +122,8 @@ final class ProgressRenderer: Sendable {
 
 /// Sentences for people about an export.
 enum HumanSummary {
-    /// What will happen to each stream, e.g. `#0 video h264 → h264 1280x720 (transcode)`.
+    /// What will happen to each stream, e.g. `#0 video h264 → h264 1280x720 (scaled 1920x1080 → 1280x720)`,
+    /// `#1 audio aac → aac (downmix 6 → 2 channels)`: each `StreamChange` named.
     static func plan(_ s: ExportEvent.Started) -> [String] {
         s.streams.map { st in
             switch st.action {
@@ -130,13 +131,14 @@ enum HumanSummary {
             case .copy: return "  #\(st.index) \(st.type) \(st.codec): copied" + (st.reason.map { " (\($0))" } ?? "")
             case .transcode:
                 let size = st.width.map { " \($0)x\(st.height ?? 0)" } ?? ""
-                return "  #\(st.index) \(st.type) \(st.codec) → \(st.outputCodec ?? "?")\(size)"
+                let changes = st.changes.map { " (" + $0.map(\.description).joined(separator: ", ") + ")" } ?? ""
+                return "  #\(st.index) \(st.type) \(st.codec) → \(st.outputCodec ?? "?")\(size)\(changes)"
             }
         } + s.notes.map { "  note: \($0)" } + (s.version.map { ["  " + version($0)] } ?? [])
     }
 
-    /// `Exported out.mp4: h264 1280x720 + aac, 10.00 s, 4.2 MB in 3.1 s`, then the verification and the warnings, each
-    /// line escaped (`TerminalText`).
+    /// `Exported out.mp4: h264 1280x720 + aac, 10.00 s, 4.2 MB in 3.1 s`, then the verification, each line escaped
+    /// (`TerminalText`): the result, for stdout. The warnings are `warnings(_:)`, for stderr.
     static func completed(_ c: ExportEvent.Completed) -> String {
         let size = c.width.map { " \($0)x\(c.height ?? 0)" } ?? ""
         var lines: [String] = []
@@ -151,8 +153,12 @@ enum HumanSummary {
             let measured = v.checks.filter { $0.outcome == .passed }.count, skipped = v.checks.count - measured
             lines.append("  verified: \(measured) check\(measured == 1 ? "" : "s") passed" + (skipped > 0 ? ", \(skipped) not measurable" : ""))
         }
-        lines += c.warnings.map { "WARNING: \(FileName.display($0))" }
         return TerminalText.lines([line] + lines)
+    }
+
+    /// One `WARNING: …` line per warning of a completed export (a dropped stream, a partial output), for stderr.
+    static func warnings(_ c: ExportEvent.Completed) -> [String] {
+        c.warnings.map { "WARNING: \(FileName.display($0))" }
     }
 
     /// ` (partial, of 6.00 s)` after a partial output's duration; empty for a whole one.

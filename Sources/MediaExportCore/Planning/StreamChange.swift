@@ -1,0 +1,100 @@
+import Foundation
+
+/// One change a transcode makes to a kept stream that a person would notice, from what the source has to what the
+/// output gets: named in the plan line (`#1 audio aac → aac (downmix 6 → 2 channels)`), in the `started` record's
+/// stream entry (`changes`) and, for the kinds no other note names, as a note. Decided once by the planner
+/// (`StreamChange.planned`) from the stream's probe and its decision; pure.
+public struct StreamChange: Codable, Sendable, Equatable {
+    /// What changes.
+    public enum Kind: String, Codable, Sendable {
+        /// More channels than the preset keeps, mixed down (`from`/`to`: channel counts).
+        case downmix
+        /// Resampled (`from`/`to`: Hz).
+        case sampleRate
+        /// Frames left out to stay under `video.maxFrameRate` (`from`/`to`: frames a second; `from` "unknown").
+        case frameRate
+        /// Fewer bits a sample (`from`/`to`: bits, e.g. 10 → 8).
+        case bitDepth
+        /// HDR tone-mapped to SDR (`from`: `HLG` or `PQ`; `to`: `SDR`).
+        case toneMap
+        /// Interlaced fields made progressive frames (`from`: `top field first` or `bottom field first`; `to`: `progressive`).
+        case deinterlace
+        /// The picture resized (`from`/`to`: `WxH`, coded pixels; `from` is the crop's size when an edit crops).
+        case scale
+    }
+
+    /// What changes.
+    public var kind: Kind
+    /// The source's value.
+    public var from: String
+    /// The output's value.
+    public var to: String
+
+    /// Creates a change.
+    public init(kind: Kind, from: String, to: String) { self.kind = kind; self.from = from; self.to = to }
+
+    /// `downmix 6 → 2 channels`, `48000 → 44100 Hz`, `60 → 30 fps`, `10 → 8 bit`, `tone-mapped PQ → SDR`,
+    /// `deinterlaced top field first → progressive`, `scaled 3840x2160 → 1280x720`.
+    public var description: String {
+        switch kind {
+        case .downmix: return "downmix \(from) → \(to) channels"
+        case .sampleRate: return "\(from) → \(to) Hz"
+        case .frameRate: return "\(from) → \(to) fps"
+        case .bitDepth: return "\(from) → \(to) bit"
+        case .toneMap: return "tone-mapped \(from) → \(to)"
+        case .deinterlace: return "deinterlaced \(from) → \(to)"
+        case .scale: return "scaled \(from) → \(to)"
+        }
+    }
+
+    /// True for the kinds another note of the plan already names (tone mapping, deinterlacing, the frame-rate cap):
+    /// the others become notes of their own (`note(stream:)`).
+    public var hasOwnNote: Bool { kind == .toneMap || kind == .deinterlace || kind == .frameRate }
+
+    /// `stream #1 audio: downmix 6 → 2 channels`: the note for a change no other note names.
+    package func note(stream index: Int, kind streamKind: SourceStream.Kind) -> String {
+        "stream #\(index) \(streamKind.rawValue): \(description)"
+    }
+
+    /// The changes a decision makes to its source stream `s`, in a fixed order; empty for a copy, cover art or a drop.
+    package static func planned(_ d: StreamDecision, stream s: SourceStream) -> [StreamChange] {
+        switch d.action {
+        case .transcodeAudio(let a):
+            var changes: [StreamChange] = []
+            if s.channels > a.channels { changes.append(.init(kind: .downmix, from: "\(s.channels)", to: "\(a.channels)")) }
+            if s.sampleRate > 0 && s.sampleRate != a.settings.sampleRate {
+                changes.append(.init(kind: .sampleRate, from: "\(s.sampleRate)", to: "\(a.settings.sampleRate)"))
+            }
+            return changes
+        case .transcodeVideo(let v): return video(v, stream: s)
+        default: return []
+        }
+    }
+
+    private static func video(_ v: VideoPlan, stream s: SourceStream) -> [StreamChange] {
+        var changes: [StreamChange] = []
+        let from = v.crop.map { ($0.width, $0.height) } ?? (s.width, s.height)
+        if from.0 != v.width || from.1 != v.height {
+            changes.append(.init(kind: .scale, from: "\(from.0)x\(from.1)", to: "\(v.width)x\(v.height)"))
+        }
+        if let cap = v.frameRateCap {
+            changes.append(.init(kind: .frameRate, from: cap.sourceRate.map { FrameRateCap.format($0) } ?? "unknown",
+                                 to: FrameRateCap.format(cap.maxFrameRate)))
+        }
+        if let depth = s.color?.bitDepth, depth > bitDepth(v.pixelFormat) {
+            changes.append(.init(kind: .bitDepth, from: "\(depth)", to: "\(bitDepth(v.pixelFormat))"))
+        }
+        if let t = v.toneMap { changes.append(.init(kind: .toneMap, from: t.source.rawValue.uppercased(), to: "SDR")) }
+        if case .fields(let order) = v.deinterlace {
+            changes.append(.init(kind: .deinterlace, from: order.topFieldFirst ? "top field first" : "bottom field first", to: "progressive"))
+        }
+        return changes
+    }
+
+    /// Bits a sample of a pixel format: 10 or 12 when its name says so (`yuv420p10le`), else 8.
+    static func bitDepth(_ pixelFormat: String) -> Int {
+        if pixelFormat.contains("p10") { return 10 }
+        if pixelFormat.contains("p12") { return 12 }
+        return 8
+    }
+}
