@@ -217,8 +217,10 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
                        reason: "cover art: FFmpeg's MOV muxer does not write it (.mp4, .m4v, .m4a and .mkv keep it)"),
         ])
         let transcode = try planned(.anamorphic, Presets.low, edits: EditSidecar(volume: 2))
+        var video = StreamPlan(index: 0, type: "video", codec: "h264", action: .transcode, outputCodec: "h264", width: 640, height: 360)
+        video.changes = [StreamChange(kind: .scale, from: "1440x1080", to: "640x360")]
         #expect(transcode.streamPlans == [
-            StreamPlan(index: 0, type: "video", codec: "h264", action: .transcode, outputCodec: "h264", width: 640, height: 360),
+            video,
             StreamPlan(index: 1, type: "audio", codec: "aac", action: .transcode, outputCodec: "aac"),
         ])
     }

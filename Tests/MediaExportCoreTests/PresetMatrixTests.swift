@@ -166,6 +166,7 @@ let presetMatrix: [(String, String, [String])] = [
         #expect(plan.route == .transcode)
         #expect(plan.container == Container(extension: preset.defaultExtension))
         #expect(plan.timeline == PlannedTimeline(origin: 0, length: nil, expectedDuration: 10))
-        #expect(plan.notes.isEmpty)
+        // The only note: the 44.1 kHz audio-only source resampled to the preset's 48 kHz (a `StreamChange`).
+        #expect(plan.notes == (sourceName == "audioOnly" && presetName != "passthrough" ? ["stream #0 audio: 44100 → 48000 Hz"] : []), "\(plan.notes)")
     }
 }

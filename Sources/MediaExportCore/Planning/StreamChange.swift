@@ -47,9 +47,9 @@ public struct StreamChange: Codable, Sendable, Equatable {
         }
     }
 
-    /// True for the kinds another note of the plan already names (tone mapping, deinterlacing, the frame-rate cap):
-    /// the others become notes of their own (`note(stream:)`).
-    public var hasOwnNote: Bool { kind == .toneMap || kind == .deinterlace || kind == .frameRate }
+    /// True for the kinds another note of the plan already names (tone mapping, deinterlacing, the frame-rate cap) or
+    /// the plan line's size says (scaling): the others become notes of their own (`note(stream:)`).
+    public var hasOwnNote: Bool { kind == .toneMap || kind == .deinterlace || kind == .frameRate || kind == .scale }
 
     /// `stream #1 audio: downmix 6 → 2 channels`: the note for a change no other note names.
     package func note(stream index: Int, kind streamKind: SourceStream.Kind) -> String {
