@@ -35,7 +35,13 @@ extension Presets {
     /// `presets show NAME`: a preset as a file to edit and load with `--preset FILE`, under a new name.
     struct Show: ToolCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a preset (name, Apple alias or file) as a preset file named NAME-custom, to edit and load with --preset FILE."
+            abstract: "Print a preset (name, Apple alias or file) as a preset file named NAME-custom, to edit and load with --preset FILE.",
+            discussion: """
+            Examples:
+              mediaexport presets show 1280x720 > 720p.json
+              mediaexport --preset 720p.json in.mov out.mp4
+              mediaexport presets show highest --as archive > archive.json
+            """
         )
 
         @Argument(help: "Preset name, Apple alias or preset .json file.")
