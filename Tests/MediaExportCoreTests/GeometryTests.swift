@@ -103,6 +103,7 @@ import Testing
     @Test func muxersAndFaststart() {
         #expect(Container.allCases.map(\.muxerName) == ["mp4", "mov", "mp4", "ipod", "matroska", "webm"])
         #expect(Container.allCases.filter(\.isQuickTimeFamily) == [.mp4, .mov, .m4v, .m4a])
+        #expect(Preset.outputExtensions == Container.allCases.map(\.rawValue))
     }
 
     @Test func whatWeEncodeFitsWhere() {

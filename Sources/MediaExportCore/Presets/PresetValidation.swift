@@ -7,7 +7,7 @@ extension Preset {
     package func validate(path: String) throws {
         func bad(_ field: String, _ reason: String) -> ExportError { .invalidPreset(path: path, field: field, reason: reason) }
         if name.isEmpty || name.contains("/") { throw bad("name", "must be a non-empty name without '/'") }
-        let containers = Container.allCases.map(\.rawValue)
+        let containers = Preset.outputExtensions
         if !containers.contains(defaultExtension.lowercased()) {
             throw bad("defaultExtension", "must be one of \(containers.joined(separator: ", "))")
         }
@@ -25,6 +25,10 @@ extension Preset {
             if !(1...8).contains(a.channels) { throw bad("audio.channels", "must be between 1 and 8, got \(a.channels)") }
         }
     }
+
+    /// The extensions a `defaultExtension` may name: `Container`'s cases (a test keeps them equal; the list is
+    /// here so that presets do not depend on requests).
+    package static let outputExtensions = ["mp4", "mov", "m4v", "m4a", "mkv", "webm"]
 
     /// The x264/x265 speed presets, fastest first.
     public static let encoderSpeeds = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
