@@ -98,8 +98,8 @@ import Testing
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let output = dir.appendingPathComponent("result.mov").path
-        let export = try Running(["--preset", "passthrough", "--stall-timeout", "1", "-q", "--overwrite",
-                                  TestSupport.fixture("landscape.mov"), output])
+        let export = try Running(["--preset", "passthrough", "--stall-timeout", "1", "--overwrite",
+                                  TestSupport.fixture("landscape.mov"), output])  // not -q: it prints nothing on success
         #expect(export.await("Exported", onStdout: true), "no summary: \(export.stderr)")
         if export.process.isRunning { kill(export.process.processIdentifier, signal) }
         let status = export.finish()
