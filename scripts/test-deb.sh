@@ -54,7 +54,8 @@ for path in "${PATHS[@]}"; do if [[ -e $path ]]; then BEFORE[$path]=1; fi; done
 
 step "apt-get install"
 installed=0
-cleanup() { [[ $installed == 1 ]] && { echo "test-deb.sh: removing the package after a failure" >&2; dpkg -r mediaexport >/dev/null || true; }; }
+# (An `if`, not `[[ … ]] &&`: an EXIT trap's last status becomes the script's, and a false test would fail a pass.)
+cleanup() { if [[ $installed == 1 ]]; then echo "test-deb.sh: removing the package after a failure" >&2; dpkg -r mediaexport >/dev/null || true; fi; }
 trap cleanup EXIT
 installed=1
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "./$DEB" >/dev/null || fail "apt-get install ./$DEB"
