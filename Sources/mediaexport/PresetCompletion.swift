@@ -6,9 +6,10 @@ import MediaExport
 /// they may change after the script is generated; a preset file's path is typed as a path.
 enum PresetCompletion {
     /// The built-in presets' names in display order; none when the built-in folder is not found or does not load
-    /// (then `export` and `batch` report that themselves).
+    /// (then `export` and `batch` report that themselves). Read only when a completion script is being generated:
+    /// ArgumentParser builds every option's completion as it parses, and an export must not read the catalog twice.
     static let builtInNames: [String] = {
-        guard let dir = PresetCatalog.builtInDirectory(), let catalog = try? PresetCatalog(directory: dir) else { return [] }
+        guard CommandLine.arguments.contains("--generate-completion-script"), let dir = PresetCatalog.builtInDirectory(), let catalog = try? PresetCatalog(directory: dir) else { return [] }
         return catalog.presets.map(\.name)
     }()
 
