@@ -143,6 +143,7 @@ final class ExportAttempt {
             plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: .remux, container: t.container,
                                           edits: edits, range: request.timeRange, tracks: request.tracks)
         }
+        if let refusal = plan.refusal { throw ExportError.noUsableStreams(path: source.info.path, reason: refusal) }
         if !plan.isPossible { throw RouteSkipped(plan: plan, path: source.info.path) }
         let output = OutputTags.forOutput(resource: source.info.tags, original: run.originalTags(), level: plan.metadata.level)
         plan.metadata.container = output.dropped

@@ -198,7 +198,8 @@ public final class ExportSession: Sendable {
             throw ExportError.versionUnavailable(path: request.input, version: .current,
                                                  reason: "\(error.description); a \(next.rawValue) fallback would not apply \(lost) (--require-current)")
         }
-        let fallback = ExportEvent.Fallback(from: route, to: next, reason: reason, stage: failure == .skipped ? nil : error.stage)
+        let fallback = ExportEvent.Fallback(from: route, to: next, reason: reason, stage: failure == .skipped ? nil : error.stage,
+                                            planMismatch: error.kind == .planMismatch ? true : nil)
         // A stall ends this route only; a cancellation stands.
         token.clearStall()
         run.watchdog.touch()

@@ -49,6 +49,11 @@ public enum ExportError: Error, Equatable, Sendable {
     /// The finished output did not match its plan (a stream missing, too short, wrong size …); `checks` names
     /// the failed checks. The output was never committed; the fallback chain moves on to the next route.
     case verificationFailed(path: String, checks: String)
+    /// The finished output did not match its plan although the input decoded cleanly (nothing corrupt, nothing cut
+    /// short): the plan promised what the container or the route does not give — an internal plan mismatch, a bug of
+    /// mediaexport's, never the input's. `checks` names what was expected and what was measured. The chain still
+    /// falls back so that something is delivered, and says why (`ExportEvent.Fallback.planMismatch`).
+    case planMismatch(path: String, checks: String)
     /// The output cannot be made to fit the size limit (`--max-size`, `maxFileSize`): `reason` says why (too little
     /// room for the duration, or still over after the retry). Nothing was written.
     case sizeLimitExceeded(path: String, limit: Int64, reason: String)
@@ -69,7 +74,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .tooManyDecodeErrors, .truncated, .stalled: return .decode
         case .inputChanged: return .open
         case .copyMismatch: return .write
-        case .verificationFailed: return .write
+        case .verificationFailed, .planMismatch: return .write
         case .sizeLimitExceeded: return .write
         case .cancelled: return .write
         case .usage: return .usage
@@ -83,7 +88,7 @@ public enum ExportError: Error, Equatable, Sendable {
              .invalidPreset(let p, _, _), .invalidSidecar(let p, _, _), .versionUnavailable(let p, _, _),
              .editNeedsTranscode(let p, _), .outputExists(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
              .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _), .tooManyDecodeErrors(let p, _, _), .truncated(let p, _), .stalled(let p, _),
-             .inputChanged(let p, _), .copyMismatch(let p, _, _), .verificationFailed(let p, _), .sizeLimitExceeded(let p, _, _):
+             .inputChanged(let p, _), .copyMismatch(let p, _, _), .verificationFailed(let p, _), .planMismatch(let p, _), .sizeLimitExceeded(let p, _, _):
             return p
         case .presetNotFound, .cancelled, .usage: return nil
         }
@@ -93,7 +98,7 @@ public enum ExportError: Error, Equatable, Sendable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case inputUnreadable, notMedia, noUsableStreams, invalidTimeRange, presetNotFound, invalidPreset, invalidSidecar
         case versionUnavailable, editNeedsTranscode, outputExists, outputIsInput, outputOutsideSandbox, outputUnwritable
-        case ffmpeg, tooManyDecodeErrors, truncated, stalled, inputChanged, copyMismatch, verificationFailed, sizeLimitExceeded, cancelled, usage
+        case ffmpeg, tooManyDecodeErrors, truncated, stalled, inputChanged, copyMismatch, verificationFailed, planMismatch, sizeLimitExceeded, cancelled, usage
     }
 
     /// Which case this is.
@@ -119,6 +124,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .inputChanged: return .inputChanged
         case .copyMismatch: return .copyMismatch
         case .verificationFailed: return .verificationFailed
+        case .planMismatch: return .planMismatch
         case .sizeLimitExceeded: return .sizeLimitExceeded
         case .cancelled: return .cancelled
         case .usage: return .usage
@@ -132,7 +138,7 @@ public enum ExportError: Error, Equatable, Sendable {
         switch self {
         case .truncated, .tooManyDecodeErrors: return .damaged
         case .ffmpeg(let stage, _, _, _): return [.decode, .filter, .encode, .mux].contains(stage) ? .inputFault : .hostFault
-        case .stalled, .verificationFailed: return .inputFault
+        case .stalled, .verificationFailed, .planMismatch: return .inputFault
         default: return .hostFault
         }
     }
@@ -167,6 +173,8 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .inputChanged(let p, let r): return "\(Self.shown(path: p)): input changed while being read: \(Self.shown(r))"
         case .copyMismatch(let p, let e, let a): return "\(Self.shown(path: p)): copy does not match its source (SHA-256 \(a.prefix(12))… ≠ \(e.prefix(12))…)"
         case .verificationFailed(let p, let c): return "\(Self.shown(path: p)): the output does not match its plan: \(Self.shown(c))"
+        case .planMismatch(let p, let c):
+            return "\(Self.shown(path: p)): internal plan mismatch (a mediaexport bug: the input decoded cleanly): \(Self.shown(c))"
         case .sizeLimitExceeded(let p, let limit, let r): return "\(Self.shown(path: p)): cannot fit in \(limit) bytes: \(Self.shown(r)); nothing written"
         case .cancelled: return "export cancelled; no output written"
         case .usage(let r): return Self.shown(r)

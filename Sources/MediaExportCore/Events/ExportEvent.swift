@@ -107,10 +107,13 @@ public enum ExportEvent: Sendable, Equatable {
         public var reason: String
         /// The stage that failed.
         public var stage: ExportStage?
+        /// True when the route failed because its output did not match the plan on input that decoded cleanly
+        /// (`ExportError.planMismatch`): a bug of mediaexport's, not the input's; nil otherwise.
+        public var planMismatch: Bool?
 
         /// Creates the value from each of its fields.
-        public init(from: ExportRoute, to: ExportRoute, reason: String, stage: ExportStage? = nil) {
-            self.from = from; self.to = to; self.reason = reason; self.stage = stage
+        public init(from: ExportRoute, to: ExportRoute, reason: String, stage: ExportStage? = nil, planMismatch: Bool? = nil) {
+            self.from = from; self.to = to; self.reason = reason; self.stage = stage; self.planMismatch = planMismatch
         }
     }
 

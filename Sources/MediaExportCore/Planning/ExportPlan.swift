@@ -16,6 +16,10 @@ package struct ExportPlan: Sendable, Equatable {
     /// nil when the route can run; otherwise why it cannot (the fallback chain skips it with this reason; the
     /// session throws `noUsableStreams` only when the last route of its chain is impossible).
     package var impossible: String?
+    /// Set with `impossible` when the route is the request's own and the reason is what the request asks of the
+    /// container, not a fault of the input (`ExportPlanner.refusal`): the export is refused before any work, with
+    /// no fallback — a byte copy of the original is not what was asked for.
+    package var refusal: String?
     /// Main streams (the main video or audio, kept by the preset) this route had to drop. For a stream copy: the
     /// container cannot hold them, as `.mp4 cannot hold audio stream #1 (pcm_s16le)` — today's `remuxBlockers`; they
     /// make a transcoding preset's remux impossible (it would not deliver what the preset keeps), while a passthrough

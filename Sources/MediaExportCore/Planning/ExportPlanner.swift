@@ -80,6 +80,7 @@ package enum ExportPlanner {
         var plan = ExportPlan(route: route, container: container, streams: decisions, timeline: timeline, notes: notes,
                               impossible: impossibleReason(decisions, source: source, mode: mode, container: container, blockers: blockers),
                               blockers: blockers)
+        plan.refusal = refusal(plan, source: source, passthrough: preset.passthrough, inputFault: decider.inputFault)
         plan.outputOrder = audioOrder(decisions, source: source, tracks: tracks)
         planTimecode(&plan, source: source, container: container)
         plan.metadata = MetadataPlan(level: preset.metadataLevel,
@@ -167,6 +168,16 @@ package enum ExportPlanner {
         // failed the transcode when its decoder was opened (an input fault, so the chain went on); dropping it
         // instead would deliver, say, the audio alone as a successful transcode. Skipping the route keeps the chain.
         return blockers.isEmpty ? nil : "\(mode.streamCopy ? "remux" : "transcode") skipped: \(blockers.joined(separator: "; "))"
+    }
+
+    /// The request's own route (a transcode, or a passthrough preset's stream copy) cannot give what was asked of this
+    /// container for a healthy input — a codec the container cannot hold, a rotation a copy would lose: the export
+    /// is refused before any work (`ExportPlan.refusal`), as no fallback would deliver what was asked. An input that
+    /// lacks something (no decoder, no picture size), or has no main stream at all, still goes down the chain.
+    static func refusal(_ plan: ExportPlan, source: SourceInfo, passthrough: Bool, inputFault: Bool) -> String? {
+        let ownRoute = plan.route == .transcode || (passthrough && plan.route == .remux)
+        guard ownRoute, let reason = plan.impossible, !inputFault, source.mainVideo != nil || source.mainAudio != nil else { return nil }
+        return plan.blockers.isEmpty ? reason : plan.blockers.joined(separator: "; ")
     }
 
     /// The audio streams in `--audio-language`'s order (a language's streams in the source's), in the audio's

@@ -9,6 +9,9 @@ struct StreamDecider {
     let tracks: TrackSelection
     /// Why the route cannot run, gathered stream by stream.
     var blockers: [String] = []
+    /// A stream was dropped for what the input lacks (no decoder, no picture size, sample rate or channel count), not
+    /// for what the request asks of the container: such an impossible plan is the input's fault, and the chain goes on.
+    var inputFault = false
 
     private var ext: String { ".\(container.rawValue)" }
 
@@ -35,6 +38,7 @@ struct StreamDecider {
     /// New: a stream to transcode without a decoder is dropped (today its decoder failed to open mid-setup and
     /// took the whole transcode down). A main one blocks the transcode instead (see `plan`).
     private mutating func undecodable(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
+        inputFault = true
         if s.index == source.mainVideo || s.index == source.mainAudio {
             blockers.append("no decoder for \(s.kind.rawValue) stream #\(s.index) (\(s.codec))")
         }
@@ -77,6 +81,7 @@ struct StreamDecider {
         // there ("sample rate not set"), so the plan says so instead (a camcorder fragment, a cut TS).
         if s.kind == .audio && s.sampleRate <= 0 && container.isQuickTimeFamily {
             blockers.append("audio stream #\(s.index) (\(s.codec)): sample rate unknown, which \(ext) needs")
+            inputFault = true
             return d.dropped("sample rate unknown")
         }
         if s.kind == .data || s.kind == .attachment || !s.codecKnown { return d.dropped("\(s.kind.rawValue) streams are not copied") }
@@ -103,7 +108,7 @@ struct StreamDecider {
         // losing the only video makes the route impossible (`kindsLost`).
         if !container.holds(v.codec) { return d.dropped(codecRefusal(v.codec)) }
         if !s.decodable { return undecodable(s, d) }
-        if s.width <= 0 || s.height <= 0 { return d.dropped("picture size unknown") }
+        if s.width <= 0 || s.height <= 0 { inputFault = true; return d.dropped("picture size unknown") }
         var crop: PixelRect? = nil
         var matrix: [Int32]? = nil
         if let edits {
@@ -130,9 +135,9 @@ struct StreamDecider {
         if container.encodedAudio(a.codec) != a.codec { a.codec = container.encodedAudio(a.codec); a.sampleRate = 48_000 }
         if !container.holds(a.codec) { return d.dropped("\(ext) cannot hold \(a.codec.rawValue)") }
         if !s.decodable { return undecodable(s, d) }
-        if s.sampleRate <= 0 { return d.dropped("sample rate unknown") }
+        if s.sampleRate <= 0 { inputFault = true; return d.dropped("sample rate unknown") }
         // New: today an unknown count was taken for stereo.
-        if s.channels <= 0 { return d.dropped("channel count unknown") }
+        if s.channels <= 0 { inputFault = true; return d.dropped("channel count unknown") }
         var d = d
         d.action = .transcodeAudio(AudioPlan(channels: max(1, min(a.channels, s.channels)), settings: a, gain: edits?.volume ?? 1))
         return d

@@ -2,14 +2,17 @@ import Foundation
 
 /// The check that a metadata level (`MetadataLevel`) held: none of the keys it dropped is in the output, in the
 /// container or in any stream (keys in any case: Matroska's read back in capitals), and for `sharing` no key the
-/// table drops at all (MP4 writes some keys under other names: `location` for `©xyz`). None at level `all`.
+/// table drops at all (MP4 writes some keys under other names: `location` for `©xyz`). The tags the output's muxer
+/// writes of its own (`ContainerKeeps.muxerStreamTags`) are not looked for. None at level `all`.
 extension OutputVerifier {
     static func metadataChecks(plan: ExportPlan, kept: [StreamDecision], outStreams: [OutputFacts.Stream], facts: OutputFacts) -> [Verification.Check] {
         let level = plan.metadata.level
         guard level != .all else { return [] }
+        // The muxer's own stream tags (Matroska's `DURATION`) are written whatever the source said: not a leak.
+        let own = plan.container?.keeps.muxerStreamTags ?? []
         func present(_ keys: [String], in tags: [String: String]) -> [String] {
             let written = Set(tags.keys.map { $0.lowercased() })
-            return keys.filter { written.contains($0.lowercased()) }
+            return keys.filter { written.contains($0.lowercased()) && !own.contains($0.lowercased()) }
         }
         func forbidden(_ tags: [String: String], stream: Bool) -> [String] {
             level == .sharing ? tags.keys.filter { level.dropReason($0, stream: stream) != nil } : []

@@ -43,7 +43,7 @@ package enum OutputVerifier {
             checks += streamChecks(label: "stream #\(j) \(decision.kind.rawValue)", decision: decision, out: outStreams[j],
                                    delivered: order[j] < delivered.count ? delivered[order[j]] : nil, source: src)
         }
-        checks += tagChecks(wanted: tags, written: facts.tags)
+        checks += tagChecks(wanted: tags, written: facts.tags, container: plan.container)
         checks += timecodeChecks(plan: plan, kept: kept, outStreams: outStreams, facts: facts)
         checks += metadataChecks(plan: plan, kept: kept, outStreams: outStreams, facts: facts)
         if let container = plan.container, container.isQuickTimeFamily {

@@ -5,11 +5,12 @@ import Foundation
 extension OutputVerifier {
     /// The checks of the tags the output was given (`creation_time`, `location`, the Live Photo identifier) against
     /// those it holds.
-    static func tagChecks(wanted tags: [String: String], written: [String: String]) -> [Verification.Check] {
+    /// Names are looked up as the container reads them back (`Container.readBack`: Matroska's `LOCATION`).
+    static func tagChecks(wanted tags: [String: String], written: [String: String], container: Container?) -> [Verification.Check] {
         var checks: [Verification.Check] = []
         for key in ["creation_time", "location", "com.apple.quicktime.content.identifier"] {
             guard let want = tags[key] else { continue }
-            let got = written[key]
+            let got = container?.readBack(key, in: written) ?? written[key]
             if key == "creation_time", got == nil, parseDate(want).map({ $0.timeIntervalSince1970 == 0 }) ?? true {
                 // 1970-01-01 is how a muxer says "unset" (MP4 does not write it), and a text that is no date cannot be written.
                 checks.append(check(key, want, "none", nil))

@@ -346,7 +346,8 @@ package final class Transcoder {
         return nil
     }
 
-    /// Reads the finished temporary file back and checks it against the plan; throws `verificationFailed`.
+    /// Reads the finished temporary file back and checks it against the plan; throws `planMismatch` (clean input) or
+    /// `verificationFailed` (corrupt input was skipped).
     private func verify(delivered: [DeliveredStream], damaged: Bool, inputEnd: [Double?]) throws -> Verification {
         guard let target else { return Verification(checks: []) }
         let began = DispatchTime.now().uptimeNanoseconds
@@ -371,7 +372,9 @@ package final class Transcoder {
         if !verification.passed { verification = try check(decoding: true) }
         verification.seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
         if !verification.passed {
-            throw ExportError.verificationFailed(path: target.finalPath, checks: verification.failureSummary)
+            // Input that decoded cleanly gave what the plan did not foresee: the plan's mistake, said as such.
+            throw damaged ? ExportError.verificationFailed(path: target.finalPath, checks: verification.failureSummary)
+                          : ExportError.planMismatch(path: target.finalPath, checks: verification.failureSummary)
         }
         return verification
     }

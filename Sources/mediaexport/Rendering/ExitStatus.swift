@@ -41,7 +41,7 @@ enum ExitStatus {
         case .invalidSidecar: return badSidecar
         case .versionUnavailable, .editNeedsTranscode: return versionUnavailable
         case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return outputRefused
-        case .ffmpeg, .tooManyDecodeErrors, .truncated, .stalled, .inputChanged, .copyMismatch, .verificationFailed, .sizeLimitExceeded: return exportFailed
+        case .ffmpeg, .tooManyDecodeErrors, .truncated, .stalled, .inputChanged, .copyMismatch, .verificationFailed, .planMismatch, .sizeLimitExceeded: return exportFailed
         case .cancelled: return cancelledByInterrupt
         }
     }
