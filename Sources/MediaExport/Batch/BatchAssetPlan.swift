@@ -128,7 +128,11 @@ extension BatchPlanner {
             info = source.info
         } else {
             let ext = PathName.pathExtension(selection.report.resource).lowercased()
-            if ext == preset.defaultExtension.lowercased() {
+            if let tags = tagsToDrop(info, level: preset.metadataLevel) {
+                // A byte copy keeps every tag: a file that fits but must lose some is remuxed, which drops them.
+                item.action = .remux
+                item.reason = "already fits the preset; remuxed to drop \(tags) (--metadata \(preset.metadataLevel.rawValue))"
+            } else if ext == preset.defaultExtension.lowercased() {
                 item.action = .copy
                 item.reason = "already fits the preset, in the same container"
             } else {
@@ -137,6 +141,15 @@ extension BatchPlanner {
             }
         }
         return info
+    }
+
+    /// What the metadata level drops of the source's tags (container and streams), as `3 tags`; nil when nothing.
+    private static func tagsToDrop(_ info: SourceInfo, level: MetadataLevel) -> String? {
+        guard level != .all else { return nil }
+        let container = OutputTags.forOutput(resource: info.tags, original: nil, level: level).dropped.count
+        let streams = MetadataPlan.streams(info, kept: Set(info.streams.map(\.index)), level: level).values.map(\.count).reduce(0, +)
+        let n = container + streams
+        return n == 0 ? nil : "\(n) tag\(n == 1 ? "" : "s")"
     }
 
     /// The action the run will take, as the planner sees it: a route whose plan is impossible (a container that
