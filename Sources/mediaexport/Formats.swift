@@ -40,6 +40,7 @@ enum FormatTable {
             lines.append("  .\(w.container.rawValue)  (\(w.muxer) muxer)")
             lines.append("    encode: " + summary(w.encode, all: true))
             lines.append("    copy:   " + summary(w.copy, all: all))
+            lines.append("    keeps:  " + keeps(w.keeps))
         }
         let r = catalog.reads
         lines.append("Reads: \(r.demuxers.count) container formats: \(r.demuxers.joined(separator: ", "))")
@@ -54,5 +55,13 @@ enum FormatTable {
             all ? "\(name) " + (list.isEmpty ? "none" : list.joined(separator: ", ")) : "\(name) \(list.count)"
         }
         return parts.joined(separator: all ? "; " : ", ") + (all ? "" : " codecs")
+    }
+
+    /// "rotation: display matrix; cuts: edit list; tags: as written; timecode: track" (`ContainerKeeps`).
+    static func keeps(_ k: ContainerKeeps) -> String {
+        ["rotation: " + (k.displayMatrix ? "display matrix" : "turned into the pixels"),
+         "cuts: " + (k.editList ? "edit list" : "from a keyframe"),
+         "tags: " + (k.tagCaseKept ? "as written" : "upper-cased"),
+         "timecode: " + (k.timecode == .none ? "none" : k.timecode.rawValue)].joined(separator: "; ")
     }
 }

@@ -28,6 +28,8 @@ public struct WrittenFormat: Codable, Sendable, Equatable {
     public var encode: CodecLists
     /// The codecs a stream copy keeps in it (FFmpeg's muxer answers, with our stricter rules: `Container.canHold`).
     public var copy: CodecLists
+    /// What the container keeps of a stream's rotation, a cut's lead-in, tag names and timecode (`ContainerKeeps`).
+    public var keeps: ContainerKeeps
 }
 
 /// What mediaexport reads: the demuxers an input may be opened with, and the decoders this FFmpeg has.
@@ -58,7 +60,7 @@ public struct FormatCatalog: Codable, Sendable, Equatable {
             let encode = CodecLists(video: VideoCodec.allCases.filter { c.holds($0) }.map(\.rawValue),
                                     audio: AudioCodec.allCases.filter { c.holds($0) }.map(\.rawValue),
                                     subtitle: c.textSubtitleEncoder.map { [$0] } ?? [])
-            return WrittenFormat(container: c, muxer: c.muxerName, encode: encode, copy: copy(c))
+            return WrittenFormat(container: c, muxer: c.muxerName, encode: encode, copy: copy(c), keeps: c.keeps)
         }
         self.reads = reads
     }

@@ -15,8 +15,8 @@ public struct ContainerKeeps: Codable, Sendable, Equatable {
     /// `LOCATION`, all but `title` and `creation_time`): compare names without case.
     public var tagCaseKept: Bool
     /// Tags the muxer writes of its own on every stream (Matroska's `DURATION`, MP4's `handler_name`, `vendor_id`),
-    /// lowercased: never the source's metadata, so no metadata level drops or looks for them.
-    public var muxerStreamTags: Set<String>
+    /// lowercased and sorted: never the source's metadata, so no metadata level drops or looks for them.
+    public var muxerStreamTags: [String]
     /// How a timecode is carried: a `tmcd` track (MP4/MOV) or a `TIMECODE` tag (Matroska).
     public var timecode: TimecodeCarrier
 
@@ -39,7 +39,7 @@ extension Container {
                                   muxerStreamTags: ["duration", "encoder"], timecode: .tag)
         }
         return ContainerKeeps(displayMatrix: true, editList: true, tagCaseKept: true,
-                              muxerStreamTags: ["handler_name", "vendor_id", "encoder"], timecode: self == .m4a ? .none : .track)
+                              muxerStreamTags: ["encoder", "handler_name", "vendor_id"], timecode: self == .m4a ? .none : .track)
     }
 
     /// The value of `key` among `tags` as this container reads it back: by name, without case where the muxer changes
