@@ -69,6 +69,7 @@ struct PlannerAgreementTests {
     }
 
     /// What `batch --dry-run` plans for each asset, and the route its run takes (`failed` when it fails).
+    /// A planned asset whose export the plan refuses (`BatchItem.refusal`) is planned as `failed`.
     static func plannedAndRun(_ folder: URL, out: URL, preset: String) throws -> (planned: [String: String], ran: [String: String], dry: Int32, run: Int32) {
         let dry = try TestSupport.tool(["batch", folder.path, "--out", out.path, "--preset", preset, "--dry-run", "--json", "-q"])
         let run = try TestSupport.tool(["batch", folder.path, "--out", out.path, "--preset", preset, "--json", "-q"])
@@ -78,7 +79,7 @@ struct PlannerAgreementTests {
         var planned: [String: String] = [:], ran: [String: String] = [:]
         for r in records(dry) where r["kind"] as? String == "planned" {
             let p = r["payload"] as? [String: Any] ?? [:]
-            planned[p["key"] as? String ?? ""] = p["action"] as? String
+            planned[p["key"] as? String ?? ""] = p["refusal"] != nil ? "failed" : p["action"] as? String
         }
         for r in records(run) {
             let asset = r["asset"] as? String ?? ""
@@ -88,7 +89,7 @@ struct PlannerAgreementTests {
         return (planned, ran, dry.status, run.status)
     }
 
-    @Test("batch --dry-run plans the route each asset's run takes: a container that cannot hold a stream is a copy, planned (passthrough and 1280x720)")
+    @Test("batch --dry-run plans the route each asset's run takes: a passthrough into a container that cannot hold a stream is refused, planned (passthrough and 1280x720)")
     func dryRunPlansWhatTheRunDoes() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }

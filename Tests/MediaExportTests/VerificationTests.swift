@@ -81,7 +81,9 @@ struct VerificationTests {
         #expect(done.route == .remux, "the transcode's broken output must not complete")
         let fallbacks = events.withLock { $0 }.compactMap { e -> ExportEvent.Fallback? in if case .fallback(let f) = e { return f }; return nil }
         #expect(fallbacks.count == 1, "\(fallbacks)")
-        #expect(fallbacks.first?.reason.contains("the output does not match its plan") == true, "\(fallbacks)")
+        // Clean input: the disagreement is the plan's mistake, said as such (issue 41).
+        #expect(fallbacks.first?.reason.contains("internal plan mismatch") == true, "\(fallbacks)")
+        #expect(fallbacks.first?.planMismatch == true)
         // The track with no samples is not in the file at all.
         #expect(fallbacks.first?.reason.contains("streams: expected video h264, audio aac, measured video h264") == true, "\(fallbacks)")
         #expect(done.verification?.passed == true)
@@ -89,18 +91,18 @@ struct VerificationTests {
         #expect(probe.streams.map(\.type) == ["video", "audio"])
         #expect(TestSupport.contents(dir) == ["o.mp4"])
 
-        // With no fallback allowed, the failure is the verification's (exit 1), and nothing is left behind.
+        // With no fallback allowed, the failure is the plan mismatch (exit 1), and nothing is left behind.
         var strict = request
         strict.fallback = .none
         strict.overwrite = true
         let failing = ExportSession(request: strict)
         failing.debugLoseStreamKind = .audio
         #expect(throws: ExportError.self) { try failing.run() }
-        #expect(failing.error?.kind == .verificationFailed)
+        #expect(failing.error?.kind == .planMismatch)
         #expect(TestSupport.contents(dir) == ["o.mp4"])
     }
 
-    @Test("Passthrough never drops a main stream: PCM audio into .mp4 makes the remux impossible, naming containers that can hold it")
+    @Test("Passthrough never drops a main stream: PCM audio into .mp4 is refused before any work, naming containers that can hold it")
     func passthroughKeepsEveryAudioStream() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
@@ -108,10 +110,12 @@ struct VerificationTests {
         try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc=d=1:s=320x240:r=30", "-f", "lavfi", "-i", "sine=d=1",
                          "-c:v", "libx264", "-c:a", "pcm_s16le", input])
         let r = try TestSupport.tool(["--json", "-p", "passthrough", input, dir.appendingPathComponent("o.mp4").path])
-        let (kind, payload, fallbacks) = Self.outcome(r)
-        #expect(r.status == ExitStatus.completedWithFallback, "\(r.stdout)")
-        #expect(kind == "completed" && payload["route"] as? String == "copy")
-        #expect(fallbacks.first?.contains(".mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can") == true, "\(fallbacks)")
+        let (kind, _, fallbacks) = Self.outcome(r)
+        // A healthy file is not byte-copied for a request its container cannot meet (issue 41): exit 65, nothing written.
+        #expect(r.status == ExitStatus.notMedia, "\(r.stdout)")
+        #expect(kind == "failed" && fallbacks.isEmpty)
+        #expect(r.stderr.contains(".mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can"), "\(r.stderr)")
+        #expect(TestSupport.contents(dir) == ["pcm.mov"])
         // Into .mov the same passthrough keeps both streams.
         let mov = try TestSupport.tool(["--json", "-p", "passthrough", input, dir.appendingPathComponent("kept.mov").path])
         #expect(mov.status == 0, "\(mov.stdout)")

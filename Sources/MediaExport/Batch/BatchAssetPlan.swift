@@ -162,6 +162,11 @@ extension BatchPlanner {
         let container = Container(extension: PathName.pathExtension(item.output))
         while route != .copy, let plan = try? ExportPlanner.plan(source: info, preset: options.preset, route: route, container: container,
                                                                  edits: selection.edits, range: nil, tracks: options.tracks), !plan.isPossible {
+            if let refusal = plan.refusal {
+                item.refusal = refusal
+                item.reason += "; refused: \(refusal)"
+                return
+            }
             guard let next = options.fallback.next(after: route, failure: .skipped, damageSeen: false, damaged: options.errors.damaged) else { return }
             item.reason += "; \(route.rawValue) impossible (\(plan.impossible ?? "")): \(next.rawValue)"
             route = next

@@ -122,6 +122,13 @@ extension BatchRunner {
                 rows[i].output = nil
                 continue
             }
+            // A request the plan refuses for this file fails its export before any work: said now, as the run will.
+            if let refusal = item.refusal {
+                rows[i].status = BatchRowStatus.failed
+                rows[i].error = ExportError.noUsableStreams(path: item.input, reason: refusal).description
+                rows[i].output = nil
+                continue
+            }
             do { _ = try BatchOutputs.mayReplace(item.output, previous: previous[item.key], overwrite: options.overwrite) } catch {
                 rows[i].status = BatchRowStatus.failed
                 rows[i].error = "\(error)"

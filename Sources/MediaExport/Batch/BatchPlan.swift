@@ -32,6 +32,9 @@ public struct BatchItem: Codable, Sendable, Equatable {
     /// The route the export starts from when the plan found it impossible and `action` is where the fallback chain
     /// will deliver (the run tries it, is skipped and falls back, counted as a fallback). nil: the route `action` says.
     public var firstRoute: ExportRoute?
+    /// Why the export will be refused before any work (`ExportPlan.refusal`: the preset's codec or a passthrough the
+    /// output's container cannot hold, for this healthy file): the run fails the asset, and the dry run says so.
+    public var refusal: String?
 
     /// The route the item's export starts from (nil: the session's own start, a transcode or a passthrough's remux).
     var startRoute: ExportRoute? {
