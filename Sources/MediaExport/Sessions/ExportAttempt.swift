@@ -40,7 +40,8 @@ final class ExportAttempt {
         } catch {
             target?.discard()
             let failure = session.translate(error)
-            if let skipped = error as? RouteSkipped { return .failed(failure, .skipped, reason: skipped.reason) }
+            // A request the container cannot honour ends the chain: no route may deliver something else instead.
+            if let skipped = error as? RouteSkipped { return .failed(failure, skipped.plan.refused ? .hostFault : .skipped, reason: skipped.reason) }
             return .failed(failure, failure.routeFailure, reason: failure.description)
         }
     }
@@ -377,7 +378,7 @@ struct RouteSkipped: Error {
     /// an opened decoder would; a remux whose container cannot hold a main stream fails in muxing; a route with
     /// nothing at all to export is `noUsableStreams`.
     var failure: ExportError {
-        guard !plan.blockers.isEmpty, plan.streams.contains(where: \.isKept) else { return .noUsableStreams(path: path, reason: reason) }
+        guard !plan.refused, !plan.blockers.isEmpty, plan.streams.contains(where: \.isKept) else { return .noUsableStreams(path: path, reason: reason) }
         if plan.route == .transcode {
             // A stream kind lost whole for want of parameters: nothing the preset asks for can be delivered.
             guard plan.blockers.allSatisfy({ $0.hasPrefix("no decoder") }) else { return .noUsableStreams(path: path, reason: reason) }

@@ -23,6 +23,12 @@ package struct ExportPlan: Sendable, Equatable {
     /// 'zzv9')`; they make the transcode impossible. Kept apart from `impossible` so that the session can tell a
     /// skipped route from an input with nothing to export (and, for a transcode, report a decode failure as today).
     package var blockers: [String]
+    /// The route is impossible because of what was asked, not because of the input's health: the container cannot
+    /// carry what the preset keeps of this source (a codec, a rotation a stream copy would lose, no stream at all).
+    /// The session refuses the export before any work instead of falling back: the chain is for inputs that cannot
+    /// be decoded, and a byte copy would deliver what was not asked. Never set on the remux fallback of a
+    /// transcoding preset (the transcode has failed on the input by then).
+    package var refused = false
     /// The audio stream the output marks as its default, when a track selection chose among them (the first kept).
     package var defaultAudio: Int?
     /// The kept streams' input indices in the order the output holds them; nil: the input's order. An
@@ -215,6 +221,18 @@ package struct VideoPlan: Sendable, Equatable {
     package var outputColor: VideoColor?
     /// Frames left out evenly to keep the output at most `video.maxFrameRate` (nil: every frame is kept).
     package var frameRateCap: FrameRateCap?
+    /// The matrix an RGB source's pictures are converted to YUV with (`bt709`), said in the output's tags too; nil:
+    /// the source is YUV already and keeps its own matrix.
+    package var yuvMatrix: String?
+    /// The display matrix turned into the pixels (after crop and scale), for a container that keeps none; nil: the
+    /// pixels keep their coded orientation. With it `displayMatrix` is the identity and `width`/`height` are upright.
+    package var pixelOrientation: PixelOrientation?
+
+    /// The size the picture is scaled to before `pixelOrientation` turns it (`width`x`height` with the sides
+    /// swapped back for a quarter turn).
+    package var scaledSize: PixelSize {
+        pixelOrientation?.swapsSides == true ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height)
+    }
 
     /// Creates a video plan.
     package init(width: Int, height: Int, settings: VideoSettings, crop: PixelRect? = nil, displayMatrix: [Int32]? = nil,

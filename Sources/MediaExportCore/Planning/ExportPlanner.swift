@@ -56,7 +56,7 @@ package enum ExportPlanner {
             // Cover art has no timeline: nothing to expect of its duration or frames.
             if d.isKept && !d.isCoverArt {
                 capFrameRate(&d, stream: stream, source: source, timeline: timeline)
-                d.changes = StreamChange.planned(d, stream: stream)
+                d.changes = StreamChange.planned(d, stream: stream, container: container)
                 expect(&d, stream: stream, source: source, timeline: timeline)
                 fillVBV(&d, timeline: timeline)
             }
@@ -80,6 +80,7 @@ package enum ExportPlanner {
         var plan = ExportPlan(route: route, container: container, streams: decisions, timeline: timeline, notes: notes,
                               impossible: impossibleReason(decisions, source: source, mode: mode, container: container, blockers: blockers),
                               blockers: blockers)
+        plan.refused = !plan.isPossible && !mode.remuxOfTranscodingPreset && !decider.inputFault && !source.streams.isEmpty
         plan.outputOrder = audioOrder(decisions, source: source, tracks: tracks)
         planTimecode(&plan, source: source, container: container)
         plan.metadata = MetadataPlan(level: preset.metadataLevel,
