@@ -63,6 +63,7 @@ package enum ExportPlanner {
             return d
         }
         keepFirstAudioOnly(&decisions, tracks: tracks)
+        dropLoneSubtitles(&decisions)
         dropLoneCoverArt(&decisions)
         var blockers = decider.blockers
         blockers += kindsLost(decisions, source: source, preset: preset, mode: mode, container: container, edits: edits,
@@ -115,6 +116,16 @@ package enum ExportPlanner {
         guard tracks.firstAudioOnly, let first = decisions.first(where: { $0.kind == .audio && $0.isKept }) else { return }
         for k in decisions.indices where decisions[k].kind == .audio && decisions[k].isKept && decisions[k].index != first.index {
             decisions[k].action = .drop(reason: "--audio first keeps only audio stream #\(first.index)")
+        }
+    }
+
+    /// Subtitles belong to a picture or a sound: with no video or audio kept (an audio-only preset on a film without
+    /// audio, into a container that would take the subtitles), they are no export, and the route is impossible.
+    static func dropLoneSubtitles(_ decisions: inout [StreamDecision]) {
+        guard !decisions.contains(where: { $0.isKept && !$0.isCoverArt && ($0.kind == .video || $0.kind == .audio) }) else { return }
+        for k in decisions.indices where decisions[k].isKept && decisions[k].kind == .subtitle {
+            decisions[k].action = .drop(reason: "subtitles alone are no export (no video or audio is kept)")
+            decisions[k].changes = []
         }
     }
 

@@ -131,7 +131,7 @@ struct StreamDecider {
             return d.dropped("picture size \(size.width)×\(size.height) is above \(VideoGeometry.maximumSide) pixels a side")
         }
         var plan = VideoPlan(width: size.width, height: size.height, settings: v, crop: crop, displayMatrix: matrix)
-        orientPixels(&plan, finalMatrix: matrix ?? s.displayMatrix)
+        orientPixels(&plan, finalMatrix: matrix ?? Self.ownMatrix(s))
         var d = d
         d.width = plan.width; d.height = plan.height
         PictureProcessing.decide(&plan, stream: s)
@@ -193,8 +193,13 @@ extension StreamDecider {
 
     /// The display matrix a copy of `s` shows: the edit's composed with the source's for the main video, else its own.
     func copiedMatrix(_ s: SourceStream) -> [Int32]? {
-        guard s.index == source.mainVideo, let edits else { return s.displayMatrix }
-        return VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits) ?? s.displayMatrix
+        guard s.index == source.mainVideo, let edits else { return Self.ownMatrix(s) }
+        return VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits) ?? Self.ownMatrix(s)
+    }
+
+    /// The stream's own display matrix; a rotation the probe read without one (a hand-built probe) as its matrix.
+    static func ownMatrix(_ s: SourceStream) -> [Int32]? {
+        s.displayMatrix ?? (s.rotation != 0 ? DisplayMatrix.rotation(degrees: Double(s.rotation)) : nil)
     }
 
     /// Why a stream copy of the main video into this container would lose its orientation (nil when it keeps it):
