@@ -100,7 +100,7 @@ struct VerificationTests {
         #expect(TestSupport.contents(dir) == ["o.mp4"])
     }
 
-    @Test("Passthrough never drops a main stream: PCM audio into .mp4 makes the remux impossible, naming containers that can hold it")
+    @Test("Passthrough never drops a main stream: PCM audio into .mp4 is refused before any work, naming containers that can hold it")
     func passthroughKeepsEveryAudioStream() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
@@ -108,10 +108,11 @@ struct VerificationTests {
         try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc=d=1:s=320x240:r=30", "-f", "lavfi", "-i", "sine=d=1",
                          "-c:v", "libx264", "-c:a", "pcm_s16le", input])
         let r = try TestSupport.tool(["--json", "-p", "passthrough", input, dir.appendingPathComponent("o.mp4").path])
-        let (kind, payload, fallbacks) = Self.outcome(r)
-        #expect(r.status == ExitStatus.completedWithFallback, "\(r.stdout)")
-        #expect(kind == "completed" && payload["route"] as? String == "copy")
-        #expect(fallbacks.first?.contains(".mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can") == true, "\(fallbacks)")
+        // Refused before any work (issue 41): a byte copy would deliver what was not asked.
+        let (kind, _, _) = Self.outcome(r)
+        #expect(r.status == ExitStatus.notMedia, "\(r.stdout)")
+        #expect(kind == "failed" && r.stdout.contains(".mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can"), "\(r.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o.mp4").path))
         // Into .mov the same passthrough keeps both streams.
         let mov = try TestSupport.tool(["--json", "-p", "passthrough", input, dir.appendingPathComponent("kept.mov").path])
         #expect(mov.status == 0, "\(mov.stdout)")

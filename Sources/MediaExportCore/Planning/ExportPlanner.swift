@@ -63,8 +63,7 @@ package enum ExportPlanner {
             return d
         }
         keepFirstAudioOnly(&decisions, tracks: tracks)
-        dropLoneSubtitles(&decisions)
-        dropLoneCoverArt(&decisions)
+        dropLoneExtras(&decisions)
         var blockers = decider.blockers
         blockers += kindsLost(decisions, source: source, preset: preset, mode: mode, container: container, edits: edits,
                               blockers: blockers)
@@ -117,6 +116,12 @@ package enum ExportPlanner {
         for k in decisions.indices where decisions[k].kind == .audio && decisions[k].isKept && decisions[k].index != first.index {
             decisions[k].action = .drop(reason: "--audio first keeps only audio stream #\(first.index)")
         }
+    }
+
+    /// Subtitles and cover art with nothing to go with are dropped (`dropLoneSubtitles`, `dropLoneCoverArt`).
+    static func dropLoneExtras(_ decisions: inout [StreamDecision]) {
+        dropLoneSubtitles(&decisions)
+        dropLoneCoverArt(&decisions)
     }
 
     /// Subtitles belong to a picture or a sound: with no video or audio kept (an audio-only preset on a film without
