@@ -76,7 +76,7 @@ import Testing
     /// The `completed` record of every container we mux is read from the header alone; it must say what a full
     /// probe (decoding first frames) says.
     @Test(arguments: [
-        ("landscape.mov", "passthrough", "p.mov"), ("hevc.mp4", "passthrough", "p.mp4"), ("portrait-rotated.mov", "passthrough", "p.mkv"),
+        ("landscape.mov", "passthrough", "p.mov"), ("hevc.mp4", "passthrough", "p.mp4"), ("portrait-rotated.mov", "passthrough", "p.mp4"),
         ("landscape.mov", "low", "t.mp4"), ("landscape.mov", "low", "t.mkv"), ("landscape.mov", "m4a", "a.m4a"),
     ])
     func completedRecordFromTheHeaderMatchesAFullProbe(input: String, preset: String, output: String) throws {

@@ -16,9 +16,11 @@ package struct ExportPlan: Sendable, Equatable {
     /// nil when the route can run; otherwise why it cannot (the fallback chain skips it with this reason; the
     /// session throws `noUsableStreams` only when the last route of its chain is impossible).
     package var impossible: String?
-    /// Set with `impossible` when the route is the request's own and the reason is what the request asks of the
-    /// container, not a fault of the input (`ExportPlanner.refusal`): the export is refused before any work, with
-    /// no fallback — a byte copy of the original is not what was asked for.
+    /// Set with `impossible` when the route is impossible because of what was asked, not because of the input's
+    /// health: the container cannot carry what the preset keeps of this source (a codec, a rotation a stream copy
+    /// would lose, no stream at all) — `ExportPlanner.refusal`. The session refuses the export before any work
+    /// instead of falling back: the chain is for inputs that cannot be decoded, and a byte copy would deliver what
+    /// was not asked. Never set on the remux fallback of a transcoding preset (the transcode has failed by then).
     package var refusal: String?
     /// Main streams (the main video or audio, kept by the preset) this route had to drop. For a stream copy: the
     /// container cannot hold them, as `.mp4 cannot hold audio stream #1 (pcm_s16le)` — today's `remuxBlockers`; they
@@ -219,6 +221,18 @@ package struct VideoPlan: Sendable, Equatable {
     package var outputColor: VideoColor?
     /// Frames left out evenly to keep the output at most `video.maxFrameRate` (nil: every frame is kept).
     package var frameRateCap: FrameRateCap?
+    /// The matrix an RGB source's pictures are converted to YUV with (`bt709`), said in the output's tags too; nil:
+    /// the source is YUV already and keeps its own matrix.
+    package var yuvMatrix: String?
+    /// The display matrix turned into the pixels (after crop and scale), for a container that keeps none; nil: the
+    /// pixels keep their coded orientation. With it `displayMatrix` is the identity and `width`/`height` are upright.
+    package var pixelOrientation: PixelOrientation?
+
+    /// The size the picture is scaled to before `pixelOrientation` turns it (`width`x`height` with the sides
+    /// swapped back for a quarter turn).
+    package var scaledSize: PixelSize {
+        pixelOrientation?.swapsSides == true ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height)
+    }
 
     /// Creates a video plan.
     package init(width: Int, height: Int, settings: VideoSettings, crop: PixelRect? = nil, displayMatrix: [Int32]? = nil,

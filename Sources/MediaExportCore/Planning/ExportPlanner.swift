@@ -56,14 +56,14 @@ package enum ExportPlanner {
             // Cover art has no timeline: nothing to expect of its duration or frames.
             if d.isKept && !d.isCoverArt {
                 capFrameRate(&d, stream: stream, source: source, timeline: timeline)
-                d.changes = StreamChange.planned(d, stream: stream)
+                d.changes = StreamChange.planned(d, stream: stream, container: container)
                 expect(&d, stream: stream, source: source, timeline: timeline)
                 fillVBV(&d, timeline: timeline)
             }
             return d
         }
         keepFirstAudioOnly(&decisions, tracks: tracks)
-        dropLoneCoverArt(&decisions)
+        dropLoneExtras(&decisions)
         var blockers = decider.blockers
         blockers += kindsLost(decisions, source: source, preset: preset, mode: mode, container: container, edits: edits,
                               blockers: blockers)
@@ -80,7 +80,7 @@ package enum ExportPlanner {
         var plan = ExportPlan(route: route, container: container, streams: decisions, timeline: timeline, notes: notes,
                               impossible: impossibleReason(decisions, source: source, mode: mode, container: container, blockers: blockers),
                               blockers: blockers)
-        plan.refusal = refusal(plan, source: source, passthrough: preset.passthrough, inputFault: decider.inputFault)
+        plan.refusal = refusal(plan, source: source, mode: mode, inputFault: decider.inputFault)
         plan.outputOrder = audioOrder(decisions, source: source, tracks: tracks)
         planTimecode(&plan, source: source, container: container)
         plan.metadata = MetadataPlan(level: preset.metadataLevel,
@@ -115,6 +115,22 @@ package enum ExportPlanner {
         guard tracks.firstAudioOnly, let first = decisions.first(where: { $0.kind == .audio && $0.isKept }) else { return }
         for k in decisions.indices where decisions[k].kind == .audio && decisions[k].isKept && decisions[k].index != first.index {
             decisions[k].action = .drop(reason: "--audio first keeps only audio stream #\(first.index)")
+        }
+    }
+
+    /// Subtitles and cover art with nothing to go with are dropped (`dropLoneSubtitles`, `dropLoneCoverArt`).
+    static func dropLoneExtras(_ decisions: inout [StreamDecision]) {
+        dropLoneSubtitles(&decisions)
+        dropLoneCoverArt(&decisions)
+    }
+
+    /// Subtitles belong to a picture or a sound: with no video or audio kept (an audio-only preset on a film without
+    /// audio, into a container that would take the subtitles), they are no export, and the route is impossible.
+    static func dropLoneSubtitles(_ decisions: inout [StreamDecision]) {
+        guard !decisions.contains(where: { $0.isKept && !$0.isCoverArt && ($0.kind == .video || $0.kind == .audio) }) else { return }
+        for k in decisions.indices where decisions[k].isKept && decisions[k].kind == .subtitle {
+            decisions[k].action = .drop(reason: "subtitles alone are no export (no video or audio is kept)")
+            decisions[k].changes = []
         }
     }
 
@@ -173,10 +189,10 @@ package enum ExportPlanner {
     /// The request's own route (a transcode, or a passthrough preset's stream copy) cannot give what was asked of this
     /// container for a healthy input — a codec the container cannot hold, a rotation a copy would lose: the export
     /// is refused before any work (`ExportPlan.refusal`), as no fallback would deliver what was asked. An input that
-    /// lacks something (no decoder, no picture size), or has no main stream at all, still goes down the chain.
-    static func refusal(_ plan: ExportPlan, source: SourceInfo, passthrough: Bool, inputFault: Bool) -> String? {
-        let ownRoute = plan.route == .transcode || (passthrough && plan.route == .remux)
-        guard ownRoute, let reason = plan.impossible, !inputFault, source.mainVideo != nil || source.mainAudio != nil else { return nil }
+    /// lacks something (no decoder, no picture size), or has no stream at all, still goes down the chain; so does the
+    /// remux fallback of a transcoding preset (it runs only after the transcode failed on the input).
+    static func refusal(_ plan: ExportPlan, source: SourceInfo, mode: Mode, inputFault: Bool) -> String? {
+        guard !mode.remuxOfTranscodingPreset, let reason = plan.impossible, !inputFault, !source.streams.isEmpty else { return nil }
         return plan.blockers.isEmpty ? reason : plan.blockers.joined(separator: "; ")
     }
 

@@ -28,6 +28,7 @@ package enum PictureProcessing {
         } else if keepsHDR, let depth = color?.bitDepth, depth > 8 {
             plan.pixelFormat = tenBit(v.pixelFormat)
         }
+        convertRGB(&plan, stream: stream)
         plan.deinterlace = .off
         if v.deinterlace {
             switch color?.fieldOrder {
@@ -36,6 +37,26 @@ package enum PictureProcessing {
             case .none: plan.deinterlace = .flaggedFrames
             }
         }
+    }
+
+    /// An RGB source (H.264 `gbrp`, PNG, QTRLE) becomes the encoder's YUV by the BT.709 matrix, limited range, and
+    /// is tagged so: copying its `gbr` matrix onto YUV pictures makes players show wrong colours, and SVT-AV1 refuses
+    /// the identity matrix with 4:2:0 outright. Its primaries and transfer are kept when it has them, else BT.709's
+    /// (sRGB shares BT.709's primaries; untagged pictures are shown as BT.709 by players anyway).
+    static func convertRGB(_ plan: inout VideoPlan, stream: SourceStream) {
+        plan.yuvMatrix = nil
+        guard plan.toneMap == nil, isRGB(pixelFormat: stream.pixelFormat, matrix: stream.color?.matrix) else { return }
+        plan.yuvMatrix = "bt709"
+        plan.outputColor = VideoColor(primaries: stream.color?.primaries ?? "bt709", transfer: stream.color?.transfer ?? "bt709",
+                                      matrix: "bt709", range: "tv")
+    }
+
+    /// True for pictures stored as RGB (or a palette of RGB), whatever their tags: FFmpeg's planar `gbr…` and packed
+    /// `rgb…`/`bgr…`/`argb`/`abgr`… formats, `pal8`, or a stream tagged with the identity (`gbr`) matrix.
+    package static func isRGB(pixelFormat: String?, matrix: String?) -> Bool {
+        if matrix == "gbr" { return true }
+        guard let f = pixelFormat else { return false }
+        return ["gbr", "rgb", "bgr", "argb", "abgr", "0rgb", "0bgr", "x2rgb", "x2bgr"].contains { f.hasPrefix($0) } || f == "pal8"
     }
 
     /// The notes a plan carries for what it does to the pictures (the `started` and `completed` records' `notes`).
@@ -54,6 +75,9 @@ package enum PictureProcessing {
             } else {
                 notes.append("Dolby Vision profile \(dv.profileName) has no base layer other players show correctly: colours may be wrong (no Dolby Vision processing here)")
             }
+        }
+        if let m = plan.yuvMatrix {
+            notes.append("RGB pictures converted to YUV (\(plan.pixelFormat)) with the \(m.uppercased()) matrix, tagged \(m.uppercased())")
         }
         if case .fields(let order) = plan.deinterlace {
             notes.append("\(order.description): deinterlaced (bwdif)")
@@ -85,8 +109,9 @@ package enum PictureProcessing {
     private static func format(_ x: Double) -> String { String(format: "%.0f", x) }
 
     /// The libavfilter graph (between `buffer` and `buffersink`) that turns decoded pictures into what the encoder
-    /// takes: deinterlace → crop → scale → tone map → format. nil when there is nothing but a crop, a scale and a
-    /// format change to do: swscale does those directly (it is what the graph's `scale` would run anyway).
+    /// takes: deinterlace → crop → scale (RGB → YUV by `yuvMatrix`) → turn (`pixelOrientation`) → tone map → format.
+    /// nil when there is nothing but a crop, a scale and a format change of YUV pictures to do: swscale does those
+    /// directly (it is what the graph's `scale` would run anyway).
     ///
     /// - Parameters:
     ///   - sourceWidth: the decoded pictures' width (before the crop); `sourceHeight` likewise.
@@ -98,7 +123,7 @@ package enum PictureProcessing {
         case .fields(let order): filters.append("bwdif=mode=send_frame:parity=\(order.topFieldFirst ? "tff" : "bff"):deint=all")
         case .flaggedFrames: if flaggedInterlaced { filters.append("bwdif=mode=send_frame:parity=auto:deint=interlaced") }
         }
-        guard !filters.isEmpty || plan.toneMap != nil else { return nil }
+        guard !filters.isEmpty || plan.toneMap != nil || plan.pixelOrientation != nil || plan.yuvMatrix != nil else { return nil }
         if let c = plan.crop {
             let left = min(max(0, c.left), sourceWidth - 2), top = min(max(0, c.top), sourceHeight - 2)
             let w = min(c.width, sourceWidth - left), h = min(c.height, sourceHeight - top)
@@ -107,7 +132,11 @@ package enum PictureProcessing {
             }
         }
         // Scaled before tone mapping (fewer pixels through the float stages), with swscale's bicubic like the plain path.
-        filters.append("scale=\(plan.width):\(plan.height):flags=bicubic")
+        // RGB in: the matrix and range the output is tagged with (swscale's own default would be BT.601).
+        let size = plan.scaledSize
+        filters.append("scale=\(size.width):\(size.height):flags=bicubic" + (plan.yuvMatrix.map { ":out_color_matrix=\($0):out_range=tv" } ?? ""))
+        // Turned after scaling (never up: fewer pixels to move), before any tone mapping.
+        filters += plan.pixelOrientation?.filters ?? []
         if let t = plan.toneMap { filters += toneMapFilters(t, source: plan.sourceColor) }
         filters.append("format=\(plan.pixelFormat)")
         filters.append("setsar=1")

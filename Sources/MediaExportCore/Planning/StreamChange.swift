@@ -21,6 +21,9 @@ public struct StreamChange: Codable, Sendable, Equatable {
         case deinterlace
         /// The picture resized (`from`/`to`: `WxH`, coded pixels; `from` is the crop's size when an edit crops).
         case scale
+        /// The display matrix turned into the pixels (`from`: `90°`, `180° mirrored`…; `to`: the container, `.webm`,
+        /// that keeps no matrix).
+        case rotate
     }
 
     /// What changes.
@@ -34,7 +37,8 @@ public struct StreamChange: Codable, Sendable, Equatable {
     public init(kind: Kind, from: String, to: String) { self.kind = kind; self.from = from; self.to = to }
 
     /// `downmix 6 → 2 channels`, `48000 → 44100 Hz`, `60 → 30 fps`, `10 → 8 bit`, `tone-mapped PQ → SDR`,
-    /// `deinterlaced top field first → progressive`, `scaled 3840x2160 → 1280x720`.
+    /// `deinterlaced top field first → progressive`, `scaled 3840x2160 → 1280x720`,
+    /// `rotate 90° into the pixels: .webm has no display matrix`.
     public var description: String {
         switch kind {
         case .downmix: return "downmix \(from) → \(to) channels"
@@ -44,6 +48,7 @@ public struct StreamChange: Codable, Sendable, Equatable {
         case .toneMap: return "tone-mapped \(from) → \(to)"
         case .deinterlace: return "deinterlaced \(from) → \(to)"
         case .scale: return "scaled \(from) → \(to)"
+        case .rotate: return "rotate \(from) into the pixels: \(to) has no display matrix"
         }
     }
 
@@ -57,7 +62,7 @@ public struct StreamChange: Codable, Sendable, Equatable {
     }
 
     /// The changes a decision makes to its source stream `s`, in a fixed order; empty for a copy, cover art or a drop.
-    package static func planned(_ d: StreamDecision, stream s: SourceStream) -> [StreamChange] {
+    package static func planned(_ d: StreamDecision, stream s: SourceStream, container: Container? = nil) -> [StreamChange] {
         switch d.action {
         case .transcodeAudio(let a):
             var changes: [StreamChange] = []
@@ -66,16 +71,21 @@ public struct StreamChange: Codable, Sendable, Equatable {
                 changes.append(.init(kind: .sampleRate, from: "\(s.sampleRate)", to: "\(a.settings.sampleRate)"))
             }
             return changes
-        case .transcodeVideo(let v): return video(v, stream: s)
+        case .transcodeVideo(let v): return video(v, stream: s, container: container)
         default: return []
         }
     }
 
-    private static func video(_ v: VideoPlan, stream s: SourceStream) -> [StreamChange] {
+    private static func video(_ v: VideoPlan, stream s: SourceStream, container: Container?) -> [StreamChange] {
         var changes: [StreamChange] = []
         let from = v.crop.map { ($0.width, $0.height) } ?? (s.width, s.height)
-        if from.0 != v.width || from.1 != v.height {
-            changes.append(.init(kind: .scale, from: "\(from.0)x\(from.1)", to: "\(v.width)x\(v.height)"))
+        // Scaling is judged before the pixels turn (a turned picture is not a resized one).
+        let scaled = v.scaledSize
+        if from.0 != scaled.width || from.1 != scaled.height {
+            changes.append(.init(kind: .scale, from: "\(from.0)x\(from.1)", to: "\(scaled.width)x\(scaled.height)"))
+        }
+        if let o = v.pixelOrientation {
+            changes.append(.init(kind: .rotate, from: o.description, to: container.map { ".\($0.rawValue)" } ?? "the container"))
         }
         if let cap = v.frameRateCap {
             changes.append(.init(kind: .frameRate, from: cap.sourceRate.map { FrameRateCap.format($0) } ?? "unknown",

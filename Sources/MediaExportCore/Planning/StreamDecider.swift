@@ -9,8 +9,9 @@ struct StreamDecider {
     let tracks: TrackSelection
     /// Why the route cannot run, gathered stream by stream.
     var blockers: [String] = []
-    /// A stream was dropped for what the input lacks (no decoder, no picture size, sample rate or channel count), not
-    /// for what the request asks of the container: such an impossible plan is the input's fault, and the chain goes on.
+    /// A stream was dropped for the input's own fault (no decoder, a size or rate the probe could not read): an
+    /// impossible route is then the input's, which the fallback chain may work around. Otherwise an impossible route
+    /// is the request's (a container that cannot carry what the preset keeps), refused before any work.
     var inputFault = false
 
     private var ext: String { ".\(container.rawValue)" }
@@ -72,7 +73,10 @@ struct StreamDecider {
         // The main video and every audio stream are never dropped by a stream copy: a container that cannot
         // hold one makes the route impossible (the chain goes on), and the reason names containers that can.
         if (isMain && (s.kind == .video || s.kind == .audio) || s.kind == .audio) && !holds {
-            let can = Container.allCases.filter { s.fitsIn.contains($0) }.map { ".\($0.rawValue)" }
+            // A rotated main video: only the containers that keep its display matrix can take its copy.
+            let rotated = s.kind == .video && s.index == source.mainVideo && PixelOrientation(matrix: copiedMatrix(s)) != nil
+            if !s.codecKnown { inputFault = true }  // no container can carry a codec FFmpeg does not know
+            let can = Container.allCases.filter { s.fitsIn.contains($0) && (!rotated || $0.keeps.displayMatrix) }.map { ".\($0.rawValue)" }
             blockers.append("\(ext) cannot hold \(s.kind.rawValue) stream #\(s.index) (\(s.codec))"
                             + (can.isEmpty ? "; no container mediaexport writes can" : "; \(can.joined(separator: ", ")) can"))
             return d.dropped("\(ext) cannot hold \(s.codec)")
@@ -94,6 +98,11 @@ struct StreamDecider {
             if s.index == source.mainVideo, let edits {
                 matrix = VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits)
                 if matrix != nil { d.note = ExportPlanner.losslessGeometryNote }
+            }
+            // A copy cannot turn pixels: losing the main video's rotation is no delivery.
+            if s.index == source.mainVideo, let reason = orientationRefusal(s, finalMatrix: copiedMatrix(s)) {
+                blockers.append(reason)
+                return d.dropped("\(ext) keeps no display matrix")
             }
         }
         d.action = .copy(displayMatrix: matrix)
@@ -119,11 +128,13 @@ struct StreamDecider {
         // A sample aspect ratio is the file's word (up to 2³¹−1:1): the picture it implies must stay a size an
         // encoder can be asked for (`Int32`), or the plan says why not.
         if size.width > VideoGeometry.maximumSide || size.height > VideoGeometry.maximumSide {
+            inputFault = true
             return d.dropped("picture size \(size.width)×\(size.height) is above \(VideoGeometry.maximumSide) pixels a side")
         }
-        var d = d
-        d.width = size.width; d.height = size.height
         var plan = VideoPlan(width: size.width, height: size.height, settings: v, crop: crop, displayMatrix: matrix)
+        orientPixels(&plan, finalMatrix: matrix ?? Self.ownMatrix(s))
+        var d = d
+        d.width = plan.width; d.height = plan.height
         PictureProcessing.decide(&plan, stream: s)
         d.action = .transcodeVideo(plan)
         return d
@@ -171,6 +182,36 @@ struct StreamDecider {
 }
 
 extension StreamDecider {
+    /// A container that keeps no display matrix gets the picture turned upright in the pixels: the final matrix (the
+    /// source's, or the edit's composed with it) as `pixelOrientation`, no matrix written (the identity), and the
+    /// plan's size the upright one (the box is orientation-free, so the displayed size fits it as the coded did).
+    func orientPixels(_ plan: inout VideoPlan, finalMatrix: [Int32]?) {
+        guard !container.keeps.displayMatrix, let orientation = PixelOrientation(matrix: finalMatrix) else { return }
+        plan.pixelOrientation = orientation
+        plan.displayMatrix = DisplayMatrix.rotation(degrees: 0)
+        if orientation.swapsSides { (plan.width, plan.height) = (plan.height, plan.width) }
+    }
+
+    /// The display matrix a copy of `s` shows: the edit's composed with the source's for the main video, else its own.
+    func copiedMatrix(_ s: SourceStream) -> [Int32]? {
+        guard s.index == source.mainVideo, let edits else { return Self.ownMatrix(s) }
+        return VideoGeometry.displayMatrix(sourceClockwise: s.rotation, edits: edits) ?? Self.ownMatrix(s)
+    }
+
+    /// The stream's own display matrix; a rotation the probe read without one (a hand-built probe) as its matrix.
+    static func ownMatrix(_ s: SourceStream) -> [Int32]? {
+        s.displayMatrix ?? (s.rotation != 0 ? DisplayMatrix.rotation(degrees: Double(s.rotation)) : nil)
+    }
+
+    /// Why a stream copy of the main video into this container would lose its orientation (nil when it keeps it):
+    /// the matrix needs a container that writes one, or a transcode (which turns the pixels).
+    func orientationRefusal(_ s: SourceStream, finalMatrix: [Int32]?) -> String? {
+        guard !container.keeps.displayMatrix, let orientation = PixelOrientation(matrix: finalMatrix) else { return nil }
+        let can = Container.allCases.filter { $0.keeps.displayMatrix && s.fitsIn.contains($0) }.map { ".\($0.rawValue)" }
+        return "\(ext) keeps no display matrix: a stream copy of video stream #\(s.index) would lose its rotation (\(orientation.description))"
+            + (can.isEmpty ? "; a transcode turns the pixels upright" : "; \(can.joined(separator: ", ")) keep it, or a transcode turns the pixels upright")
+    }
+
     /// Why the preset's video codec cannot go into this container, naming the containers that hold it and, for WebM,
     /// the codecs it takes.
     func codecRefusal(_ codec: VideoCodec) -> String {

@@ -107,6 +107,11 @@ package enum OutputVerifier {
                 let measured = [out.color?.transfer, out.color?.primaries].map { $0 ?? "unspecified" }.joined(separator: "/")
                 checks.append(check("\(label) colour", expected, measured, out.color.map { _ in expected == measured }))
             }
+            if let matrix = v.yuvMatrix {
+                // RGB converted to YUV: the matrix tag is what makes players show its colours (`gbr` on YUV is wrong).
+                let measured = out.color?.matrix ?? "unspecified"
+                checks.append(check("\(label) colour matrix", matrix, measured, out.color.map { _ in measured == matrix }))
+            }
             return checks
         case .transcodeAudio(let a):
             return [check("\(label) channels", "\(a.channels)", "\(out.channels)", out.channels == a.channels),
