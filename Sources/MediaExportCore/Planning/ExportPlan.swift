@@ -68,7 +68,8 @@ package struct ExportPlan: Sendable, Equatable {
 
 /// The stretch of the source an export reads.
 package struct PlannedTimeline: Sendable, Equatable {
-    /// Where the output's time 0 is, in seconds on the source's clock (`startTime` + the start, after any keyframe snap).
+    /// Where the output's time 0 is, in seconds on the source's clock (`startTime` + the start; a stream copy into a
+    /// container without edit lists: the keyframe at or before it).
     package var origin: Double
     /// Seconds to export from `origin`; nil: to the end.
     package var length: Double?
@@ -79,6 +80,10 @@ package struct PlannedTimeline: Sendable, Equatable {
     package var slowMotion: SlowMotion?
     /// The source's `startTime`: `origin` minus it is where the output starts on the original's timeline.
     package var sourceStart: Double = 0
+    /// Seconds of a stream copy's lead-in: the video from the keyframe before the cut to the cut, copied so that
+    /// it decodes and hidden by the output's edit list (its packets get negative timestamps). 0: none — a
+    /// transcode, a copy that starts at a keyframe, or a container without edit lists (it starts at the keyframe).
+    package var leadIn: Double = 0
 
     /// Creates a timeline.
     package init(origin: Double, length: Double? = nil, expectedDuration: Double? = nil) {

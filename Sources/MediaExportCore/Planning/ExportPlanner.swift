@@ -35,7 +35,7 @@ package enum ExportPlanner {
         let mode = Mode(preset: preset, route: route)
         let edits = mode.effectiveEdits(edits)
         var (timeline, notes) = try TimeRangePlanning.timeline(for: source, range: TimeRangePlanning.sourceRange(timeRange: range, edits: edits),
-                                                               streamCopy: mode.streamCopy)
+                                                               streamCopy: mode.streamCopy, editList: container?.keeps.editList ?? false)
         guard let container else {
             // Today the output target refuses the name before anything is planned (`outputUnwritable`).
             return ExportPlan(route: route, container: nil, streams: [], timeline: timeline, notes: notes,

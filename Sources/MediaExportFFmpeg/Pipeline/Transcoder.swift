@@ -80,7 +80,7 @@ package final class Transcoder {
                                                          strict: errors.strict, path: source))
             case .copy(let displayMatrix):
                 stages.append(try StreamCopyStage(input: input, displayMatrix: displayMatrix, muxer: muxer, timeline: timeline,
-                                                  trimmed: timeline.origin > demuxer.startTime))
+                                                  trimmed: timeline.origin > demuxer.startTime, leadIn: plan.timeline.leadIn > 0))
             case .coverArt:
                 stages.append(try CoverArtStage(input: input, muxer: muxer))
             case .drop:

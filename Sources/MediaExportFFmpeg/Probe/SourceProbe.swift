@@ -80,7 +80,19 @@ enum SourceProbe {
         info.tags = tags
         info.durationsEstimated = demuxer.durationsEstimated
         if info.declaresFrameCounts { declareFrameLengths(&info, demuxer.streams) }
+        if info.formatName.hasPrefix("mov,") { countShownFrames(&info, demuxer.streams) }
         return info
+    }
+
+    /// An MP4/MOV whose edit list hides samples (a stream-copy cut's lead-in, encoder priming) shows fewer frames
+    /// than it stores (`nb_frames`): a video's frame count is what players show, as its duration and start are.
+    static func countShownFrames(_ info: inout SourceInfo, _ streams: [UnsafeMutablePointer<AVStream>]) {
+        for (i, stream) in streams.enumerated() where info.streams[i].kind == .video && info.streams[i].frameCount != nil {
+            let entries = Int(avformat_index_get_entries_count(stream))
+            guard entries > 0 else { continue }
+            let hidden = OutputInspector.readIndex(stream, entries: entries).hidden
+            if hidden > 0 { info.streams[i].frameCount = entries - hidden }
+        }
     }
 
     /// A header that declares its video's frame count (AVI) declares its length too: the frames at the stream's rate,
