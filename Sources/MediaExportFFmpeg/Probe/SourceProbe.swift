@@ -171,22 +171,11 @@ enum SourceProbe {
         return total > 0 ? total : nil
     }
 
-    /// The time of the keyframe at or before `seconds` in the main video stream: seek there and read the
-    /// first video packet's presentation time (an index holds decode times, which B-frames shift).
+    /// The time of the keyframe at or before `seconds` in the main video stream, by presentation time (an index
+    /// holds decode times, which B-frames shift): `Demuxer.seek(toKeyframeOf:atOrBefore:)`, the seek the copy makes.
     static func keyframeTime(demuxer: Demuxer, atOrBefore seconds: Double) throws -> Double {
         let index = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0 else { return seconds }
-        let stream = demuxer.streams[Int(index)]
-        try demuxer.seek(toSeconds: seconds)
-        let packet = Packet()
-        for _ in 0..<10_000 {
-            guard case .packet = try demuxer.read(into: packet) else { break }
-            defer { packet.unref() }
-            let p = packet.pointer.pointee
-            if p.stream_index == index && p.pts != AVCode.noPTS {
-                return max(0, Double(p.pts) * av_q2d(stream.pointee.time_base) - demuxer.startTime)
-            }
-        }
-        return seconds
+        return max(0, try demuxer.seek(toKeyframeOf: index, atOrBefore: seconds) ?? seconds)
     }
 }
