@@ -127,8 +127,12 @@ package struct StreamDecision: Sendable, Equatable {
     /// True when `expectedDuration` can be trusted to a frame (the stream's own declared duration, not one
     /// estimated from the bit rate, or the requested length of a trim).
     package var durationExact: Bool = false
-    /// Video frames expected (the source's count, scaled to the timeline), when the source declares one.
+    /// Video frames expected (the source's count, scaled to the timeline), when the source declares one; for a
+    /// range of a stream of constant frame rate that declares none (MPEG-PS/TS), the range's length at that rate.
     package var expectedFrames: Int?
+    /// True when `expectedFrames` is the range's length at the frame rate, not a count the source declares: the
+    /// verifier allows it a little more (3 %, at least two frames).
+    package var framesEstimated: Bool = false
     /// Where a transcoded audio stream stops, seconds of output, besides the timeline's end: its own declared end
     /// (decoders emit an encoder's end padding that the source's edit list hides). nil: at the timeline's end.
     package var stopsAt: Double?

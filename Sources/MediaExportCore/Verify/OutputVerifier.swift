@@ -247,7 +247,7 @@ package enum OutputVerifier {
         out.frameCount = out.shownFrames ?? out.frameCount
         let measured = out.frameCount.map(String.init) ?? "unknown"
         if let want = decision.expectedFrames {
-            let slack = max(1, Int((Double(want) * 0.01).rounded(.up)))
+            let slack = decision.framesEstimated ? max(2, Int((Double(want) * 0.03).rounded(.up))) : max(1, Int((Double(want) * 0.01).rounded(.up)))
             if case .transcodeVideo(let v) = decision.action, v.frameRateCap != nil, let written = delivered.map({ $0.shown ?? $0.packets }) {
                 // Frames left out by the frame-rate cap: the plan's count takes the source's frames as evenly spaced,
                 // and a source slower than the cap in places (a phone's variable rate) keeps fewer. So: no more than
