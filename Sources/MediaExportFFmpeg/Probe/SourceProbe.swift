@@ -90,7 +90,7 @@ enum SourceProbe {
         for (i, stream) in streams.enumerated() where info.streams[i].kind == .video && info.streams[i].frameCount != nil {
             let entries = Int(avformat_index_get_entries_count(stream))
             guard entries > 0 else { continue }
-            let hidden = OutputInspector.readIndex(stream, entries: entries).hidden
+            let hidden = StreamIndex.read(stream, entries: entries).hidden
             if hidden > 0 { info.streams[i].frameCount = entries - hidden }
         }
     }

@@ -27,7 +27,7 @@ package enum OutputInspector {
             if !scanPackets {
                 continue
             } else if quickTime && entries > 0 {
-                let index = readIndex(stream, entries: entries)
+                let index = StreamIndex.read(stream, entries: entries)
                 streams[i].timestampsIncreasing = index.increasing
                 if streams[i].frameCount == nil { streams[i].frameCount = entries }
                 streams[i].shownFrames = entries - index.hidden
@@ -59,20 +59,6 @@ package enum OutputInspector {
                                 faststart: quickTime ? moovFirst(path) : nil, size: demuxer.fileSize)
         if quickTime { leaveOutMuxerTracks(&facts, demuxer.streams) }
         return facts
-    }
-
-    /// An MP4/MOV stream's index: whether its decode times increase, and how many of its samples the edit list
-    /// hides (the demuxer marks them discard: a cut's lead-in, encoder priming).
-    static func readIndex(_ stream: UnsafeMutablePointer<AVStream>, entries: Int) -> (increasing: Bool, hidden: Int) {
-        var increasing = true, hidden = 0
-        var last = Int64.min
-        for e in 0..<entries {
-            guard let entry = avformat_index_get_entry(stream, Int32(e)) else { continue }
-            if cff_index_entry_discarded(entry) != 0 { hidden += 1 }
-            if entry.pointee.timestamp <= last { increasing = false }
-            last = entry.pointee.timestamp
-        }
-        return (increasing, hidden)
     }
 
     /// MP4/MOV/M4A chapters come with a QuickTime chapter track: the mov demuxer reads it into the chapters and
