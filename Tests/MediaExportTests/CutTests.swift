@@ -18,8 +18,17 @@ import Testing
         var ts: String { dir.appendingPathComponent("il.ts").path }
     }
 
+    /// Made once per machine into a temporary folder renamed into place whole (a concurrent run uses either its own
+    /// or the first one's), and kept for the next run: 5 MB instead of a folder left behind by every run.
     static let inputs: Inputs = {
-        let dir = TestSupport.tempDir("CutTestsInputs")
+        let kept = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("mediaexport-tests-CutTests-inputs-v1")
+        if FileManager.default.fileExists(atPath: kept.appendingPathComponent("il.ts").path) { return Inputs(dir: kept) }
+        let made = make(in: TestSupport.tempDir("CutTestsInputs"))
+        if (try? FileManager.default.moveItem(at: made.dir, to: kept)) != nil { return Inputs(dir: kept) }
+        return made
+    }()
+
+    static func make(in dir: URL) -> Inputs {
         let inputs = Inputs(dir: dir)
         let lavfi = ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=6", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=6"]
         let h264 = ["-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "60", "-keyint_min", "60", "-sc_threshold", "0", "-c:a", "aac"]
@@ -31,7 +40,7 @@ import Testing
         try? TestSupport.ffmpeg(pal + ["-c:v", "mpeg2video", "-g", "12", "-b:v", "2M", "-flags", "+ilme+ildct", "-top", "1", "-c:a", "mp2",
                                        "-f", "mpegts", inputs.ts])
         return inputs
-    }()
+    }
 
     /// The MD5 of the first video frame `ffmpeg` decodes from `path` (after `-ss seek` when given): what a player shows first.
     static func firstFrame(_ path: String, seek: Double? = nil) throws -> String {
