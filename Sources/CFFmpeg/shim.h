@@ -43,6 +43,9 @@ static inline int cff_averror_decoder_not_found(void) { return AVERROR_DECODER_N
 static inline int cff_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
 static inline int cff_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 static inline int64_t cff_nopts_value(void) { return AV_NOPTS_VALUE; }
+/* An index entry an edit list hides (MP4/MOV: a cut's lead-in, encoder priming): stored, never shown. The flag
+   shares a bit field with the entry's size, which Swift reads awkwardly. */
+static inline int cff_index_entry_discarded(const AVIndexEntry *e) { return (e->flags & AVINDEX_DISCARD_FRAME) != 0; }
 static inline AVRational cff_time_base_q(void) { return AV_TIME_BASE_Q; }
 static inline unsigned int cff_mktag(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
 static inline int cff_codec_flag_global_header(void) { return AV_CODEC_FLAG_GLOBAL_HEADER; }

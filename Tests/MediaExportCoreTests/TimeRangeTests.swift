@@ -55,30 +55,71 @@ import Testing
         #expect(plan.notes == notes)
     }
 
-    /// Stream copies start at the keyframe the probe found: (source, preset, route, range, timeline, notes).
+    /// Stream copies read from the keyframe the probe found: into MP4/MOV the requested start stays time 0 and the
+    /// edit list hides the lead-in; into Matroska the copy starts at the keyframe. (source, preset, route,
+    /// container, range, timeline, notes).
     @Test(arguments: [
         (SourceInfo.make([.h264(0, 640, 360), .aac(1)], startTime: 0.25, cut: KeyframeLookup(requested: 2, keyframe: 1.5)), "passthrough",
-         ExportRoute.remux, TimeRange(start: 2, end: 6),
+         ExportRoute.remux, Container.mov, TimeRange(start: 2, end: 6),
+         Self.leadIn(PlannedTimeline(origin: 2.25, length: 4, expectedDuration: 4), 0.5),
+         ["passthrough cut: reads from the keyframe at 1.500 s; the output's edit list hides the 0.500 s before 2.000 s"]),
+        (SourceInfo.make([.h264(0, 640, 360), .aac(1)], startTime: 0.25, cut: KeyframeLookup(requested: 2, keyframe: 1.5)), "passthrough",
+         ExportRoute.remux, Container.mkv, TimeRange(start: 2, end: 6),
          PlannedTimeline(origin: 1.75, length: 4.5, expectedDuration: 4.5),
          ["passthrough cannot cut between keyframes: starts at the keyframe at 1.500 s instead of 2.000 s"]),
-        // The fallback remux of a transcoding preset snaps too (and says "passthrough", as today).
-        (.make([.h264(0, 640, 360), .aac(1)], cut: KeyframeLookup(requested: 2, keyframe: 1.5)), "highest", .remux, TimeRange(start: 2),
+        // The fallback remux of a transcoding preset reads the same way (and says "passthrough", as today).
+        (.make([.h264(0, 640, 360), .aac(1)], cut: KeyframeLookup(requested: 2, keyframe: 1.5)), "highest", .remux, .mp4, TimeRange(start: 2),
+         Self.leadIn(PlannedTimeline(origin: 2, length: nil, expectedDuration: 8), 0.5),
+         ["passthrough cut: reads from the keyframe at 1.500 s; the output's edit list hides the 0.500 s before 2.000 s"]),
+        (.make([.h264(0, 640, 360), .aac(1)], cut: KeyframeLookup(requested: 2, keyframe: 1.5)), "highest", .remux, .webm, TimeRange(start: 2),
          PlannedTimeline(origin: 1.5, length: nil, expectedDuration: 8.5),
          ["passthrough cannot cut between keyframes: starts at the keyframe at 1.500 s instead of 2.000 s"]),
-        // Within half a millisecond: the keyframe is used, without a note.
-        (.make([.h264(0, 640, 360)], cut: KeyframeLookup(requested: 2, keyframe: 1.9996)), "passthrough", .remux, TimeRange(start: 2, end: 3),
+        // Within half a millisecond: the keyframe is used, without a note or a lead-in.
+        (.make([.h264(0, 640, 360)], cut: KeyframeLookup(requested: 2, keyframe: 1.9996)), "passthrough", .remux, .mov, TimeRange(start: 2, end: 3),
          PlannedTimeline(origin: 1.9996, length: 3 - 1.9996, expectedDuration: 3 - 1.9996), []),
         // A lookup for another cut is not this one's: the requested start stands, without a note.
-        (.make([.h264(0, 640, 360)], cut: KeyframeLookup(requested: 3, keyframe: 1.5)), "passthrough", .remux, TimeRange(start: 2),
+        (.make([.h264(0, 640, 360)], cut: KeyframeLookup(requested: 3, keyframe: 1.5)), "passthrough", .remux, .mov, TimeRange(start: 2),
          PlannedTimeline(origin: 2, length: nil, expectedDuration: 8), []),
         // No lookup (e.g. no video): the requested start, no note.
-        (.audioOnly, "passthrough", .remux, TimeRange(start: 2),
+        (.audioOnly, "passthrough", .remux, .mov, TimeRange(start: 2),
          PlannedTimeline(origin: 2, length: nil, expectedDuration: 8), []),
     ])
-    func keyframeSnap(_ source: SourceInfo, _ preset: String, _ route: ExportRoute, _ range: TimeRange, _ timeline: PlannedTimeline, _ notes: [String]) throws {
-        let plan = try planned(source, Presets.named(preset), route: route, container: .mov, range: range)
+    func keyframeSnap(_ source: SourceInfo, _ preset: String, _ route: ExportRoute, _ container: Container, _ range: TimeRange,
+                      _ timeline: PlannedTimeline, _ notes: [String]) throws {
+        let plan = try planned(source, Presets.named(preset), route: route, container: container, range: range)
         #expect(plan.timeline == timeline)
         #expect(plan.notes == notes)
+    }
+
+    static func leadIn(_ timeline: PlannedTimeline, _ seconds: Double) -> PlannedTimeline {
+        var t = timeline
+        t.leadIn = seconds
+        return t
+    }
+
+    /// A range of a constant-rate stream that declares no frame count (MPEG-PS/TS) is expected to hold its length
+    /// at that rate; a variable rate, or a stream that ends inside the range, gives no prediction.
+    @Test func framesPredictedForARangeOfAConstantRate() throws {
+        func ts(base: Double?, duration: Double) -> SourceInfo {
+            var video = SourceStream(index: 0, kind: .video, codec: "mpeg2video", fitsIn: [.mp4, .mkv], duration: duration, width: 720, height: 576, frameRate: 25)
+            video.baseFrameRate = base
+            var info = SourceInfo(path: "/in/ps.mpg", formatName: "mpeg", duration: duration, startTime: 0.53, streams: [video], mainVideo: 0)
+            info.streams[0].durationIsOwn = true
+            return info
+        }
+        let range = TimeRange(start: 1, end: 3)
+        let cfr = try ExportPlanner.plan(source: ts(base: 25, duration: 5), preset: Presets.named("1280x720"), route: .transcode, container: .mp4,
+                                         edits: nil, range: range)
+        #expect(cfr.streams[0].expectedFrames == 50 && cfr.streams[0].framesEstimated)
+        let vfr = try ExportPlanner.plan(source: ts(base: 60, duration: 5), preset: Presets.named("1280x720"), route: .transcode, container: .mp4,
+                                         edits: nil, range: range)
+        #expect(vfr.streams[0].expectedFrames == nil)
+        let short = try ExportPlanner.plan(source: ts(base: 25, duration: 2.5), preset: Presets.named("1280x720"), route: .transcode, container: .mp4,
+                                           edits: nil, range: range)
+        #expect(short.streams[0].expectedFrames == nil)
+        let whole = try ExportPlanner.plan(source: ts(base: 25, duration: 5), preset: Presets.named("1280x720"), route: .transcode, container: .mp4,
+                                           edits: nil, range: nil)
+        #expect(whole.streams[0].expectedFrames == nil)
     }
 
     @Test func whichCutToLookUp() {

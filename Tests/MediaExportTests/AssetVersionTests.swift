@@ -225,7 +225,8 @@ import Testing
         #expect(done.notes.contains { $0.contains("keyframe at 1.000") })
         #expect(events.started?.streams.first?.reason?.contains("display matrix") == true)
         let p = try FFprobe(out)
-        #expect(p.video?.width == 320 && abs(p.duration - 1.0) <= 1 / 30.0 + 0.001)
+        // The trim's half second: read from the keyframe at 1 s, the lead-in hidden by the edit list.
+        #expect(p.video?.width == 320 && abs(p.duration - 0.5) <= 1 / 30.0 + 0.001)
         let matrix = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream_side_data=displaymatrix", "-of", "default=nw=1", out]).stdout
         // rotate 180 then a horizontal flip = a vertical mirror: x kept, y negated.
         #expect(matrix.contains("00000000:        65536           0           0"), "\(matrix)")

@@ -201,12 +201,13 @@ struct FixtureFacts: Sendable, CustomStringConvertible {
         #expect(frames.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "30")
     }
 
-    @Test func passthroughTimeRangeStartsAtKeyframeAndSaysSo() throws {
+    @Test func passthroughTimeRangeReadsFromTheKeyframeAndSaysSo() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let out = dir.appendingPathComponent("cut.mov").path
         let collector = EventCollector()
-        // landscape.mov has a keyframe every 30 frames (1 s): a cut at 1.5 s starts at 1.0 s.
+        // landscape.mov has a keyframe every 30 frames (1 s): a cut at 1.5 s reads from 1.0 s, and the edit list
+        // hides the half second before 1.5 s.
         let request = ExportRequest(input: TestSupport.fixture("landscape.mov"), output: out, preset: try TestSupport.preset("passthrough"),
                                     timeRange: TimeRange(start: 1.5, end: 2.0))
         let session = ExportSession(request: request)
@@ -214,7 +215,7 @@ struct FixtureFacts: Sendable, CustomStringConvertible {
         try session.run()
         #expect(collector.started?.notes.contains { $0.contains("keyframe at 1.000") } == true)
         let probe = try FFprobe(out)
-        #expect(abs(probe.duration - 1.0) <= 1 / 30.0 + 0.001, "duration \(probe.duration)")
+        #expect(abs(probe.duration - 0.5) <= 1 / 30.0 + 0.001, "duration \(probe.duration)")
     }
 
     @Test func invalidTimeRangeIsRefused() throws {

@@ -134,8 +134,10 @@ import Testing
         let copy = dir.appendingPathComponent("copy.mov").path
         Self.expectClean(try TestSupport.export(input, to: copy, preset: "passthrough", range: TimeRange(start: 1)), route: .remux)
         #expect(try FFprobe(copy).streams.map(\.tag) == ["apcs", "in24", "in24", "tmcd"])
-        // The cut starts at the frame at or before 1 s (every ProRes frame is a keyframe): frame 23 at 23.976 fps.
-        #expect(try Self.timecode(copy).video == "01:00:00:23")
+        // The cut reads from the frame at or before 1 s (every ProRes frame is a keyframe: frame 23 at 0.959 s), and
+        // the edit list hides it: the first frame shown is frame 24 at 1.001 s, as a transcode's would be — labelled
+        // 01:00:01:00, the timecode counting 24 labels a second.
+        #expect(try Self.timecode(copy).video == "01:00:01:00")
         let small = dir.appendingPathComponent("small.mp4").path
         Self.expectClean(try TestSupport.export(input, to: small, preset: "1280x720"), route: .transcode)
         #expect(try Self.timecode(small).video == "01:00:00:00")

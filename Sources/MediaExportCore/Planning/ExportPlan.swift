@@ -74,7 +74,8 @@ package struct ExportPlan: Sendable, Equatable {
 
 /// The stretch of the source an export reads.
 package struct PlannedTimeline: Sendable, Equatable {
-    /// Where the output's time 0 is, in seconds on the source's clock (`startTime` + the start, after any keyframe snap).
+    /// Where the output's time 0 is, in seconds on the source's clock (`startTime` + the start; a stream copy into a
+    /// container without edit lists: the keyframe at or before it).
     package var origin: Double
     /// Seconds to export from `origin`; nil: to the end.
     package var length: Double?
@@ -85,6 +86,10 @@ package struct PlannedTimeline: Sendable, Equatable {
     package var slowMotion: SlowMotion?
     /// The source's `startTime`: `origin` minus it is where the output starts on the original's timeline.
     package var sourceStart: Double = 0
+    /// Seconds of a stream copy's lead-in: the video from the keyframe before the cut to the cut, copied so that
+    /// it decodes and hidden by the output's edit list (its packets get negative timestamps). 0: none — a
+    /// transcode, a copy that starts at a keyframe, or a container without edit lists (it starts at the keyframe).
+    package var leadIn: Double = 0
 
     /// Creates a timeline.
     package init(origin: Double, length: Double? = nil, expectedDuration: Double? = nil) {
@@ -128,8 +133,12 @@ package struct StreamDecision: Sendable, Equatable {
     /// True when `expectedDuration` can be trusted to a frame (the stream's own declared duration, not one
     /// estimated from the bit rate, or the requested length of a trim).
     package var durationExact: Bool = false
-    /// Video frames expected (the source's count, scaled to the timeline), when the source declares one.
+    /// Video frames expected (the source's count, scaled to the timeline), when the source declares one; for a
+    /// range of a stream of constant frame rate that declares none (MPEG-PS/TS), the range's length at that rate.
     package var expectedFrames: Int?
+    /// True when `expectedFrames` is the range's length at the frame rate, not a count the source declares: the
+    /// verifier allows it a little more (3 %, at least two frames).
+    package var framesEstimated: Bool = false
     /// Where a transcoded audio stream stops, seconds of output, besides the timeline's end: its own declared end
     /// (decoders emit an encoder's end padding that the source's edit list hides). nil: at the timeline's end.
     package var stopsAt: Double?

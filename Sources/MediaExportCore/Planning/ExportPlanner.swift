@@ -35,7 +35,7 @@ package enum ExportPlanner {
         let mode = Mode(preset: preset, route: route)
         let edits = mode.effectiveEdits(edits)
         var (timeline, notes) = try TimeRangePlanning.timeline(for: source, range: TimeRangePlanning.sourceRange(timeRange: range, edits: edits),
-                                                               streamCopy: mode.streamCopy)
+                                                               streamCopy: mode.streamCopy, editList: container?.keeps.editList ?? false)
         guard let container else {
             // Today the output target refuses the name before anything is planned (`outputUnwritable`).
             return ExportPlan(route: route, container: nil, streams: [], timeline: timeline, notes: notes,
@@ -302,11 +302,25 @@ package enum ExportPlanner {
         if s.kind == .video, let count = s.frameCount, count > 0, let total = s.duration, total > 0, let expected = inputExpected, trustworthy {
             d.expectedFrames = Int((Double(count) * min(1, expected / total)).rounded())  // expected ≥ 0, total > 0: 0…count
         }
+        if s.kind == .video, d.expectedFrames == nil, let frames = framesInRange(s, timeline: timeline, own: source.durationsEstimated ? nil : own) {
+            d.expectedFrames = frames
+            d.framesEstimated = true
+        }
         if case .transcodeVideo(let v) = d.action, let cap = v.frameRateCap, let frames = d.expectedFrames {
             // What the slots hold of frames evenly spaced on the output's clock (the verifier takes it as a ceiling:
             // a source slower than the cap in places keeps fewer); unknown when slow motion slows only part of it.
             d.expectedFrames = cap.slowed ? nil : cap.shownRate.map { FrameRateCap.keptFrames(frames, sourceRate: $0, maxFrameRate: cap.maxFrameRate) }
         }
+    }
+
+    /// The frames a range of a stream of constant frame rate holds (its length at that rate), when the stream declares
+    /// no count but goes on past the range (`own`: its seconds from the range's start): the prediction that makes a
+    /// short delivery on healthy input fail (a seek that lost a GOP), which "as written" would pass. nil otherwise:
+    /// no range, slow motion, an unknown or variable rate (`frameRate` is the average; `baseFrameRate` every step).
+    static func framesInRange(_ s: SourceStream, timeline: PlannedTimeline, own: Double?) -> Int? {
+        guard let length = timeline.length, length > 0, timeline.slowMotion == nil, let own, own >= length,
+              let rate = s.frameRate, let base = s.baseFrameRate, rate > 0, abs(rate - base) <= base * 0.001 else { return nil }
+        return Int((length * rate).rounded())
     }
 
     /// `video.maxFrameRate`: whether the transcoded video's frames come faster than it on the output's timeline.

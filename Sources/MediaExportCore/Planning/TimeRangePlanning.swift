@@ -33,24 +33,36 @@ package enum TimeRangePlanning {
 
     /// The timeline of a transcode or stream copy of `source` over `range` (already merged with the trim).
     ///
-    /// A stream copy (`streamCopy`) cannot cut between keyframes: when it starts after 0 it starts at the main video's
-    /// keyframe at or before the start, as looked up by the probe (`source.cutKeyframe`, used only when its
-    /// `requested` equals the start). Without such a lookup — no main video, or the FFmpeg layer did not look —
-    /// the requested start is used and no note is added: the copy then starts at whatever packet the demuxer's
-    /// seek lands on, which is what the old code did for a source without video.
-    package static func timeline(for source: SourceInfo, range: TimeRange?, streamCopy: Bool) throws -> (timeline: PlannedTimeline, notes: [String]) {
+    /// A stream copy (`streamCopy`) cannot start between keyframes: when it starts after 0 it reads from the main
+    /// video's keyframe at or before the start, as looked up by the probe (`source.cutKeyframe`, used only when its
+    /// `requested` equals the start). Into a container with edit lists (`editList`: MP4/MOV) the requested start
+    /// stays the output's time 0: the frames from the keyframe are copied with negative timestamps and the muxer's
+    /// edit list hides them (`leadIn`), as `ffmpeg -ss 1 -i in -c copy out.mp4` does. Into one without (Matroska)
+    /// the output starts at the keyframe, and a note says so. Without a lookup — no main video, or the FFmpeg layer
+    /// did not look — the requested start is used and no note is added: the copy then starts at whatever packet
+    /// the demuxer's seek lands on, which is what the old code did for a source without video.
+    package static func timeline(for source: SourceInfo, range: TimeRange?, streamCopy: Bool,
+                                 editList: Bool = false) throws -> (timeline: PlannedTimeline, notes: [String]) {
         let checked = try validate(range, duration: source.duration, path: source.path)
-        var start = checked.start, notes = checked.notes
+        var start = checked.start, notes = checked.notes, leadIn = 0.0
         let end = checked.end
         if start > 0 && streamCopy, let lookup = source.cutKeyframe, lookup.requested == start {
-            if lookup.keyframe < start - 0.0005 {
+            if lookup.keyframe >= start - 0.0005 {
+                start = lookup.keyframe
+            } else if editList {
+                leadIn = start - lookup.keyframe
+                notes.append(String(format: "passthrough cut: reads from the keyframe at %.3f s; the output's edit list hides the %.3f s before %.3f s",
+                                    lookup.keyframe, leadIn, start))
+            } else {
                 notes.append(String(format: "passthrough cannot cut between keyframes: starts at the keyframe at %.3f s instead of %.3f s", lookup.keyframe, start))
+                start = lookup.keyframe
             }
-            start = lookup.keyframe
         }
         let length = end.map { $0 - start }
         let expected = length ?? source.duration.map { max(0, $0 - start) }
-        return (PlannedTimeline(origin: source.startTime + start, length: length, expectedDuration: expected), notes)
+        var timeline = PlannedTimeline(origin: source.startTime + start, length: length, expectedDuration: expected)
+        timeline.leadIn = leadIn
+        return (timeline, notes)
     }
 }
 

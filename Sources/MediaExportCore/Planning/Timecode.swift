@@ -117,8 +117,8 @@ extension ExportPlanner {
             plan.dropReason = "'\(text)' is not a timecode at the video's frame rate (\(video.frameRate.map { FrameRateCap.format($0) } ?? "unknown") fps)"
             return plan
         }
-        // The output starts this many source frames in (a transcode keeps the first frame at or after the cut; a
-        // stream copy's cut is a keyframe's time).
+        // The output starts this many source frames in (a transcode, and a stream copy behind an edit list, show the
+        // first frame at or after the cut; a copy into Matroska starts at a keyframe, which is its origin).
         let seconds = max(0, timeline.origin - source.startTime)
         // Counted at the video's rate (a timecode track may count at another: 25 beside 50p video).
         var out = start.counted(at: Int(rate.rounded())).adding(frames: seconds > 0 ? Int((seconds * rate - 1e-3).rounded(.up)) : 0)

@@ -152,13 +152,16 @@ package struct SourceStream: Sendable, Equatable, Codable {
     package var rotation: Int
     /// Average frames per second; nil when unknown (often so for variable frame rate).
     package var frameRate: Double?
+    /// The rate every timestamp is on (FFmpeg's `r_frame_rate`); equal to `frameRate` for a constant frame rate.
+    package var baseFrameRate: Double?
     /// Pixel format name, e.g. `yuv420p`.
     package var pixelFormat: String?
     /// Audio channel count; 0 when unknown.
     package var channels: Int
     /// Audio sample rate in Hz; 0 or less when unknown.
     package var sampleRate: Int
-    /// Frames (video) or packets the container declares, if it does (MP4/MOV: the sample count).
+    /// Frames (video) or packets the container declares, if it does (MP4/MOV: the samples a player shows, those an
+    /// edit list hides left out).
     package var frameCount: Int?
     /// True when `duration` is the stream's own (its header, or Matroska's `DURATION` tag), not the container's.
     package var durationIsOwn: Bool = true

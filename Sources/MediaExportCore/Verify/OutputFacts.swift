@@ -35,8 +35,11 @@ package struct OutputFacts: Sendable, Equatable {
         package var language: String?
         /// The stream's own duration in seconds (header, or Matroska's `DURATION` tag, or its packets).
         package var duration: Double?
-        /// Frames (packets) in the stream, from the container's index or a packet scan.
+        /// Frames (packets) in the stream, from the container's index or a packet scan: every one stored.
         package var frameCount: Int?
+        /// Frames a player shows: `frameCount` less those an edit list hides (MP4/MOV samples marked discard, a
+        /// stream copy's lead-in). nil: not measured (then `frameCount`).
+        package var shownFrames: Int?
         /// Decode timestamps strictly increase (nil: not measured).
         package var timestampsIncreasing: Bool?
         /// The display matrix, if the stream has one.
@@ -59,6 +62,9 @@ package struct OutputFacts: Sendable, Equatable {
 package struct DeliveredStream: Sendable, Equatable {
     /// Packets written.
     package var packets: Int
+    /// Packets written that a player shows: those at or after time 0 in a container whose edit list hides what
+    /// comes before (a stream copy's lead-in); all of them elsewhere. nil: as `packets`.
+    package var shown: Int?
     /// Seconds from the first packet's start to the furthest packet end written; nil when nothing was written.
     package var duration: Double?
     /// Seconds of frames missing inside that span, where the timestamps jump ahead (`LostFrames`): a container that
@@ -66,5 +72,7 @@ package struct DeliveredStream: Sendable, Equatable {
     package var missing: Double = 0
 
     /// Creates a tally.
-    package init(packets: Int, duration: Double?, missing: Double = 0) { self.packets = packets; self.duration = duration; self.missing = missing }
+    package init(packets: Int, duration: Double?, missing: Double = 0, shown: Int? = nil) {
+        self.packets = packets; self.duration = duration; self.missing = missing; self.shown = shown
+    }
 }

@@ -30,6 +30,9 @@ final class AudioTranscodeStage: StreamStage {
     private var tempo: AudioTempo?
     private var inputPosition: Double?
     private let tempoOut = Frame()
+    /// The timeline's start in the input's time base, and whether the packet sent last ends before it.
+    private let originTS: Int64
+    private var sentBeforeStart: Bool
 
     /// `codecs`: how the decoder and encoder run (`CodecRun`).
     init(input stream: UnsafeMutablePointer<AVStream>, plan: AudioPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String,
@@ -41,6 +44,9 @@ final class AudioTranscodeStage: StreamStage {
         decoder = try StreamDecoder(stream: stream, path: path, strict: strict, codecs: codecs)
         self.timeline = timeline
         inTimeBase = stream.pointee.time_base
+        originTS = timeline.origin(in: stream.pointee.time_base)
+        // After a seek (the start is later than the stream's), reading begins before the start.
+        sentBeforeStart = stream.pointee.start_time != AVCode.noPTS && originTS > stream.pointee.start_time
         encoder = try StreamEncoder(encoderName: settings.codec.encoderName, path: muxer.path)
         let enc = encoder.context
         // FFmpeg's AAC takes planar floats; libopus interleaved ones.
@@ -63,7 +69,19 @@ final class AudioTranscodeStage: StreamStage {
     func send(_ packet: Packet) throws -> StageTally {
         guard !isDone else { return .none }
         decoderIdle = false
-        return try decoder.sendSkippingDamage(packet)
+        let p = packet.pointer.pointee
+        // A packet without a time (the parser's second frame of a PES packet) goes with the one before it.
+        if p.pts != AVCode.noPTS { sentBeforeStart = p.pts &+ max(p.duration, 1) <= originTS }
+        return unlessBeforeStart(try decoder.sendSkippingDamage(packet))
+    }
+
+    /// Damage in audio that ends before the start is never heard: a seek lands inside a frame (MPEG audio's first
+    /// packet after it is cut), and the decoder's complaint about it is no damage of the input's.
+    private func unlessBeforeStart(_ tally: StageTally) -> StageTally {
+        guard sentBeforeStart else { return tally }
+        var t = tally
+        t.damaged = 0
+        return t
     }
 
     func sendEndOfStream() throws -> StageTally {
@@ -112,13 +130,15 @@ final class AudioTranscodeStage: StreamStage {
                         let damaged = StreamDecoder.isDamaged(frame)
                         let repaired = try pushDecoded(frame)
                         frame.unref()
-                        if damaged || repaired { return .tally(StageTally(damaged: damaged ? 1 : 0, timestampRepairs: repaired ? 1 : 0)) }
+                        if damaged || repaired {
+                            return .tally(unlessBeforeStart(StageTally(damaged: damaged ? 1 : 0, timestampRepairs: repaired ? 1 : 0)))
+                        }
                         continue
                     case .noFrame:
                         decoderIdle = true
                     case .damaged:
                         decoderIdle = true
-                        return .tally(.oneDamaged)
+                        return .tally(unlessBeforeStart(.oneDamaged))
                     }
                 }
                 if phase == .drainingDecoder {

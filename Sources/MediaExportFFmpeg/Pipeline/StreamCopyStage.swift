@@ -17,18 +17,31 @@ final class StreamCopyStage: StreamStage {
     private let isVideo: Bool
     /// A video packet was dropped: what follows up to the next keyframe cannot decode and is dropped too.
     private var needsKeyframe = false
-    /// Cutting at a start point: packets wholly before it are dropped (untrimmed, negative-time priming is kept).
+    /// Cutting at a start point: packets wholly before it are dropped (untrimmed, negative-time priming is kept) —
+    /// except a video's lead-in (`keepsLeadIn`).
     private let trimmed: Bool
+    /// A video cut whose frames from the keyframe before the start are copied with negative timestamps, for the
+    /// output's edit list to hide (`PlannedTimeline.leadIn`): they are what the first shown frames decode from.
+    private let keepsLeadIn: Bool
+    /// A cut video waits for its first keyframe: what comes before it cannot decode.
+    private var awaitingKeyframe: Bool
     /// The packet on its way to the muxer: the demuxed packet's data, moved in (no copy), reused for every packet.
     private let held = Packet()
-    private var holding = false
+    /// Packets ready for the muxer, in order: `held`, after any `beyondEnd` that a later frame shown needs.
+    private var ready: [Packet] = []
+    /// Packets decoded before the end but shown at or after it (B-frame reordering: the reference the last frames
+    /// shown before the end are predicted from). Written only when such a frame follows; dropped at the end.
+    private var beyondEnd: [Packet] = []
     private var ended = false
 
-    init(input stream: UnsafeMutablePointer<AVStream>, displayMatrix: [Int32]?, muxer: Muxer, timeline: Timeline, trimmed: Bool) throws {
-        self.trimmed = trimmed
+    init(input stream: UnsafeMutablePointer<AVStream>, displayMatrix: [Int32]?, muxer: Muxer, timeline: Timeline, trimmed: Bool,
+         leadIn: Bool = false) throws {
         inputIndex = stream.pointee.index
         inTimeBase = stream.pointee.time_base
         isVideo = stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+        self.trimmed = trimmed
+        keepsLeadIn = leadIn && isVideo
+        awaitingKeyframe = trimmed && isVideo
         originTS = timeline.origin(in: inTimeBase)
         endTS = timeline.end(in: inTimeBase)
         outputStream = try muxer.addStream()
@@ -55,17 +68,19 @@ final class StreamCopyStage: StreamStage {
     func send(_ packet: Packet) throws -> StageTally {
         guard !isDone else { return .none }
         let p = packet.pointer
-        let dts = p.pointee.dts != AVCode.noPTS ? p.pointee.dts : p.pointee.pts
-        if dts != AVCode.noPTS {
-            if let endTS, dts &- originTS >= endTS { isDone = true; return .none }
-            if trimmed && p.pointee.pts != AVCode.noPTS && p.pointee.pts &+ max(p.pointee.duration, 1) <= originTS {
-                return .none  // wholly before the cut point
+        if outsideCut(p) { return .none }
+        if awaitingKeyframe {
+            guard (p.pointee.flags & AV_PKT_FLAG_KEY) != 0 else {
+                // Before the cut it is only left out; after it, a frame lost.
+                return p.pointee.pts != AVCode.noPTS && p.pointee.pts < originTS ? .none : StageTally(droppedFrames: 1)
             }
+            awaitingKeyframe = false
         }
         if needsKeyframe {
             if (p.pointee.flags & AV_PKT_FLAG_KEY) == 0 { return StageTally(droppedFrames: 1) }
             needsKeyframe = false
         }
+        let shownAfterEnd = endTS.map { p.pointee.pts != AVCode.noPTS && p.pointee.pts &- originTS >= $0 } ?? false
         if p.pointee.pts != AVCode.noPTS { p.pointee.pts &-= originTS }
         if p.pointee.dts != AVCode.noPTS { p.pointee.dts &-= originTS }
         p.pointee.stream_index = outputStream.pointee.index
@@ -76,11 +91,31 @@ final class StreamCopyStage: StreamStage {
             if isVideo { needsKeyframe = true }
             return tally
         }
+        if shownAfterEnd {
+            let later = Packet()
+            av_packet_move_ref(later.pointer, p)
+            beyondEnd.append(later)
+            return tally
+        }
         // The executor writes each packet before sending the next, so `held` is always empty here.
         av_packet_unref(held.pointer)
         av_packet_move_ref(held.pointer, p)
-        holding = true
+        ready = beyondEnd + [held]
+        beyondEnd = []
         return tally
+    }
+
+    /// True for a packet the cut leaves out: decoded at or after the end (which ends the stage), or wholly before
+    /// the start (unless it is the video's lead-in).
+    private func outsideCut(_ p: UnsafeMutablePointer<AVPacket>) -> Bool {
+        let dts = p.pointee.dts != AVCode.noPTS ? p.pointee.dts : p.pointee.pts
+        guard dts != AVCode.noPTS else { return false }
+        if let endTS, dts &- originTS >= endTS {
+            isDone = true
+            beyondEnd = []  // shown after the end, and no frame before it needs them any more
+            return true
+        }
+        return trimmed && !keepsLeadIn && p.pointee.pts != AVCode.noPTS && p.pointee.pts &+ max(p.pointee.duration, 1) <= originTS
     }
 
     /// Makes the packet's DTS (output time base) follow the previous one's, as ffmpeg's muxer path does; false
@@ -118,14 +153,12 @@ final class StreamCopyStage: StreamStage {
 
     func sendEndOfStream() throws -> StageTally {
         ended = true
+        beyondEnd = []  // shown after the end, and nothing follows that needs them
         return .none
     }
 
     func receive() throws -> StageOutput {
-        if holding {
-            holding = false
-            return .packet(held)
-        }
+        if !ready.isEmpty { return .packet(ready.removeFirst()) }
         return ended ? .finished : .needsInput
     }
 }

@@ -89,6 +89,8 @@ extension Transcoder {
 
         /// Per output stream: packets written, the earliest start and the furthest end, in seconds.
         var packets: [Int]
+        /// Per output stream: packets written at or after time 0 (or without a time): what an edit list shows.
+        var shownPackets: [Int]
         var firstTime: [Double?]
         var endTime: [Double?]
         /// Per output stream: the durations of packets written without a timestamp, added up (elementary streams give
@@ -98,6 +100,7 @@ extension Transcoder {
         /// Nothing counted yet, for `outputs` output streams and input streams of these time bases (seconds a tick).
         init(outputs: Int, inputBases: [Double]) {
             packets = Array(repeating: 0, count: outputs)
+            shownPackets = Array(repeating: 0, count: outputs)
             firstTime = Array(repeating: nil, count: outputs)
             endTime = Array(repeating: nil, count: outputs)
             summed = Array(repeating: 0, count: outputs)
@@ -124,7 +127,8 @@ extension Transcoder {
                 let span = endTime[j].map { $0 - first }
                 let written = (span ?? 0) + summed[j]
                 let missing = j < kept.count ? lostFrames.filter { $0.stream == kept[j].index }.reduce(0) { $0 + $1.seconds } : 0
-                return DeliveredStream(packets: packets[j], duration: span == nil && written == 0 ? nil : written, missing: missing)
+                return DeliveredStream(packets: packets[j], duration: span == nil && written == 0 ? nil : written, missing: missing,
+                                       shown: fromZero ? shownPackets[j] : packets[j])
             }
         }
     }
@@ -166,7 +170,10 @@ extension Transcoder {
             } else if j < counts.summed.count && p.pointee.duration > 0 {
                 counts.summed[j] += Double(p.pointee.duration) * tb
             }
-            if j < counts.packets.count { counts.packets[j] += 1 }
+            if j < counts.packets.count {
+                counts.packets[j] += 1
+                if time == AVCode.noPTS || time >= 0 { counts.shownPackets[j] += 1 }
+            }
             if stage.inputIndex == mainVideo {
                 if video.frames == 0 { video.firstBytes = Int64(p.pointee.size) }
                 video.frames += 1

@@ -80,7 +80,7 @@ package final class Transcoder {
                                                          strict: errors.strict, path: source))
             case .copy(let displayMatrix):
                 stages.append(try StreamCopyStage(input: input, displayMatrix: displayMatrix, muxer: muxer, timeline: timeline,
-                                                  trimmed: timeline.origin > demuxer.startTime))
+                                                  trimmed: timeline.origin > demuxer.startTime, leadIn: plan.timeline.leadIn > 0))
             case .coverArt:
                 stages.append(try CoverArtStage(input: input, muxer: muxer))
             case .drop:
@@ -135,7 +135,7 @@ package final class Transcoder {
         let chapters = Chapters.forOutput(demuxer.chapters, timeline: plan.timeline, sourceStartTime: demuxer.startTime)
         try muxer.setChapters(chapters)
         try muxer.writeHeader(metadata: tags, reservedIndex: target == nil ? nil : indexReservation(ordered, chapters: chapters))
-        if timeline.origin - demuxer.startTime > 0 { try demuxer.seek(toSeconds: timeline.origin - demuxer.startTime) }
+        try seekToStart()
 
         let lost: Set<Int32> = debugLoseStreamKind.map { kind in
             Set(ordered.filter { plan.streams[Int($0.inputIndex)].kind == kind }.map(\.inputIndex))
@@ -143,6 +143,21 @@ package final class Transcoder {
         return RunState(muxer: muxer, stages: ordered, byInput: byInput,
                         counts: Counts(outputs: ordered.count, inputBases: demuxer.streams.map { av_q2d($0.pointee.time_base) }),
                         mainVideo: ordered.first { $0 is VideoTranscodeStage }?.inputIndex, lost: lost, cancel: cancel)
+    }
+
+    /// Seeks to the timeline's start: to the kept main video's keyframe at or before it (frames from there decode;
+    /// those before the start are left out by the stages, or hidden by a copy's edit list). Without video, half a
+    /// second before it when transcoding: a seek may land inside an audio frame (MPEG audio), whose damage is then
+    /// decoded and dropped before the start rather than heard as missing audio at it.
+    private func seekToStart() throws {
+        let start = timeline.origin - demuxer.startTime
+        guard start > 0 else { return }
+        if let video = info.mainVideo, video < plan.streams.count, plan.streams[video].isKept, !plan.streams[video].isCoverArt {
+            _ = try demuxer.seek(toKeyframeOf: Int32(video), atOrBefore: start)
+        } else {
+            let copies = plan.streams.contains { if case .copy = $0.action { return true } else { return false } }
+            try demuxer.seek(toSeconds: copies ? start : max(0, start - 0.5))
+        }
     }
 
     /// Reads the input to its end, or until every stage is done: each packet goes through its stage, and what comes

@@ -71,6 +71,9 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     /// The decoder has nothing more until the next packet (it said so, or reported corrupt data, after which
     /// the push pipeline also stopped asking until the next packet).
     private var decoderIdle = false
+    /// No keyframe was sent yet: packets before it and before the start cannot decode (a seek landed between
+    /// keyframes) and are not sent, so the decoder reports no damage for frames that are never shown.
+    private var awaitingKeyframe = true
 
     /// `pipelined` decodes on a thread of its own (`DecodeThread`): the same frames, overlapped with the encoding.
     init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String,
@@ -129,6 +132,11 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
 
     func send(_ packet: Packet) throws -> StageTally {
         guard !isDone else { return .none }
+        if awaitingKeyframe {
+            let p = packet.pointer.pointee
+            if (p.flags & AV_PKT_FLAG_KEY) == 0 && p.pts != AVCode.noPTS && p.pts < originTS { return .none }
+            awaitingKeyframe = false
+        }
         decoderIdle = false
         switch decoding {
         case .inline(let decoder): return try decoder.sendSkippingDamage(packet)
@@ -243,7 +251,9 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
                 return .tally(.oneDamaged)
             }
         }
-        let damaged = StreamDecoder.isDamaged(decoded)
+        // A frame before the start is never shown: the open GOP's first frames after a seek are not damage.
+        let time = decoded.pointer.pointee.best_effort_timestamp
+        let damaged = StreamDecoder.isDamaged(decoded) && (time == AVCode.noPTS || time >= originTS)
         var tally = try encode(decoded)
         if damaged { tally.damaged += 1 }
         decoded.unref()

@@ -80,7 +80,19 @@ enum SourceProbe {
         info.tags = tags
         info.durationsEstimated = demuxer.durationsEstimated
         if info.declaresFrameCounts { declareFrameLengths(&info, demuxer.streams) }
+        if info.formatName.hasPrefix("mov,") { countShownFrames(&info, demuxer.streams) }
         return info
+    }
+
+    /// An MP4/MOV whose edit list hides samples (a stream-copy cut's lead-in, encoder priming) shows fewer frames
+    /// than it stores (`nb_frames`): a video's frame count is what players show, as its duration and start are.
+    static func countShownFrames(_ info: inout SourceInfo, _ streams: [UnsafeMutablePointer<AVStream>]) {
+        for (i, stream) in streams.enumerated() where info.streams[i].kind == .video && info.streams[i].frameCount != nil {
+            let entries = Int(avformat_index_get_entries_count(stream))
+            guard entries > 0 else { continue }
+            let hidden = StreamIndex.read(stream, entries: entries).hidden
+            if hidden > 0 { info.streams[i].frameCount = entries - hidden }
+        }
     }
 
     /// A header that declares its video's frame count (AVI) declares its length too: the frames at the stream's rate,
@@ -131,6 +143,8 @@ enum SourceProbe {
             s.displayMatrix = sourceMatrix(stream)
             let rate = stream.pointee.avg_frame_rate
             if rate.num > 0 && rate.den > 0 { s.frameRate = av_q2d(rate) }
+            let base = stream.pointee.r_frame_rate
+            if base.num > 0 && base.den > 0 { s.baseFrameRate = av_q2d(base) }
             s.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
             s.color = ColorProbe.color(stream)
         } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
@@ -159,22 +173,11 @@ enum SourceProbe {
         return total > 0 ? total : nil
     }
 
-    /// The time of the keyframe at or before `seconds` in the main video stream: seek there and read the
-    /// first video packet's presentation time (an index holds decode times, which B-frames shift).
+    /// The time of the keyframe at or before `seconds` in the main video stream, by presentation time (an index
+    /// holds decode times, which B-frames shift): `Demuxer.seek(toKeyframeOf:atOrBefore:)`, the seek the copy makes.
     static func keyframeTime(demuxer: Demuxer, atOrBefore seconds: Double) throws -> Double {
         let index = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0 else { return seconds }
-        let stream = demuxer.streams[Int(index)]
-        try demuxer.seek(toSeconds: seconds)
-        let packet = Packet()
-        for _ in 0..<10_000 {
-            guard case .packet = try demuxer.read(into: packet) else { break }
-            defer { packet.unref() }
-            let p = packet.pointer.pointee
-            if p.stream_index == index && p.pts != AVCode.noPTS {
-                return max(0, Double(p.pts) * av_q2d(stream.pointee.time_base) - demuxer.startTime)
-            }
-        }
-        return seconds
+        return max(0, try demuxer.seek(toKeyframeOf: index, atOrBefore: seconds) ?? seconds)
     }
 }

@@ -27,15 +27,10 @@ package enum OutputInspector {
             if !scanPackets {
                 continue
             } else if quickTime && entries > 0 {
-                var increasing = true
-                var last = Int64.min
-                for e in 0..<entries {
-                    guard let entry = avformat_index_get_entry(stream, Int32(e)) else { continue }
-                    if entry.pointee.timestamp <= last { increasing = false; break }
-                    last = entry.pointee.timestamp
-                }
-                streams[i].timestampsIncreasing = increasing
+                let index = StreamIndex.read(stream, entries: entries)
+                streams[i].timestampsIncreasing = index.increasing
                 if streams[i].frameCount == nil { streams[i].frameCount = entries }
+                streams[i].shownFrames = entries - index.hidden
             } else if quickTime {
                 streams[i].frameCount = 0
                 streams[i].timestampsIncreasing = true
@@ -124,6 +119,7 @@ package enum OutputInspector {
                      firstPacket: (Int, UnsafeMutablePointer<AVPacket>) -> Void = { _, _ in }) throws {
         let n = streams.count
         var count = [Int](repeating: 0, count: n)
+        var hidden = [Int](repeating: 0, count: n)
         var lastDTS = [Int64](repeating: Int64.min, count: n)
         var increasing = [Bool](repeating: true, count: n)
         var first = [Int64?](repeating: nil, count: n)
@@ -136,6 +132,7 @@ package enum OutputInspector {
             guard i >= 0 && i < n else { continue }
             if count[i] == 0 { firstPacket(i, packet.pointer) }
             count[i] += 1
+            if (p.flags & AV_PKT_FLAG_DISCARD) != 0 { hidden[i] += 1 }
             if p.dts != AVCode.noPTS {
                 if p.dts <= lastDTS[i] { increasing[i] = false }
                 lastDTS[i] = p.dts
@@ -147,6 +144,7 @@ package enum OutputInspector {
         }
         for i in 0..<n {
             streams[i].frameCount = count[i]
+            streams[i].shownFrames = count[i] - hidden[i]
             streams[i].timestampsIncreasing = increasing[i]
             if streams[i].duration == nil, let f = first[i], let e = end[i] {
                 streams[i].duration = Double(e - f) * av_q2d(demuxer.streams[i].pointee.time_base)

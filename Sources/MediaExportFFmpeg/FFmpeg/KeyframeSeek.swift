@@ -1,0 +1,49 @@
+internal import CFFmpeg
+import Foundation
+import MediaExportCore
+
+extension Demuxer {
+    /// Seeks so that reading starts at a keyframe of `stream` at or before `seconds` (on the container's timeline),
+    /// and returns that keyframe's presentation time, seconds from the start; nil when none was found (the plain
+    /// seek to `seconds` then stands).
+    ///
+    /// An index (MP4, Matroska) lands a seek on a keyframe. A container without one (MPEG-PS/TS) is searched by
+    /// timestamps and lands on whatever packet comes first there: decoding from it gives frames that cannot be
+    /// decoded until the next keyframe, and that keyframe may be well after the start (ps.mpg: a 0.48 s GOP lost
+    /// 11 frames of 50). So the first keyframe read after the seek is checked, and the seek goes back further
+    /// (0.5 s, 1 s, 2 s … to the start of the file) until it comes at or before `seconds`. Deterministic: the
+    /// same seek lands on the same packet, so the search and the final seek agree.
+    func seek(toKeyframeOf stream: Int32, atOrBefore seconds: Double) throws -> Double? {
+        var back = 0.0
+        while true {
+            let at = max(0, seconds - back)
+            try seek(toSeconds: at)
+            if let key = try firstKeyframe(of: stream), key <= seconds + 0.0005 {
+                try seek(toSeconds: at)
+                return key
+            }
+            if at == 0 { break }
+            back = back == 0 ? 0.5 : back * 2
+        }
+        try seek(toSeconds: seconds)
+        return nil
+    }
+
+    /// The presentation time (else decode time) of the first keyframe of `stream` read from here, seconds from
+    /// the start; nil when none comes within 10 000 packets.
+    private func firstKeyframe(of stream: Int32) throws -> Double? {
+        guard stream >= 0, Int(stream) < streams.count else { return nil }
+        let base = av_q2d(streams[Int(stream)].pointee.time_base)
+        let packet = Packet()
+        for _ in 0..<10_000 {
+            guard case .packet = try read(into: packet) else { return nil }
+            defer { packet.unref() }
+            let p = packet.pointer.pointee
+            guard p.stream_index == stream, (p.flags & AV_PKT_FLAG_KEY) != 0 else { continue }
+            let time = p.pts != AVCode.noPTS ? p.pts : p.dts
+            guard time != AVCode.noPTS else { continue }
+            return Double(time) * base - startTime
+        }
+        return nil
+    }
+}
