@@ -299,7 +299,12 @@ package enum ExportPlanner {
         d.expectedDuration = expected.map { timeline.outputSeconds($0) }
         let trustworthy = source.declaresExactDurations && s.durationIsOwn && own != nil
         d.durationExact = trustworthy || (timeline.length != nil && own.map { $0 >= timeline.length! } == true && source.declaresExactDurations)
-        if s.kind == .video, let count = s.frameCount, count > 0, let total = s.duration, total > 0, let expected = inputExpected, trustworthy {
+        // A variable-rate video's length is container accounting (an MP4 states it by decode times, Matroska to the
+        // last frame's end): what was written is the measure. A part of it holds no share of its frames either.
+        let part = start > 0 || (timeline.length.map { l in own.map { $0 > l } ?? true } ?? false)
+        if s.variableRate { d.durationExact = false }
+        if s.kind == .video, let count = s.frameCount, count > 0, let total = s.duration, total > 0, let expected = inputExpected, trustworthy,
+           !(s.variableRate && part) {
             d.expectedFrames = Int((Double(count) * min(1, expected / total)).rounded())  // expected ≥ 0, total > 0: 0…count
         }
         if s.kind == .video, d.expectedFrames == nil, let frames = framesInRange(s, timeline: timeline, own: source.durationsEstimated ? nil : own) {

@@ -51,8 +51,13 @@ package struct FrameHoles: Sendable, Equatable {
 
     /// The frames lost in the holes of input stream `stream`; none for a stream of variable rate.
     package func lost(stream: Int) -> [LostFrames] {
-        guard isConstantRate else { return [] }
-        return holes.compactMap { hole in
+        isConstantRate ? steps(stream: stream) : []
+    }
+
+    /// The holes of input stream `stream` as frames, whatever the rate: in a stream of variable rate they are
+    /// frames held longer, not lost, which a container that states a length by decode times (MP4) leaves out of it.
+    package func steps(stream: Int) -> [LostFrames] {
+        holes.compactMap { hole in
             let frames = Int((hole.step / frameDuration).rounded()) - 1
             return frames > 0 ? LostFrames(stream: stream, at: hole.at, frames: frames, seconds: Double(frames) * frameDuration) : nil
         }

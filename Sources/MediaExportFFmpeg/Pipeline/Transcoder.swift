@@ -240,9 +240,10 @@ package final class Transcoder {
         let audioGaps = state.stages.flatMap { ($0 as? AudioTranscodeStage)?.gaps ?? [] }
         let lostFrames = info.countsTimestampHoles ? state.stages.flatMap { ($0 as? VideoTranscodeStage)?.lostFrames ?? [] } : []
         let stageWarnings = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.warnings ?? [] }
+        let heldLonger = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.heldLonger ?? [] }
         state.stages.removeAll()
         state.byInput.removeAll()
-        let delivered = counts.delivered(kept: kept, lostFrames: lostFrames, fromZero: container.isQuickTimeFamily)
+        let delivered = counts.delivered(kept: kept, lostFrames: lostFrames + heldLonger, fromZero: container.isQuickTimeFamily)
         // Frames the header declares that the data did not hold were lost in damaged data: skipped, as corrupt packets are.
         counts.skippedPackets += kept.compactMap { declaredFrames($0, counts: counts)?.missing }.reduce(0, +)
         // So are frames missing where the timestamps of a stream of constant frame rate jump ahead.

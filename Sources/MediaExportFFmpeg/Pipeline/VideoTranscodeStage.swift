@@ -62,7 +62,12 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     /// The steps between consecutive frames placed: where the stream's timestamps jump ahead (`FrameHoles`).
     private var holes: FrameHoles
     /// Frames missing where the timestamps of a stream of constant frame rate jump ahead (`FrameHoles`' rule).
-    var lostFrames: [LostFrames] { holes.lost(stream: Int(inputIndex)) }
+    var lostFrames: [LostFrames] { variableRate ? [] : holes.lost(stream: Int(inputIndex)) }
+    /// Where a variable-rate source holds a frame longer than its base rate (`SourceStream.variableRate`): no loss, but
+    /// an MP4 output states its length without those steps' extra time, which the verifier allows for.
+    var heldLonger: [LostFrames] { variableRate ? holes.steps(stream: Int(inputIndex)) : [] }
+    /// The whole source's index shows a variable rate (`SourceStream.variableRate`): a hole is no frame lost.
+    private var variableRate = false
     /// Where the input's reading is (given by the executor's `TimestampRepair`): a re-stamped frame must not
     /// run away from the audio.
     var inputClock: InputClock?
@@ -105,7 +110,10 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         try encoder.open(plan.encoderOptions(pass: pass, codecs: codecs))
         frameDuration = max(1, av_rescale_q(1, av_inv_q(rate), inTimeBase))
         // The base rate every timestamp is on (FFmpeg's `r_frame_rate`) measures the holes; the guess if it is unknown.
+        // A video whose index shows a variable rate over the whole file has no holes to count (a range of it may look
+        // constant but for the step where the rate changes: `SourceStream.variableRate`).
         let base = stream.pointee.r_frame_rate
+        variableRate = source.map { s in s.streams.indices.contains(Int(stream.pointee.index)) && s.streams[Int(stream.pointee.index)].variableRate } ?? false
         holes = FrameHoles(frameDuration: base.num > 0 && base.den > 0 ? av_q2d(av_inv_q(base)) : av_q2d(av_inv_q(rate)))
 
         outputStream = try muxer.addStream()
