@@ -69,6 +69,30 @@ import Testing
         #expect(try Self.formatTags(out)["LOCATION"] == "+48.8584+002.2945/")
     }
 
+    @Test("batch: a rotated upload that fits a preset writing .mkv is transcoded upright, not byte-copied (the remux would lose the rotation)")
+    func batchRotatedIntoMatroska() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let uploads = dir.appendingPathComponent("uploads"), out = dir.appendingPathComponent("ready")
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        let plain = dir.appendingPathComponent("plain.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=1", "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=1",
+                                "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30", "-c:a", "aac", "-b:a", "96k", plain])
+        try TestSupport.ffmpeg(["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90", uploads.appendingPathComponent("VID_1.mp4").path])
+        let shown = try TestSupport.tool(["presets", "show", "1280x720", "--as", "mkv720"])
+        let preset = dir.appendingPathComponent("mkv720.json")
+        try shown.stdout.replacingOccurrences(of: "\"defaultExtension\" : \"mp4\"", with: "\"defaultExtension\" : \"mkv\"")
+            .write(to: preset, atomically: true, encoding: .utf8)
+        let report = dir.appendingPathComponent("r.json").path
+        let r = try TestSupport.tool(["batch", uploads.path, "--out", out.path, "--preset", preset.path, "-q", "--report", report])
+        #expect(r.status == 0, "\(r.stderr)")
+        let row = try #require(try BatchReport.read(report).first)
+        #expect(row.action == .transcode && row.status == "exported", "\(row.action) \(row.status) \(row.reason)")
+        let probe = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=width,height",
+                                                             "-of", "csv=p=0", out.appendingPathComponent("VID_1.mkv").path])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "360,640", "\(probe.stdout)")
+    }
+
     @Test("a preset whose codec the container cannot hold is refused before any work: exit 65, nothing written")
     func codecRefusedBeforeWork() throws {
         let dir = TestSupport.tempDir()

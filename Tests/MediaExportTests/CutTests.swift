@@ -16,13 +16,15 @@ import Testing
         var cut: String { dir.appendingPathComponent("cut.mp4").path }
         var ps: String { dir.appendingPathComponent("ps.mpg").path }
         var ts: String { dir.appendingPathComponent("il.ts").path }
+        /// H.264 with B-frames in MPEG-TS, a keyframe every second: a timestamp seek lands past the first keyframe.
+        var h264TS: String { dir.appendingPathComponent("h264.ts").path }
     }
 
     /// Made once per machine into a temporary folder renamed into place whole (a concurrent run uses either its own
     /// or the first one's), and kept for the next run: 5 MB instead of a folder left behind by every run.
     static let inputs: Inputs = {
-        let kept = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("mediaexport-tests-CutTests-inputs-v1")
-        if FileManager.default.fileExists(atPath: kept.appendingPathComponent("il.ts").path) { return Inputs(dir: kept) }
+        let kept = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("mediaexport-tests-CutTests-inputs-v2")
+        if FileManager.default.fileExists(atPath: kept.appendingPathComponent("h264.ts").path) { return Inputs(dir: kept) }
         let made = make(in: TestSupport.tempDir("CutTestsInputs"))
         if (try? FileManager.default.moveItem(at: made.dir, to: kept)) != nil { return Inputs(dir: kept) }
         return made
@@ -39,6 +41,7 @@ import Testing
         try? TestSupport.ffmpeg(pal + ["-c:v", "mpeg2video", "-g", "12", "-bf", "0", "-b:v", "2M", "-c:a", "mp2", "-f", "mpeg", inputs.ps])
         try? TestSupport.ffmpeg(pal + ["-c:v", "mpeg2video", "-g", "12", "-b:v", "2M", "-flags", "+ilme+ildct", "-top", "1", "-c:a", "mp2",
                                        "-f", "mpegts", inputs.ts])
+        try? TestSupport.ffmpeg(pal + ["-c:v", "libx264", "-preset", "veryfast", "-g", "25", "-bf", "2", "-c:a", "aac", "-f", "mpegts", inputs.h264TS])
         return inputs
     }
 
@@ -144,11 +147,11 @@ import Testing
 
     /// A range of a source whose clock starts later than 0 (MPEG-PS at 0.5 s, MPEG-TS at 1.4 s) counts from its
     /// start, as ffmpeg's `-ss`: the frames ffmpeg decodes, no damage reported, and the record's duration is the file's.
-    @Test(arguments: ["ps", "ts"])
+    @Test(arguments: ["ps", "ts", "h264TS"])
     func aRangeOfMPEGDeliversWhatFFmpegDecodes(kind: String) throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
-        let source = kind == "ps" ? Self.inputs.ps : Self.inputs.ts
+        let source = ["ps": Self.inputs.ps, "ts": Self.inputs.ts][kind] ?? Self.inputs.h264TS
         let out = dir.appendingPathComponent("range.mp4").path
         let r = try Self.export(["--preset", "1280x720", "--start", "1", "--end", "3", source, out])
         #expect(r.status == 0, "\(r.stderr)")

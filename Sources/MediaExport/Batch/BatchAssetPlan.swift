@@ -127,20 +127,33 @@ extension BatchPlanner {
             item.reason = truncation
             info = source.info
         } else {
-            let ext = PathName.pathExtension(selection.report.resource).lowercased()
-            if let tags = tagsToDrop(info, level: preset.metadataLevel) {
-                // A byte copy keeps every tag: a file that fits but must lose some is remuxed, which drops them.
-                item.action = .remux
-                item.reason = "already fits the preset; remuxed to drop \(tags) (--metadata \(preset.metadataLevel.rawValue))"
-            } else if ext == preset.defaultExtension.lowercased() {
-                item.action = .copy
-                item.reason = "already fits the preset, in the same container"
-            } else {
-                item.action = .remux
-                item.reason = "already fits the preset; only the container changes (.\(ext) → .\(preset.defaultExtension))"
-            }
+            fits(&item, info: info, selection: selection, options: options)
         }
         return info
+    }
+
+    /// The action for a file that already fits the preset: a byte copy into the same container, else a remux — asked
+    /// of the planner, which knows what the output's container keeps: a remux it finds impossible (a rotation
+    /// Matroska cannot carry) makes it a transcode, which turns the pixels upright, rather than a byte copy.
+    private static func fits(_ item: inout BatchItem, info: SourceInfo, selection: VersionSelection, options: BatchOptions) {
+        let preset = options.preset
+        let ext = PathName.pathExtension(selection.report.resource).lowercased()
+        let tags = tagsToDrop(info, level: preset.metadataLevel)
+        if tags == nil && ext == preset.defaultExtension.lowercased() {
+            item.action = .copy
+            item.reason = "already fits the preset, in the same container"
+            return
+        }
+        let container = Container(extension: PathName.pathExtension(item.output))
+        if let remux = try? ExportPlanner.plan(source: info, preset: preset, route: .remux, container: container, edits: selection.edits,
+                                               range: nil, tracks: options.tracks), let why = remux.impossible {
+            item.reason = "already fits the preset, but a remux cannot deliver it: \(why)"
+            return
+        }
+        item.action = .remux
+        // A byte copy keeps every tag: a file that fits but must lose some is remuxed, which drops them.
+        item.reason = tags.map { "already fits the preset; remuxed to drop \($0) (--metadata \(preset.metadataLevel.rawValue))" }
+            ?? "already fits the preset; only the container changes (.\(ext) → .\(preset.defaultExtension))"
     }
 
     /// What the metadata level drops of the source's tags (container and streams), as `3 tags`; nil when nothing.

@@ -17,9 +17,9 @@ extension Demuxer {
         var back = 0.0
         while true {
             let at = max(0, seconds - back)
-            try seek(toSeconds: at)
+            try seek(toSecondsOrStart: at)
             if let key = try firstKeyframe(of: stream), key <= seconds + 0.0005 {
-                try seek(toSeconds: at)
+                try seek(toSecondsOrStart: at)
                 return key
             }
             if at == 0 { break }
@@ -27,6 +27,15 @@ extension Demuxer {
         }
         try seek(toSeconds: seconds)
         return nil
+    }
+
+    /// A seek to `seconds`; at 0, to the file's first byte where the format allows it: a timestamp search of an
+    /// MPEG-TS lands after its first packets (its first keyframe among them), and nothing comes before byte 0.
+    private func seek(toSecondsOrStart seconds: Double) throws {
+        guard seconds <= 0, let format = context.pointee.iformat, (format.pointee.flags & AVFMT_NO_BYTE_SEEK) == 0 else {
+            return try seek(toSeconds: seconds)
+        }
+        try check(av_seek_frame(context, -1, 0, AVSEEK_FLAG_BYTE), .decode, path, "seeking to the start")
     }
 
     /// The presentation time (else decode time) of the first keyframe of `stream` read from here, seconds from
