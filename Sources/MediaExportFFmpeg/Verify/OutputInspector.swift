@@ -146,8 +146,13 @@ package enum OutputInspector {
             streams[i].frameCount = count[i]
             streams[i].shownFrames = count[i] - hidden[i]
             streams[i].timestampsIncreasing = increasing[i]
+            let base = av_q2d(demuxer.streams[i].pointee.time_base)
             if streams[i].duration == nil, let f = first[i], let e = end[i] {
-                streams[i].duration = Double(e - f) * av_q2d(demuxer.streams[i].pointee.time_base)
+                streams[i].duration = Double(e - f) * base
+            } else if demuxer.streams[i].pointee.duration <= 0, let f = first[i], f > 0, let tagged = streams[i].duration {
+                // Matroska's `DURATION` tag is where the stream ends, from the file's 0: a stream that starts later (a
+                // video after its audio, an edit list's empty start) lasts that much less.
+                streams[i].duration = max(0, tagged - Double(f) * base)
             }
         }
     }
