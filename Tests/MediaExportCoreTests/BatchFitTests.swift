@@ -25,12 +25,11 @@ let misfitCases: [(String, SourceInfo, String, String?)] = [
     ("audio sample rate", .make([.aac(0, rate: 96_000)]), "m4a", "audio at 96000 Hz, preset uses 48000"),
     ("audio bit rate", .make([.aac(0, bitRate: 320_000)]), "1920x1080", "audio bit rate 320 kb/s is above the preset's 192"),
     ("audio bit rate within 25 %", .make([.aac(0, bitRate: 240_000)]), "1920x1080", nil),
-    ("extra streams: a copy would keep the data stream; mov_text and the cover are kept in .mp4 anyway", .withExtras, "1920x1080",
-     "has streams only a transcode treats as the preset does: 1 data stream"),
+    ("extra streams: a remux drops the data stream as the transcode does; mov_text and the cover are kept in .mp4 anyway", .withExtras, "1920x1080", nil),
     ("cover art fits an .m4a", .make([.aac(0), SourceStream(index: 1, kind: .video, codec: "mjpeg", isAttachedPicture: true,
                                                            width: 600, height: 600)]), "m4a", nil),
     ("SubRip needs converting for .mp4", .make([.h264(0, 1920, 1080), .aac(1), SourceStream(index: 2, kind: .subtitle, codec: "subrip", fitsIn: [.mkv])]),
-     "1920x1080", "has streams only a transcode treats as the preset does: subrip subtitles (.mp4 needs mov_text)"),
+     "1920x1080", "has streams only a transcode treats as the preset does: stream #2 subtitle (subrip): a remux drops it (.mp4 cannot hold subrip)"),
     ("nothing to judge", .make([SourceStream(index: 0, kind: .data, codec: "bin_data")]), "highest", "no audio or video stream"),
     ("passthrough has no video settings", .landscape1080, "passthrough", "preset passthrough has no video"),
     ("HLG in 8 bits needs tone mapping for an H.264 preset", .make([hdr(codec: "h264", pixelFormat: "yuv420p")]), "highest",
@@ -39,6 +38,8 @@ let misfitCases: [(String, SourceInfo, String, String?)] = [
     ("HDR 8-bit HEVC: kept HDR is 10-bit", .make([hdr(codec: "hevc", pixelFormat: "yuv420p")]), "hevc-highest",
      "pixel format yuv420p is not yuv420p10le"),
     ("interlaced needs deinterlacing", .make([interlacedH264()]), "highest", "interlaced (top field first) needs deinterlacing"),
+    ("a rotated video that fits a preset writing .mkv: the remux cannot carry the rotation", .portraitRotated,
+     "mkv1080", "a remux into .mkv cannot deliver it: remux skipped: .mkv keeps no display matrix: a stream copy of video stream #0 would lose its rotation (90°); .mp4, .mov, .m4v keep it, or a transcode turns the pixels upright"),
 ]
 
 /// A 1920x1080 HLG video stream.

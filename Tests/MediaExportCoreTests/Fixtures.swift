@@ -97,6 +97,8 @@ enum Presets {
     }()
 
     static func named(_ name: String) -> Preset {
+        // A user's preset that writes Matroska (what the container keeps decides whether a file already fits).
+        if name == "mkv1080" { var p = named("1920x1080"); p.defaultExtension = "mkv"; return p }
         guard let preset = all[name] else { fatalError("preset \(name) not found in \(directory)") }
         return preset
     }

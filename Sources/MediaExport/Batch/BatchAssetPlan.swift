@@ -132,9 +132,8 @@ extension BatchPlanner {
         return info
     }
 
-    /// The action for a file that already fits the preset: a byte copy into the same container, else a remux — asked
-    /// of the planner, which knows what the output's container keeps: a remux it finds impossible (a rotation
-    /// Matroska cannot carry) makes it a transcode, which turns the pixels upright, rather than a byte copy.
+    /// The action for a file that already fits the preset (`misfit`, which asks the plans whether a remux delivers
+    /// what the transcode would): a byte copy into the same container, else a remux.
     private static func fits(_ item: inout BatchItem, info: SourceInfo, selection: VersionSelection, options: BatchOptions) {
         let preset = options.preset
         let ext = PathName.pathExtension(selection.report.resource).lowercased()
@@ -142,12 +141,6 @@ extension BatchPlanner {
         if tags == nil && ext == preset.defaultExtension.lowercased() {
             item.action = .copy
             item.reason = "already fits the preset, in the same container"
-            return
-        }
-        let container = Container(extension: PathName.pathExtension(item.output))
-        if let remux = try? ExportPlanner.plan(source: info, preset: preset, route: .remux, container: container, edits: selection.edits,
-                                               range: nil, tracks: options.tracks), let why = remux.impossible {
-            item.reason = "already fits the preset, but a remux cannot deliver it: \(why)"
             return
         }
         item.action = .remux

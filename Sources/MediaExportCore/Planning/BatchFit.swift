@@ -48,23 +48,25 @@ extension ExportPlanner {
             if let b = a.bitRate, Double(b) > Double(settings.bitrate) * 1.25 { return "audio bit rate \(b / 1000) kb/s is above the preset's \(settings.bitrate / 1000)" }
         }
         if video == nil && audio.isEmpty { return "no audio or video stream" }
-        // What a remux or copy into the preset's container would do otherwise than the preset: data streams a copy keeps
-        // (the preset drops them), text subtitles only a transcode converts to mov_text, cover art the container cannot hold.
-        let container = Container(extension: preset.defaultExtension) ?? .mp4
-        var extras: [String] = []
-        // A chapter or timecode track is carried over by a remux as by a transcode.
-        let data = source.streams.filter { $0.kind == .data && !$0.isChapterTrack && !$0.isTimecodeTrack }.count
-        if data > 0 { extras.append("\(data) data stream\(data == 1 ? "" : "s")") }
-        for s in source.streams where s.kind == .subtitle && !s.fitsIn.contains(container) {
-            extras.append("\(s.codec) subtitles (.\(container.rawValue) needs mov_text)")
+        return remuxDiffers(source, preset: preset, container: Container(extension: preset.defaultExtension) ?? .mp4)
+    }
+
+    /// What a remux of `source` into `container` would deliver otherwise than the preset's transcode, asked of the
+    /// plans themselves (not judged by rules of the batch's own): a stream one keeps and the other drops — text
+    /// subtitles only a transcode converts, a rotation a remux cannot carry, cover art the container's keys decide — or
+    /// a remux that is impossible. nil when the remux keeps exactly what the transcode keeps.
+    package static func remuxDiffers(_ source: SourceInfo, preset: Preset, container: Container, edits: EditSidecar? = nil,
+                                     tracks: TrackSelection = .all) -> String? {
+        guard let transcode = try? plan(source: source, preset: preset, route: .transcode, container: container, edits: edits, range: nil, tracks: tracks),
+              let remux = try? plan(source: source, preset: preset, route: .remux, container: container, edits: edits, range: nil, tracks: tracks)
+        else { return nil }  // a range or language the request cannot have: the run refuses it as any export would
+        if let why = remux.impossible { return "a remux into .\(container.rawValue) cannot deliver it: \(why)" }
+        let differ = zip(transcode.streams, remux.streams).filter { $0.isKept != $1.isKept }.map { t, r in
+            let s = source.streams[t.index]
+            return "stream #\(s.index) \(s.kind.rawValue) (\(s.codec)): " + (t.isKept ? "a remux drops it (\(r.streamPlan.reason ?? ""))"
+                                                                              : "a remux keeps it (the preset drops it)")
         }
-        for s in source.streams where s.isAttachedPicture {
-            if CoverArt.dropReason(codec: s.codec, container: container, quickTimeKeys: false) != nil { extras.append("cover art (.\(container.rawValue) cannot hold it)") }
-        }
-        if !extras.isEmpty {
-            return "has streams only a transcode treats as the preset does: \(extras.joined(separator: ", "))"
-        }
-        return nil
+        return differ.isEmpty ? nil : "has streams only a transcode treats as the preset does: " + differ.joined(separator: "; ")
     }
 
     /// A rough output size in bytes. `fits`: the batch remuxes or copies the file (it fits the preset, or the preset
