@@ -321,9 +321,10 @@ package enum ExportPlanner {
     /// The frames a range of a stream of constant frame rate holds (its length at that rate), when the stream declares
     /// no count but goes on past the range (`own`: its seconds from the range's start): the prediction that makes a
     /// short delivery on healthy input fail (a seek that lost a GOP), which "as written" would pass. nil otherwise:
-    /// no range, slow motion, an unknown or variable rate (`frameRate` is the average; `baseFrameRate` every step).
+    /// no range, slow motion, an unknown or variable rate (`frameRate` is the average; `baseFrameRate` every step; an
+    /// index that shows gaps, `variableRate`, though both rates agree: an AVI's empty chunks).
     static func framesInRange(_ s: SourceStream, timeline: PlannedTimeline, own: Double?) -> Int? {
-        guard let length = timeline.length, length > 0, timeline.slowMotion == nil, let own, own >= length,
+        guard let length = timeline.length, length > 0, timeline.slowMotion == nil, let own, own >= length, !s.variableRate,
               let rate = s.frameRate, let base = s.baseFrameRate, rate > 0, abs(rate - base) <= base * 0.001 else { return nil }
         return Int((length * rate).rounded())
     }

@@ -154,7 +154,7 @@ package struct SourceStream: Sendable, Equatable, Codable {
     package var frameRate: Double?
     /// The rate every timestamp is on (FFmpeg's `r_frame_rate`); equal to `frameRate` for a constant frame rate.
     package var baseFrameRate: Double?
-    /// True when the whole stream's frame times, read from its index (MP4/MOV), do not keep a constant rate by
+    /// True when the whole stream's frame times, read from its index (MP4/MOV; AVI, whose index leaves its empty chunks out), do not keep a constant rate by
     /// `FrameHoles`' rule (a phone's variable rate): a range of it may look constant but for a step where the rate
     /// changes, which is no frame lost, and its frames cannot be predicted from its count. false: constant or unknown.
     package var variableRate = false
