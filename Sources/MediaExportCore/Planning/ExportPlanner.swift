@@ -303,6 +303,7 @@ package enum ExportPlanner {
         // last frame's end): what was written is the measure. A part of it holds no share of its frames either.
         let part = start > 0 || (timeline.length.map { l in own.map { $0 > l } ?? true } ?? false)
         if s.variableRate { d.durationExact = false }
+        if case .copy = d.action, s.kind == .video, let length = timeline.length, own.map({ $0 > length }) ?? true { d.framesPastEnd = s.reorderDepth }
         if s.kind == .video, let count = s.frameCount, count > 0, let total = s.duration, total > 0, let expected = inputExpected, trustworthy,
            !(s.variableRate && part) {
             d.expectedFrames = Int((Double(count) * min(1, expected / total)).rounded())  // expected ≥ 0, total > 0: 0…count

@@ -162,6 +162,7 @@ enum SourceProbe {
             if rate.num > 0 && rate.den > 0 { s.frameRate = av_q2d(rate) }
             let base = stream.pointee.r_frame_rate
             if base.num > 0 && base.den > 0 { s.baseFrameRate = av_q2d(base) }
+            s.reorderDepth = Int(max(0, par.video_delay))
             s.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
             s.color = ColorProbe.color(stream)
         } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
