@@ -139,6 +139,11 @@ package struct StreamDecision: Sendable, Equatable {
     /// True when `expectedFrames` is the range's length at the frame rate, not a count the source declares: the
     /// verifier allows it a little more (3 %, at least two frames).
     package var framesEstimated: Bool = false
+    /// Frames shown after the timeline's end that a copied video may hold: a stream copy that ends inside the stream
+    /// keeps the frames decoded before the last ones shown before the end (their B-frame references, shown after
+    /// it), at most the source's reorder depth (`SourceStream.reorderDepth`); players show them, as they show
+    /// `ffmpeg -ss 1 -i in -t 2 -c copy`'s. 0: the output ends at the end.
+    package var framesPastEnd = 0
     /// Where a transcoded audio stream stops, seconds of output, besides the timeline's end: its own declared end
     /// (decoders emit an encoder's end padding that the source's edit list hides). nil: at the timeline's end.
     package var stopsAt: Double?

@@ -303,6 +303,7 @@ package enum ExportPlanner {
         // last frame's end): what was written is the measure. A part of it holds no share of its frames either.
         let part = start > 0 || (timeline.length.map { l in own.map { $0 > l } ?? true } ?? false)
         if s.variableRate { d.durationExact = false }
+        if case .copy = d.action, s.kind == .video, let length = timeline.length, own.map({ $0 > length }) ?? true { d.framesPastEnd = s.reorderDepth }
         if s.kind == .video, let count = s.frameCount, count > 0, let total = s.duration, total > 0, let expected = inputExpected, trustworthy,
            !(s.variableRate && part) {
             d.expectedFrames = Int((Double(count) * min(1, expected / total)).rounded())  // expected ≥ 0, total > 0: 0…count
@@ -321,9 +322,10 @@ package enum ExportPlanner {
     /// The frames a range of a stream of constant frame rate holds (its length at that rate), when the stream declares
     /// no count but goes on past the range (`own`: its seconds from the range's start): the prediction that makes a
     /// short delivery on healthy input fail (a seek that lost a GOP), which "as written" would pass. nil otherwise:
-    /// no range, slow motion, an unknown or variable rate (`frameRate` is the average; `baseFrameRate` every step).
+    /// no range, slow motion, an unknown or variable rate (`frameRate` is the average; `baseFrameRate` every step; an
+    /// index that shows gaps, `variableRate`, though both rates agree: an AVI's empty chunks).
     static func framesInRange(_ s: SourceStream, timeline: PlannedTimeline, own: Double?) -> Int? {
-        guard let length = timeline.length, length > 0, timeline.slowMotion == nil, let own, own >= length,
+        guard let length = timeline.length, length > 0, timeline.slowMotion == nil, let own, own >= length, !s.variableRate,
               let rate = s.frameRate, let base = s.baseFrameRate, rate > 0, abs(rate - base) <= base * 0.001 else { return nil }
         return Int((length * rate).rounded())
     }

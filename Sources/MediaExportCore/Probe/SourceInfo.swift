@@ -154,10 +154,12 @@ package struct SourceStream: Sendable, Equatable, Codable {
     package var frameRate: Double?
     /// The rate every timestamp is on (FFmpeg's `r_frame_rate`); equal to `frameRate` for a constant frame rate.
     package var baseFrameRate: Double?
-    /// True when the whole stream's frame times, read from its index (MP4/MOV), do not keep a constant rate by
+    /// True when the whole stream's frame times, read from its index (MP4/MOV; AVI, whose index leaves its empty chunks out), do not keep a constant rate by
     /// `FrameHoles`' rule (a phone's variable rate): a range of it may look constant but for a step where the rate
     /// changes, which is no frame lost, and its frames cannot be predicted from its count. false: constant or unknown.
     package var variableRate = false
+    /// Frames a decoder holds back to reorder B-frames (FFmpeg's `video_delay`, `has_b_frames`); 0 without B-frames.
+    package var reorderDepth = 0
     /// Pixel format name, e.g. `yuv420p`.
     package var pixelFormat: String?
     /// Audio channel count; 0 when unknown.

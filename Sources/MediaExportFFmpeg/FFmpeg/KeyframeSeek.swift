@@ -31,7 +31,7 @@ extension Demuxer {
 
     /// A seek to `seconds`; at 0, to the file's first byte where the format allows it: a timestamp search of an
     /// MPEG-TS lands after its first packets (its first keyframe among them), and nothing comes before byte 0.
-    private func seek(toSecondsOrStart seconds: Double) throws {
+    func seek(toSecondsOrStart seconds: Double) throws {
         guard seconds <= 0, let format = context.pointee.iformat, (format.pointee.flags & AVFMT_NO_BYTE_SEEK) == 0 else {
             return try seek(toSeconds: seconds)
         }

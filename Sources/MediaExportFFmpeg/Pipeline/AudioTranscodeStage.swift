@@ -14,6 +14,14 @@ final class AudioTranscodeStage: StreamStage {
     var isDone: Bool { resampler.isFinished }
     let outputStream: UnsafeMutablePointer<AVStream>
     private let decoder: StreamDecoder
+    /// Seconds of audio the freshly opened decoder drops before its first output, wherever reading starts, plus the
+    /// pre-roll it needs to converge after a seek: an Opus decoder skips its header's pre-skip (libavcodec sets
+    /// `delay` from it), 1.365 s in mutagen-example.opus. A range must be read that much before its start.
+    var decoderLead: Double {
+        let c = decoder.context.pointee
+        guard c.sample_rate > 0 else { return 0 }
+        return Double(max(0, c.delay)) / Double(c.sample_rate) + Double(max(0, c.seek_preroll)) / Double(c.sample_rate)
+    }
     private let resampler: AudioResampler
     private let encoder: StreamEncoder
     private let timeline: Timeline

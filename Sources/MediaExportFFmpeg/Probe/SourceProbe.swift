@@ -79,7 +79,10 @@ enum SourceProbe {
         info.creationTime = tags["creation_time"] ?? tags["com.apple.quicktime.creationdate"]
         info.tags = tags
         info.durationsEstimated = demuxer.durationsEstimated
-        if info.declaresFrameCounts { declareFrameLengths(&info, demuxer.streams) }
+        if info.declaresFrameCounts {
+            declareFrameLengths(&info, demuxer.streams)
+            noteEmptyChunks(&info, demuxer.streams)
+        }
         if info.formatName.hasPrefix("mov,") { countShownFrames(&info, demuxer.streams) }
         return info
     }
@@ -94,6 +97,18 @@ enum SourceProbe {
             let index = StreamIndex.read(stream, entries: entries)
             if index.hidden > 0 { info.streams[i].frameCount = entries - index.hidden }
             info.streams[i].variableRate = entries > 2 && !index.constantRate
+        }
+    }
+
+    /// An AVI's index leaves out its empty chunks (frames its writer dropped on purpose, shown as the frame before):
+    /// their slots are gaps in the index's timestamps. A video with more of them than `FrameHoles`' rule allows a
+    /// stream of constant rate is of variable rate (`SourceStream.variableRate`): a range of it holds the frames its
+    /// index has there, not its length at the header's rate (opencv-tree.avi: 68 frames in 444 slots, 5 in 1–3 s).
+    static func noteEmptyChunks(_ info: inout SourceInfo, _ streams: [UnsafeMutablePointer<AVStream>]) {
+        for (i, stream) in streams.enumerated() where info.streams[i].kind == .video && !info.streams[i].isAttachedPicture {
+            let entries = Int(avformat_index_get_entries_count(stream))
+            guard entries > 2 else { continue }
+            info.streams[i].variableRate = !StreamIndex.read(stream, entries: entries).constantRate
         }
     }
 
@@ -147,6 +162,7 @@ enum SourceProbe {
             if rate.num > 0 && rate.den > 0 { s.frameRate = av_q2d(rate) }
             let base = stream.pointee.r_frame_rate
             if base.num > 0 && base.den > 0 { s.baseFrameRate = av_q2d(base) }
+            s.reorderDepth = Int(max(0, par.video_delay))
             s.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
             s.color = ColorProbe.color(stream)
         } else if par.codec_type == AVMEDIA_TYPE_AUDIO {

@@ -149,12 +149,24 @@ package enum OutputInspector {
             let base = av_q2d(demuxer.streams[i].pointee.time_base)
             if streams[i].duration == nil, let f = first[i], let e = end[i] {
                 streams[i].duration = Double(e - f) * base
-            } else if demuxer.streams[i].pointee.duration <= 0, let f = first[i], f > 0, let tagged = streams[i].duration {
+            } else if demuxer.streams[i].pointee.duration <= 0, let tagged = streams[i].duration {
                 // Matroska's `DURATION` tag is where the stream ends, from the file's 0: a stream that starts later (a
-                // video after its audio, an edit list's empty start) lasts that much less.
-                streams[i].duration = max(0, tagged - Double(f) * base)
+                // video after its audio, an edit list's empty start) lasts that much less. Its blocks are stored
+                // after the track's codec delay (Opus' pre-skip, which the demuxer takes off their times and the
+                // decoder drops): the tag ends that much after the audio heard.
+                let start = max(0, first[i].map { Double($0) * base } ?? 0)
+                streams[i].duration = max(0, tagged - codecDelay(demuxer.streams[i]) - start)
             }
         }
+    }
+
+    /// The codec delay a Matroska track declares (`CodecDelay`, which the demuxer gives as `initial_padding` in samples
+    /// at 48 kHz for Opus, else at the stream's rate), seconds; 0 for none.
+    static func codecDelay(_ stream: UnsafeMutablePointer<AVStream>) -> Double {
+        let par = stream.pointee.codecpar.pointee
+        let rate = par.codec_id == AV_CODEC_ID_OPUS ? 48000 : par.sample_rate
+        guard par.codec_type == AVMEDIA_TYPE_AUDIO, par.initial_padding > 0, rate > 0 else { return 0 }
+        return Double(par.initial_padding) / Double(rate)
     }
 
     /// Reads the top-level atoms: true when `moov` comes before `mdat`; nil when neither is found.
