@@ -131,6 +131,20 @@ import Testing
         #expect(try Self.shownFrames(out) == Self.shownFrames(Self.inputs.cut))
     }
 
+    /// The same source copied into Matroska, which has no edit list: the hidden lead-in (15 frames from the keyframe)
+    /// is shown, as the ffmpeg CLI's copy shows it — planned and said, not a plan mismatch ending in a byte copy.
+    @Test func aSourceTrimmedByItsEditListIsCopiedIntoMatroskaWithItsLeadIn() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("out.mkv").path
+        let r = try Self.export(["--preset", "passthrough", Self.inputs.cut, out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.completed["route"] as? String == "remux" && (r.completed["fallbacks"] as? [Any])?.isEmpty != false, "\(r.stderr)")
+        let notes = r.completed["notes"] as? [String] ?? []
+        #expect(notes.contains { $0.contains("the source's edit list hides 0.500 s before its start") }, "\(notes)")
+        #expect(try Self.shownFrames(out) == Self.shownFrames(Self.inputs.cut) + 15)
+    }
+
     /// An Apple trim with passthrough: cut to the trim behind an edit list, never a byte copy of the whole clip.
     @Test func anAppleTrimWithPassthroughIsCut() throws {
         let dir = TestSupport.tempDir()

@@ -147,6 +147,8 @@ package struct StreamDecision: Sendable, Equatable {
     /// Where a transcoded audio stream stops, seconds of output, besides the timeline's end: its own declared end
     /// (decoders emit an encoder's end padding that the source's edit list hides). nil: at the timeline's end.
     package var stopsAt: Double?
+    /// Seconds of the source's hidden lead-in a copy shows (`ExportPlanner.showLeadIn`), included in `expectedDuration`.
+    package var shownLeadIn: Double = 0
     /// What a transcode changes that a person would notice (downmix, resampling, …), decided by the planner.
     package var changes: [StreamChange] = []
 

@@ -58,6 +58,7 @@ package enum ExportPlanner {
                 capFrameRate(&d, stream: stream, source: source, timeline: timeline)
                 d.changes = StreamChange.planned(d, stream: stream, container: container)
                 expect(&d, stream: stream, source: source, timeline: timeline)
+                if let note = showLeadIn(&d, stream: stream, source: source, container: container, timeline: timeline) { notes.append(note) }
                 fillVBV(&d, timeline: timeline)
             }
             return d
@@ -328,6 +329,21 @@ package enum ExportPlanner {
         guard let length = timeline.length, length > 0, timeline.slowMotion == nil, let own, own >= length, !s.variableRate,
               let rate = s.frameRate, let base = s.baseFrameRate, rate > 0, abs(rate - base) <= base * 0.001 else { return nil }
         return Int((length * rate).rounded())
+    }
+
+    /// A stream copy from the source's start into a container without edit lists (Matroska) carries the samples the
+    /// source's edit list hides before its start (`SourceStream.hiddenLeadIn`: the lead-in of an `ffmpeg -ss … -c copy`
+    /// cut, from its keyframe) and shows them, as the ffmpeg CLI's copy does: the plan expects them, and says so.
+    static func showLeadIn(_ d: inout StreamDecision, stream s: SourceStream, source: SourceInfo, container: Container,
+                           timeline: PlannedTimeline) -> String? {
+        guard case .copy = d.action, !container.keeps.editList, let lead = s.hiddenLeadIn, lead.seconds > 0,
+              timeline.origin - source.startTime <= 0.0005 else { return nil }
+        d.expectedDuration = d.expectedDuration.map { $0 + lead.seconds }
+        d.shownLeadIn = lead.seconds
+        d.expectedFrames = d.expectedFrames.map { $0 + (s.kind == .video ? lead.samples : 0) }
+        guard s.index == source.mainVideo else { return nil }
+        return String(format: "the source's edit list hides %.3f s before its start (from its keyframe); .%@ has no edit list: the copy shows them",
+                      lead.seconds, container.rawValue)
     }
 
     /// `video.maxFrameRate`: whether the transcoded video's frames come faster than it on the output's timeline.

@@ -158,6 +158,17 @@ package struct SourceStream: Sendable, Equatable, Codable {
     /// `FrameHoles`' rule (a phone's variable rate): a range of it may look constant but for a step where the rate
     /// changes, which is no frame lost, and its frames cannot be predicted from its count. false: constant or unknown.
     package var variableRate = false
+    /// Samples an MP4/MOV's edit list hides before the stream's first shown one (a stream-copy cut's lead-in from its
+    /// keyframe), stored in the file: players skip them, but a copy into a container without edit lists shows them.
+    package var hiddenLeadIn: LeadIn?
+
+    /// Hidden samples at a stream's start: how many, and the seconds they span.
+    package struct LeadIn: Codable, Sendable, Equatable {
+        package var samples: Int
+        package var seconds: Double
+        /// `samples` samples spanning `seconds`.
+        package init(samples: Int, seconds: Double) { self.samples = samples; self.seconds = seconds }
+    }
     /// Frames a decoder holds back to reorder B-frames (FFmpeg's `video_delay`, `has_b_frames`); 0 without B-frames.
     package var reorderDepth = 0
     /// Pixel format name, e.g. `yuv420p`.

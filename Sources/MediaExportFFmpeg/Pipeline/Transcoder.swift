@@ -379,7 +379,8 @@ package final class Transcoder {
         for k in expected.streams.indices where expected.streams[k].isKept {
             let index = expected.streams[k].index
             if index < inputEnd.count, let end = inputEnd[index], let want = expected.streams[k].expectedDuration {
-                expected.streams[k].expectedDuration = min(want, timeline.slowMotion?.outputSeconds(max(0, end - timeline.origin)) ?? max(0, end - timeline.origin))
+                let held = max(0, end - timeline.origin) + expected.streams[k].shownLeadIn
+                expected.streams[k].expectedDuration = min(want, timeline.slowMotion?.outputSeconds(held) ?? held)
             }
         }
         func check(decoding: Bool) throws -> Verification {

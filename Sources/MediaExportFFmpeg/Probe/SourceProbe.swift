@@ -89,12 +89,16 @@ enum SourceProbe {
 
     /// An MP4/MOV whose edit list hides samples (a stream-copy cut's lead-in, encoder priming) shows fewer frames
     /// than it stores (`nb_frames`): a video's frame count is what players show, as its duration and start are. The
-    /// index also tells, from every frame's time, whether the video keeps a constant rate (`SourceStream.variableRate`).
+    /// index also tells, from every frame's time, whether the video keeps a constant rate (`SourceStream.variableRate`),
+    /// and each video or audio stream's hidden lead-in (`SourceStream.hiddenLeadIn`), which a copy into a container
+    /// without edit lists shows.
     static func countShownFrames(_ info: inout SourceInfo, _ streams: [UnsafeMutablePointer<AVStream>]) {
-        for (i, stream) in streams.enumerated() where info.streams[i].kind == .video && info.streams[i].frameCount != nil {
+        for (i, stream) in streams.enumerated() where info.streams[i].kind == .video || info.streams[i].kind == .audio {
             let entries = Int(avformat_index_get_entries_count(stream))
             guard entries > 0 else { continue }
             let index = StreamIndex.read(stream, entries: entries)
+            if index.hidden > 0 { info.streams[i].hiddenLeadIn = .init(samples: index.hidden, seconds: index.leadIn) }
+            guard info.streams[i].kind == .video, info.streams[i].frameCount != nil else { continue }
             if index.hidden > 0 { info.streams[i].frameCount = entries - index.hidden }
             info.streams[i].variableRate = entries > 2 && !index.constantRate
         }
