@@ -149,12 +149,25 @@ package enum OutputInspector {
             let base = av_q2d(demuxer.streams[i].pointee.time_base)
             if streams[i].duration == nil, let f = first[i], let e = end[i] {
                 streams[i].duration = Double(e - f) * base
-            } else if demuxer.streams[i].pointee.duration <= 0, let f = first[i], f > 0, let tagged = streams[i].duration {
+            } else if demuxer.streams[i].pointee.duration <= 0, let f = first[i], let tagged = streams[i].duration {
                 // Matroska's `DURATION` tag is where the stream ends, from the file's 0: a stream that starts later (a
-                // video after its audio, an edit list's empty start) lasts that much less.
-                streams[i].duration = max(0, tagged - Double(f) * base)
+                // video after its audio, an edit list's empty start) lasts that much less. That 0 is the muxer's, before
+                // the demuxer takes the codec delay off every timestamp (`matroskaCodecDelay`).
+                let delay = matroskaCodecDelay(demuxer.streams[i])
+                guard f > 0 || delay > 0 else { continue }
+                streams[i].duration = max(0, tagged - delay - Double(max(f, 0)) * base)
             }
         }
+    }
+
+    /// The codec delay of a Matroska stream, in seconds: Opus's pre-skip, which FFmpeg 5.1's muxer stores as
+    /// `CodecDelay` and adds to every block's timestamp (so its `DURATION` tag counts it), and which the demuxer
+    /// reads back as `initial_padding` (48 kHz samples for Opus) and takes off every timestamp. 0 for others.
+    static func matroskaCodecDelay(_ stream: UnsafeMutablePointer<AVStream>) -> Double {
+        let par = stream.pointee.codecpar.pointee
+        guard par.initial_padding > 0 else { return 0 }
+        let rate = par.codec_id == AV_CODEC_ID_OPUS ? 48_000 : par.sample_rate
+        return rate > 0 ? Double(par.initial_padding) / Double(rate) : 0
     }
 
     /// Reads the top-level atoms: true when `moov` comes before `mdat`; nil when neither is found.
