@@ -88,13 +88,13 @@ extension Container {
 extension ContainerKeeps {
     /// The languages of QuickTime's Macintosh list among `TrackSelection.aliases`' (by their ISO 639-2/T code), each
     /// under the spelling FFmpeg 5.1's MOV muxer accepts for it (its table mixes B and T forms). Languages not here
-    /// (Swedish, Croatian, Serbian and any unlisted code) are not written into a MOV: `ContainerKeepsTests` checks
+    /// (Swedish, Croatian, Serbian and any code not listed here) are not written into a MOV: `ContainerKeepsTests` checks
     /// every entry, and that the other spelling and the missing ones are lost, against the muxer.
     package static let macintoshSpelling: [String: String] = [
         "eng": "eng", "deu": "ger", "fra": "fra", "spa": "spa", "ita": "ita", "por": "por", "nld": "dut", "rus": "rus",
         "jpn": "jpn", "zho": "chi", "kor": "kor", "ara": "ara", "nor": "nor", "dan": "dan", "fin": "fin", "pol": "pol",
         "ces": "ces", "ell": "gre", "tur": "tur", "hun": "hun", "heb": "heb", "hin": "hin", "tha": "tha", "ukr": "ukr",
         "ron": "ron", "fas": "per", "ind": "ind", "vie": "vie", "cat": "cat", "slk": "slk", "bul": "bul", "msa": "may",
-        "isl": "ice",
+        "isl": "ice", "lat": "lat",
     ]
 }
