@@ -91,7 +91,11 @@ package final class Transcoder {
         if let timecode = plan.timecode, let value = timecode.output, let stage = stages.first(where: { Int($0.inputIndex) == timecode.stream }) {
             av_dict_set(&stage.outputStream.pointee.metadata, "timecode", value, 0)
         }
-        for stage in stages { setStreamTags(stage) }
+        for stage in stages {
+            let index = Int(stage.inputIndex)
+            setStreamTags(stage.outputStream, dropping: plan.metadata.streams[index] ?? [],
+                          language: index < info.streams.count ? info.streams[index].language : nil, container: container)
+        }
         // A track selection's first audio stream is the default one; the others are not (the source's may be gone).
         if let main = plan.defaultAudio {
             for stage in stages where plan.streams[Int(stage.inputIndex)].kind == .audio {
@@ -100,25 +104,6 @@ package final class Transcoder {
             }
         }
         return stages
-    }
-
-    /// The stream tags the metadata level drops (`MetadataPlan`; the container's are left out of `tags` already), and
-    /// the language as the container stores it (`Container.language`: MOV knows French as `fra`, not `fre`; none for
-    /// a language it cannot store), which is what the verifier expects.
-    private func setStreamTags(_ stage: StreamStage) {
-        let index = Int(stage.inputIndex)
-        for key in plan.metadata.streams[index] ?? [] { av_dict_set(&stage.outputStream.pointee.metadata, key, nil, 0) }
-        if index < info.streams.count, let language = info.streams[index].language {
-            av_dict_set(&stage.outputStream.pointee.metadata, "language", container.language(language), 0)
-        }
-    }
-
-    /// True when an audio or video stream is copied: its packets go to the muxer with the times they came with.
-    private var copiesTimedStream: Bool {
-        plan.keptInOutputOrder.contains { d in
-            if case .copy = d.action { return d.kind == .audio || d.kind == .video }
-            return false
-        }
     }
 
     /// What `run` tells its observer after every packet: the output time, the video frames, and whether it is the last call.
@@ -146,7 +131,7 @@ package final class Transcoder {
         if !measureAll {
             for stream in demuxer.streams where byInput[Int(stream.pointee.index)] == nil { stream.pointee.discard = AVDISCARD_ALL }
         }
-        if copiesTimedStream { demuxer.generatesPresentationTimes() }
+        if plan.copiesTimedStream { demuxer.generatesPresentationTimes() }
 
         // The source's chapters, placed on the output's timeline (shifted, cut to the range, stretched by slow motion).
         let chapters = Chapters.forOutput(demuxer.chapters, timeline: plan.timeline, sourceStartTime: demuxer.startTime)
