@@ -57,11 +57,23 @@ enum FormatTable {
         return parts.joined(separator: all ? "; " : ", ") + (all ? "" : " codecs")
     }
 
-    /// "rotation: display matrix; cuts: edit list; tags: as written; timecode: track" (`ContainerKeeps`).
+    /// "rotation: display matrix; cuts: edit list; tags: as written; timecode: track; languages: ISO 639-2" (`ContainerKeeps`).
     static func keeps(_ k: ContainerKeeps) -> String {
-        ["rotation: " + (k.displayMatrix ? "display matrix" : "turned into the pixels"),
-         "cuts: " + (k.editList ? "edit list" : "from a keyframe"),
-         "tags: " + (k.tagCaseKept ? "as written" : "upper-cased"),
-         "timecode: " + (k.timecode == .none ? "none" : k.timecode.rawValue)].joined(separator: "; ")
+        let rotation: String = k.displayMatrix ? "display matrix" : "turned into the pixels"
+        let cuts: String = k.editList ? "edit list" : "from a keyframe"
+        let tags: String = k.tagCaseKept ? "as written" : "upper-cased"
+        let timecode: String = k.timecode == .none ? "none" : k.timecode.rawValue
+        let parts: [String] = ["rotation: " + rotation, "cuts: " + cuts, "tags: " + tags, "timecode: " + timecode,
+                               "languages: " + languages(k.languages)]
+        return parts.joined(separator: "; ")
+    }
+
+    /// How a container's languages read in `formats`.
+    static func languages(_ store: ContainerKeeps.LanguageStore) -> String {
+        switch store {
+        case .asWritten: return "any code"
+        case .iso639: return "ISO 639-2"
+        case .macintosh: return "QuickTime's list"
+        }
     }
 }

@@ -44,3 +44,39 @@ struct ContainerKeepsTests {
         }
     }
 }
+
+/// `ContainerKeeps.languages` and `Container.language(_:)` against the muxer: every language is written into each
+/// container under the source's two ISO 639-2 spellings and read back with ffprobe.
+@Suite("Languages each container keeps, asked of the muxer")
+struct ContainerLanguageTests {
+    @Test(arguments: [Container.mp4, .mov, .mkv])
+    func languagesMatchTheMuxer(_ container: Container) throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let base = dir.appendingPathComponent("a.m4a").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "sine=d=0.1", "-c:a", "aac", base])
+        // Every 639-2 spelling of the alias table (B and T), plus codes outside it and a malformed one.
+        let codes = Set(TrackSelection.aliases.filter { $0.key.count == 3 }.flatMap { [$0.key, $0.value] })
+            .union(["swe", "hrv", "srp", "lat", "FRE"])
+        for code in codes.sorted() {
+            let out = dir.appendingPathComponent("l-\(code).\(container.rawValue)").path
+            try TestSupport.ffmpeg(["-i", base, "-c", "copy", "-metadata:s:a:0", "language=\(code)", "-f", container.muxerName, out])
+            let read = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream_tags=language", "-of", "csv=p=0", out])
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let measured = read.isEmpty || read == "und" ? nil : read
+            // What the executor writes (`language(_:)`) reads back unchanged…
+            if let written = container.language(code) {
+                let out2 = dir.appendingPathComponent("w-\(code).\(container.rawValue)").path
+                try TestSupport.ffmpeg(["-i", base, "-c", "copy", "-metadata:s:a:0", "language=\(written)", "-f", container.muxerName, out2])
+                let back = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream_tags=language", "-of", "csv=p=0", out2])
+                #expect(back.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == written, "\(code) written as \(written)")
+            }
+            // …and a code the table says the container keeps as written is kept as written; one it cannot store is lost.
+            if container.keeps.languages != .macintosh || container.language(code) == code {
+                #expect(measured == container.language(code), "\(code): read back \(read)")
+            } else if container.language(code) == nil {
+                #expect(measured == nil, "\(code): .mov kept \(read), but the table says it cannot")
+            }
+        }
+    }
+}

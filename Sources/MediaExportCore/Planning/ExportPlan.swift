@@ -41,6 +41,15 @@ package struct ExportPlan: Sendable, Equatable {
     /// filled in with the output's tags (`OutputTags.forOutput`).
     package var metadata = MetadataPlan()
 
+    /// True when an audio or video stream is copied: its packets go to the muxer with the times they came with,
+    /// so each needs a PTS (`Demuxer.generatesPresentationTimes`).
+    package var copiesTimedStream: Bool {
+        keptInOutputOrder.contains { d in
+            if case .copy = d.action { return d.kind == .audio || d.kind == .video }
+            return false
+        }
+    }
+
     /// The kept streams, in the order the output holds them.
     package var keptInOutputOrder: [StreamDecision] {
         guard let order = outputOrder else { return streams.filter(\.isKept) }

@@ -19,6 +19,8 @@ public struct ContainerKeeps: Codable, Sendable, Equatable {
     public var muxerStreamTags: [String]
     /// How a timecode is carried: a `tmcd` track (MP4/MOV) or a `TIMECODE` tag (Matroska).
     public var timecode: TimecodeCarrier
+    /// How a stream's language is stored: which codes survive, under which spelling (`Container.language(_:)`).
+    public var languages: LanguageStore
 
     /// How a container carries a timecode.
     public enum TimecodeCarrier: String, Codable, Sendable {
@@ -29,6 +31,18 @@ public struct ContainerKeeps: Codable, Sendable, Equatable {
         /// Not at all (`.m4a`: no video).
         case none
     }
+
+    /// How a container stores a stream's language, as FFmpeg 5.1's muxer writes it and its demuxer reads it back.
+    public enum LanguageStore: String, Codable, Sendable {
+        /// Any code, as written (Matroska's `Language` element); `und` is not written.
+        case asWritten
+        /// Three lower-case letters packed into the `mdhd` box (MP4): any ISO 639-2 code, bibliographic or
+        /// terminologic; anything else (`fr`, `FRE`) becomes `und`.
+        case iso639
+        /// A Macintosh language code in the `mdhd` box (MOV): only the languages of QuickTime's list, each under the
+        /// one ISO 639-2 spelling of FFmpeg's table (`fra` but `ger`, `chi`, `dut`); any other code is lost.
+        case macintosh
+    }
 }
 
 extension Container {
@@ -36,10 +50,28 @@ extension Container {
     public var keeps: ContainerKeeps {
         if isMatroskaFamily {
             return ContainerKeeps(displayMatrix: false, editList: false, tagCaseKept: false,
-                                  muxerStreamTags: ["duration", "encoder"], timecode: .tag)
+                                  muxerStreamTags: ["duration", "encoder"], timecode: .tag, languages: .asWritten)
         }
         return ContainerKeeps(displayMatrix: true, editList: true, tagCaseKept: true,
-                              muxerStreamTags: ["encoder", "handler_name", "vendor_id"], timecode: self == .m4a ? .none : .track)
+                              muxerStreamTags: ["encoder", "handler_name", "vendor_id"], timecode: self == .m4a ? .none : .track,
+                              languages: self == .mov ? .macintosh : .iso639)
+    }
+
+    /// The language tag a stream whose source says `language` (nil: none or `und`) is given in this container, which
+    /// is also what it reads back: nil when the container cannot store that language (it reads back as none). The
+    /// executor writes this, not the source's spelling, so that MOV keeps French (`fre` is not in its list, `fra`
+    /// is), and the verifier expects it.
+    public func language(_ language: String?) -> String? {
+        guard let language, language != "und", !language.isEmpty else { return nil }
+        switch keeps.languages {
+        case .asWritten:
+            return language
+        case .iso639:
+            let isCode = language.utf8.count == 3 && language.utf8.allSatisfy { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+            return isCode ? language : nil
+        case .macintosh:
+            return ContainerKeeps.macintoshSpelling[TrackSelection.canonical(language)]
+        }
     }
 
     /// The value of `key` among `tags` as this container reads it back: by name, without case where the muxer changes
@@ -50,4 +82,19 @@ extension Container {
         let k = key.lowercased()
         return tags.filter { $0.key.lowercased() == k }.min { $0.key < $1.key }?.value
     }
+}
+
+
+extension ContainerKeeps {
+    /// The languages of QuickTime's Macintosh list among `TrackSelection.aliases`' (by their ISO 639-2/T code), each
+    /// under the spelling FFmpeg 5.1's MOV muxer accepts for it (its table mixes B and T forms). Languages not here
+    /// (Swedish, Croatian, Serbian and any code not listed here) are not written into a MOV: `ContainerKeepsTests` checks
+    /// every entry, and that the other spelling and the missing ones are lost, against the muxer.
+    package static let macintoshSpelling: [String: String] = [
+        "eng": "eng", "deu": "ger", "fra": "fra", "spa": "spa", "ita": "ita", "por": "por", "nld": "dut", "rus": "rus",
+        "jpn": "jpn", "zho": "chi", "kor": "kor", "ara": "ara", "nor": "nor", "dan": "dan", "fin": "fin", "pol": "pol",
+        "ces": "ces", "ell": "gre", "tur": "tur", "hun": "hun", "heb": "heb", "hin": "hin", "tha": "tha", "ukr": "ukr",
+        "ron": "ron", "fas": "per", "ind": "ind", "vie": "vie", "cat": "cat", "slk": "slk", "bul": "bul", "msa": "may",
+        "isl": "ice", "lat": "lat",
+    ]
 }

@@ -41,7 +41,7 @@ package enum OutputVerifier {
             if damaged { decision.durationExact = false; decision.expectedFrames = nil }
             let src = decision.index < source.streams.count ? source.streams[decision.index] : nil
             checks += streamChecks(label: "stream #\(j) \(decision.kind.rawValue)", decision: decision, out: outStreams[j],
-                                   delivered: order[j] < delivered.count ? delivered[order[j]] : nil, source: src)
+                                   delivered: order[j] < delivered.count ? delivered[order[j]] : nil, source: src, container: plan.container)
         }
         checks += tagChecks(wanted: tags, written: facts.tags, container: plan.container)
         checks += timecodeChecks(plan: plan, kept: kept, outStreams: outStreams, facts: facts)
@@ -55,7 +55,7 @@ package enum OutputVerifier {
 
     /// The checks of one output stream against its decision.
     static func streamChecks(label: String, decision: StreamDecision, out: OutputFacts.Stream, delivered tally: DeliveredStream?,
-                             source src: SourceStream?) -> [Verification.Check] {
+                             source src: SourceStream?, container: Container? = nil) -> [Verification.Check] {
         if decision.isCoverArt {
             // One picture, no timeline: no duration, frame rate, language or display matrix to check. Its size is
             // known once read back with decoding (the header of MP4's `covr` does not say).
@@ -66,7 +66,10 @@ package enum OutputVerifier {
         var checks = actionChecks(label: label, decision: decision, out: out, source: src)
         func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) { checks.append(check(name, expected, measured, ok)) }
         if let language = src?.language {
-            add("\(label) language", language, out.language ?? "none", out.language == language)
+            // As the container stores it (`Container.language`): MOV spells French `fra` and has no Swedish at all.
+            let stored = container.map { $0.language(language) } ?? language
+            add("\(label) language", stored ?? "none (.\(container?.rawValue ?? "") cannot store \(language))", out.language ?? "none",
+                out.language == stored)
         }
         if decision.kind == .video || decision.kind == .audio {
             checks.append(durationCheck(label: label, decision: decision, out: out, delivered: tally, source: src))

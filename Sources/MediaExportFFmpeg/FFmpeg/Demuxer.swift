@@ -103,6 +103,15 @@ final class Demuxer {
         }
     }
 
+    /// Has libavformat give every packet a PTS, from the DTS of the next packets (`AVFMT_FLAG_GENPTS`, the ffmpeg
+    /// CLI's `-fflags +genpts`), before the first packet is read. For stream copies: MPEG-PS and AVI leave the PTS
+    /// out of frames that others are predicted from (B-frames, packed bitstreams), which the decoder does not
+    /// need but a muxer does — Matroska stores only PTS and refuses such a packet, MP4 would show it at its DTS
+    /// (two frames at one time). Packets that have one are untouched, in the same order.
+    func generatesPresentationTimes() {
+        context.pointee.flags |= AVFMT_FLAG_GENPTS
+    }
+
     /// True when the first look at the streams left one without what the planner needs (`deepProbed` tells).
     private(set) var deepProbed = false
     /// How far the second look reads: bytes, and seconds of media.

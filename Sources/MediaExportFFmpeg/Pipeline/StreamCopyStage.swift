@@ -14,6 +14,10 @@ final class StreamCopyStage: StreamStage {
     private let endTS: Int64?
     /// DTS (output time base) of the latest packet passed on; `.min` before the first.
     private var lastDTS: Int64 = Int64.min
+    /// Where the next packet's DTS is expected (output time base): the latest one's DTS plus its duration;
+    /// `.min` before the first, or when that packet declared no duration.
+    private var nextDTS: Int64 = Int64.min
+    private let isAudio: Bool
     private let isVideo: Bool
     /// A video packet was dropped: what follows up to the next keyframe cannot decode and is dropped too.
     private var needsKeyframe = false
@@ -39,6 +43,7 @@ final class StreamCopyStage: StreamStage {
         inputIndex = stream.pointee.index
         inTimeBase = stream.pointee.time_base
         isVideo = stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+        isAudio = stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO
         self.trimmed = trimmed
         keepsLeadIn = leadIn && isVideo
         awaitingKeyframe = trimmed && isVideo
@@ -85,11 +90,21 @@ final class StreamCopyStage: StreamStage {
         if p.pointee.dts != AVCode.noPTS { p.pointee.dts &-= originTS }
         p.pointee.stream_index = outputStream.pointee.index
         p.pointee.pos = -1
+        // Audio is shown in the order it is decoded: its DTS is its time (the ffmpeg CLI's `do_streamcopy` sets an
+        // audio copy's PTS from its DTS too). A PTS of its own can repeat where the DTS does not (an M4A whose
+        // `ctts` shows its first two packets at one time), which Matroska, storing only PTS, would write as is.
+        if isAudio && p.pointee.dts != AVCode.noPTS { p.pointee.pts = p.pointee.dts }
         av_packet_rescale_ts(p, inTimeBase, outputStream.pointee.time_base)
         var tally = StageTally.none
+        stampUntimed(p)
         if !placeMonotonically(p, &tally) {
             if isVideo { needsKeyframe = true }
             return tally
+        }
+        if p.pointee.duration > 0, p.pointee.dts != AVCode.noPTS {
+            nextDTS = p.pointee.dts &+ p.pointee.duration
+        } else {
+            nextDTS = Int64.min
         }
         if shownAfterEnd {
             let later = Packet()
@@ -116,6 +131,17 @@ final class StreamCopyStage: StreamStage {
             return true
         }
         return trimmed && !keepsLeadIn && p.pointee.pts != AVCode.noPTS && p.pointee.pts &+ max(p.pointee.duration, 1) <= originTS
+    }
+
+    /// Gives a packet with neither PTS nor DTS the time where the previous one ended (output time base), as the
+    /// ffmpeg CLI's stream copy does (`ist->dts`, the predicted next DTS): an Ogg stream's last packet, which only
+    /// carries the end trimming (`discard_padding`), comes without one, and a muxer left to guess would place it
+    /// before the packets already written. Not before the stream's first packet, nor after one without a duration:
+    /// then there is no prediction, and the packet goes on as it came.
+    private func stampUntimed(_ p: UnsafeMutablePointer<AVPacket>) {
+        guard p.pointee.dts == AVCode.noPTS, p.pointee.pts == AVCode.noPTS, nextDTS != Int64.min else { return }
+        p.pointee.dts = nextDTS
+        p.pointee.pts = nextDTS
     }
 
     /// Makes the packet's DTS (output time base) follow the previous one's, as ffmpeg's muxer path does; false

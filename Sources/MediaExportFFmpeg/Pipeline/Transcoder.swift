@@ -91,9 +91,10 @@ package final class Transcoder {
         if let timecode = plan.timecode, let value = timecode.output, let stage = stages.first(where: { Int($0.inputIndex) == timecode.stream }) {
             av_dict_set(&stage.outputStream.pointee.metadata, "timecode", value, 0)
         }
-        // The stream tags the metadata level drops (`MetadataPlan`; the container's are left out of `tags` already).
         for stage in stages {
-            for key in plan.metadata.streams[Int(stage.inputIndex)] ?? [] { av_dict_set(&stage.outputStream.pointee.metadata, key, nil, 0) }
+            let index = Int(stage.inputIndex)
+            setStreamTags(stage.outputStream, dropping: plan.metadata.streams[index] ?? [],
+                          language: index < info.streams.count ? info.streams[index].language : nil, container: container)
         }
         // A track selection's first audio stream is the default one; the others are not (the source's may be gone).
         if let main = plan.defaultAudio {
@@ -130,6 +131,7 @@ package final class Transcoder {
         if !measureAll {
             for stream in demuxer.streams where byInput[Int(stream.pointee.index)] == nil { stream.pointee.discard = AVDISCARD_ALL }
         }
+        if plan.copiesTimedStream { demuxer.generatesPresentationTimes() }
 
         // The source's chapters, placed on the output's timeline (shifted, cut to the range, stretched by slow motion).
         let chapters = Chapters.forOutput(demuxer.chapters, timeline: plan.timeline, sourceStartTime: demuxer.startTime)
