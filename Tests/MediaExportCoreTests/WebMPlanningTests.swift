@@ -15,6 +15,15 @@ import Testing
         #expect(summary(try planned(.landscape1080, Self.av1, container: .mkv)) == ["#0 video → av1 1280x720", "#1 audio → aac 2ch"])
     }
 
+    /// SVT-AV1 takes no side under 64 pixels: a smaller picture is refused by the plan before any work (not a
+    /// fallback after the encoder failed), naming the presets that take it; 64 exactly is fine.
+    @Test func av1RefusesPicturesUnder64() throws {
+        let small = try planned(.make([.h264(0, 160, 48), .aac(1)]), Self.av1, container: .webm)
+        #expect(small.refusal?.contains("libsvtav1 encodes pictures of at least 64x64, not 160x48") == true, "\(small.refusal ?? "")")
+        #expect(try planned(.make([.h264(0, 64, 64), .aac(1)]), Self.av1, container: .webm).isPossible)
+        #expect(try planned(.make([.h264(0, 160, 48), .aac(1)]), Presets.named("1280x720"), container: .mp4).isPossible)
+    }
+
     @Test func containerTables() {
         #expect(Container.allCases.filter { $0.holds(VideoCodec.av1) } == [.mp4, .m4v, .mkv, .webm])
         #expect(Container.allCases.filter { $0.holds(VideoCodec.h264) } == [.mp4, .mov, .m4v, .mkv])

@@ -78,6 +78,10 @@ public enum VideoCodec: String, Codable, Sendable, CaseIterable {
     /// average bit rate is encoded in one pass.
     public var hasTwoPass: Bool { self != .av1 }
 
+    /// The smallest picture side the encoder takes: SVT-AV1 1.4 refuses a width or height under 64 ("Source Height
+    /// must be at least 64"); x264 and x265 take any even size.
+    public var minimumSide: Int { self == .av1 ? 64 : 2 }
+
     /// True for the codecs whose presets may keep HDR (10-bit, PQ/HLG and HDR10 metadata carried): HEVC and AV1.
     public var keepsHDR: Bool { self != .h264 }
 }
