@@ -80,7 +80,7 @@ struct PlanMatrixTests {
 }
 
 /// Sources made once for the matrix with the ffmpeg CLI (a test tool): an iPhone-like rotated, geotagged HEVC clip,
-/// and stream-copy cuts whose edit lists hide a lead-in (`ffmpeg -ss T -i in -c copy`).
+/// stream-copy cuts whose edit lists hide a lead-in (`ffmpeg -ss T -i in -c copy`), MPEG-PS, AVI and Ogg Opus.
 enum Made {
     static let all: [String] = {
         let dir = TestSupport.tempDir("matrix-sources")
@@ -100,6 +100,11 @@ enum Made {
         if let p = make("IMG_9001.MOV", ["-i", tmp, "-c", "copy", "-map_metadata", "0", "-movflags", "+use_metadata_tags", "-metadata:s:v:0", "rotate=90"]) { made.append(p) }
         if let p = make("cut-landscape.mov", ["-ss", "0.5", "-i", TestSupport.fixture("landscape.mov"), "-c", "copy"]) { made.append(p) }
         if let p = make("cut-lead-in.mp4", ["-ss", "1.2", "-i", TestSupport.fixture("lead-in.mp4"), "-c", "copy"]) { made.append(p) }
+        // What uploads bring besides phones: a DVD's MPEG-PS (packets without PTS), an AVI with B-frames, Ogg Opus.
+        let clip = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1.5", "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=1.5"]
+        if let p = make("dvd.vob", clip + ["-c:v", "mpeg2video", "-bf", "2", "-g", "12", "-c:a", "ac3", "-f", "vob"]) { made.append(p) }
+        if let p = make("xvid.avi", clip + ["-c:v", "mpeg4", "-bf", "2", "-c:a", "libmp3lame", "-f", "avi"]) { made.append(p) }
+        if let p = make("voice.ogg", ["-f", "lavfi", "-i", "sine=sample_rate=48000:duration=1.5", "-c:a", "libopus", "-f", "ogg"]) { made.append(p) }
         return made
     }()
 }
