@@ -161,6 +161,10 @@ package struct SourceStream: Sendable, Equatable, Codable {
     /// Samples an MP4/MOV's edit list hides before the stream's first shown one (a stream-copy cut's lead-in from its
     /// keyframe), stored in the file: players skip them, but a copy into a container without edit lists shows them.
     package var hiddenLeadIn: LeadIn?
+    /// Seconds of audio a decoder drops from the first it decodes (Opus's pre-skip, the codec's `initial_padding`):
+    /// a stream copy that starts after the stream's start makes players drop them again, from the cut's own audio,
+    /// unless an edit list gives them back (MP4/MOV).
+    package var preSkip: Double = 0
 
     /// Hidden samples at a stream's start: how many, and the seconds they span.
     package struct LeadIn: Codable, Sendable, Equatable {

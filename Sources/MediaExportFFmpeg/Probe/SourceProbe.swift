@@ -172,6 +172,9 @@ enum SourceProbe {
         } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
             s.channels = Int(max(0, par.ch_layout.nb_channels))
             s.sampleRate = Int(par.sample_rate)
+            // Opus counts its pre-skip in 48 kHz samples whatever the rate it was made at.
+            let rate = par.codec_id == AV_CODEC_ID_OPUS ? 48_000 : Int(par.sample_rate)
+            if par.initial_padding > 0, rate > 0 { s.preSkip = Double(par.initial_padding) / Double(rate) }
         }
         return s
     }
