@@ -51,20 +51,19 @@ extension ExportPlanner {
         return remuxDiffers(source, preset: preset, container: Container(extension: preset.defaultExtension) ?? .mp4)
     }
 
-    /// What a remux of `source` into `container` would deliver otherwise than the preset's transcode, asked of the
-    /// plans themselves (not judged by rules of the batch's own): a stream one keeps and the other drops — text
-    /// subtitles only a transcode converts, a rotation a remux cannot carry, cover art the container's keys decide — or
-    /// a remux that is impossible. nil when the remux keeps exactly what the transcode keeps.
+    /// What a remux of `source` into `container` would fail to deliver of the preset's transcode, asked of the plans
+    /// themselves (not judged by rules of the batch's own): a stream the transcode keeps and the remux drops — text
+    /// subtitles only a transcode converts, cover art the container's keys decide — or a remux that is impossible (a
+    /// rotation Matroska cannot carry). nil when the remux keeps every stream the transcode keeps.
     package static func remuxDiffers(_ source: SourceInfo, preset: Preset, container: Container, edits: EditSidecar? = nil,
                                      tracks: TrackSelection = .all) -> String? {
         guard let transcode = try? plan(source: source, preset: preset, route: .transcode, container: container, edits: edits, range: nil, tracks: tracks),
               let remux = try? plan(source: source, preset: preset, route: .remux, container: container, edits: edits, range: nil, tracks: tracks)
         else { return nil }  // a range or language the request cannot have: the run refuses it as any export would
         if let why = remux.impossible { return "a remux into .\(container.rawValue) cannot deliver it: \(why)" }
-        let differ = zip(transcode.streams, remux.streams).filter { $0.isKept != $1.isKept }.map { t, r in
+        let differ = zip(transcode.streams, remux.streams).filter { $0.isKept && !$1.isKept }.map { t, r in
             let s = source.streams[t.index]
-            return "stream #\(s.index) \(s.kind.rawValue) (\(s.codec)): " + (t.isKept ? "a remux drops it (\(r.streamPlan.reason ?? ""))"
-                                                                              : "a remux keeps it (the preset drops it)")
+            return "stream #\(s.index) \(s.kind.rawValue) (\(s.codec)): a remux drops it (\(r.streamPlan.reason ?? ""))"
         }
         return differ.isEmpty ? nil : "has streams only a transcode treats as the preset does: " + differ.joined(separator: "; ")
     }
