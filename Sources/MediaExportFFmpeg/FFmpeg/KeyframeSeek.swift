@@ -29,6 +29,25 @@ extension Demuxer {
         return nil
     }
 
+    /// Seeks to an export's start (`origin`, on the container's clock): to the kept main video's keyframe at or before
+    /// it (frames from there decode; those before the start are left out by the stages, or hidden by a copy's edit
+    /// list). Without video, half a second before it when transcoding: a seek may land inside an audio frame (MPEG
+    /// audio), whose damage is then decoded and dropped before the start rather than heard as missing audio at it.
+    /// A transcoded audio decoder that drops its first samples (Opus' pre-skip) is read `lead` seconds earlier still
+    /// (`AudioTranscodeStage.decoderLead`): it would otherwise drop audio after the start.
+    func seek(toStartOf plan: ExportPlan, origin: Double, mainVideo: Int?, decoderLead lead: Double) throws {
+        let start = origin - startTime
+        guard start > 0 else { return }
+        if let video = mainVideo, video < plan.streams.count, plan.streams[video].isKept, !plan.streams[video].isCoverArt {
+            _ = try seek(toKeyframeOf: Int32(video), atOrBefore: max(0, start - lead))
+        } else {
+            let copies = plan.streams.contains { if case .copy = $0.action { return true } else { return false } }
+            let at = copies ? start : start - 0.5 - lead
+            // Before 0 with a lead: from the first byte, where the pre-skip's packets are (a seek to 0 lands after them).
+            if lead > 0 && at <= 0 { try seek(toSecondsOrStart: 0) } else { try seek(toSeconds: max(0, at)) }
+        }
+    }
+
     /// A seek to `seconds`; at 0, to the file's first byte where the format allows it: a timestamp search of an
     /// MPEG-TS lands after its first packets (its first keyframe among them), and nothing comes before byte 0.
     func seek(toSecondsOrStart seconds: Double) throws {

@@ -137,7 +137,8 @@ package final class Transcoder {
         let chapters = Chapters.forOutput(demuxer.chapters, timeline: plan.timeline, sourceStartTime: demuxer.startTime)
         try muxer.setChapters(chapters)
         try muxer.writeHeader(metadata: tags, reservedIndex: target == nil ? nil : indexReservation(ordered, chapters: chapters))
-        try seekToStart(ordered)
+        try demuxer.seek(toStartOf: plan, origin: timeline.origin, mainVideo: info.mainVideo,
+                         decoderLead: ordered.compactMap { ($0 as? AudioTranscodeStage)?.decoderLead }.max() ?? 0)
 
         let lost: Set<Int32> = debugLoseStreamKind.map { kind in
             Set(ordered.filter { plan.streams[Int($0.inputIndex)].kind == kind }.map(\.inputIndex))
@@ -145,26 +146,6 @@ package final class Transcoder {
         return RunState(muxer: muxer, stages: ordered, byInput: byInput,
                         counts: Counts(outputs: ordered.count, inputBases: demuxer.streams.map { av_q2d($0.pointee.time_base) }),
                         mainVideo: ordered.first { $0 is VideoTranscodeStage }?.inputIndex, lost: lost, cancel: cancel)
-    }
-
-    /// Seeks to the timeline's start: to the kept main video's keyframe at or before it (frames from there decode;
-    /// those before the start are left out by the stages, or hidden by a copy's edit list). Without video, half a
-    /// second before it when transcoding: a seek may land inside an audio frame (MPEG audio), whose damage is then
-    /// decoded and dropped before the start rather than heard as missing audio at it.
-    /// A transcoded audio decoder that drops its first samples (Opus' pre-skip) is read that much earlier still
-    /// (`AudioTranscodeStage.decoderLead`): it would otherwise drop audio after the start.
-    private func seekToStart(_ stages: [StreamStage]) throws {
-        let start = timeline.origin - demuxer.startTime
-        guard start > 0 else { return }
-        let lead = stages.compactMap { ($0 as? AudioTranscodeStage)?.decoderLead }.max() ?? 0
-        if let video = info.mainVideo, video < plan.streams.count, plan.streams[video].isKept, !plan.streams[video].isCoverArt {
-            _ = try demuxer.seek(toKeyframeOf: Int32(video), atOrBefore: max(0, start - lead))
-        } else {
-            let copies = plan.streams.contains { if case .copy = $0.action { return true } else { return false } }
-            let at = copies ? start : start - 0.5 - lead
-            // Before 0 with a lead: from the first byte, where the pre-skip's packets are (a seek to 0 lands after them).
-            if lead > 0 && at <= 0 { try demuxer.seek(toSecondsOrStart: 0) } else { try demuxer.seek(toSeconds: max(0, at)) }
-        }
     }
 
     /// Reads the input to its end, or until every stage is done: each packet goes through its stage, and what comes
