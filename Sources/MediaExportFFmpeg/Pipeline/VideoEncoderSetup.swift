@@ -80,8 +80,12 @@ extension VideoPlan {
             options.append(EncoderOption(key: "x265-params", value: params.joined(separator: ":"), field: "video.codec"))
             return options
         }
-        // x264's own promise of the same bitstream on every CPU (some of its SIMD takes other decisions than its C).
-        if codecs.deterministic { options.append(EncoderOption(key: "x264-params", value: "cpu-independent=1", field: "deterministic")) }
+        // x264's own promise of the same bitstream on every CPU (some of its SIMD takes other decisions than its C) —
+        // and, on one CPU, from run to run: without it, its macroblock-tree propagation (the SIMD kind) reads heap
+        // memory it never wrote, so the same clip gives other bytes as the process's heap differs (a second export
+        // in one process; any `MALLOC_PERTURB_`: measured with the ffmpeg CLI too, `-threads 1`; `mbtree=0` or this
+        // option cure it). Always on, so every export is the same bytes every time.
+        options.append(EncoderOption(key: "x264-params", value: "cpu-independent=1", field: codecs.deterministic ? "deterministic" : "reproducible"))
         if let pass {
             // x264's statistics file (`x264_2pass.log` in the working folder unless told), as ffmpeg's `-passlogfile`.
             switch pass {
