@@ -163,10 +163,22 @@ import Testing
     static func screenshot(_ page: String, in dir: URL) throws -> [UInt8] {
         let shot = dir.appendingPathComponent("shot.png").path, raw = dir.appendingPathComponent("shot.rgb").path
         try? FileManager.default.removeItem(atPath: shot)
-        let run = try TestSupport.run(chromium!, ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                                                  "--user-data-dir=\(dir.appendingPathComponent("profile").path)",
-                                                  "--window-size=1200,1600", "--screenshot=\(shot)", URL(fileURLWithPath: page).absoluteString])
-        let png = try #require(FileManager.default.contents(atPath: shot), "chromium: \(run.stderr)")
+        // Headless Chromium once hung at start here (its zygote processes spinning in the kernel, the test waiting on
+        // their pipes): no zygote (`--no-zygote`, with `--no-sandbox`), each try bounded, nothing read from a pipe a
+        // hung helper could hold open, and a try that made no screenshot made again.
+        for attempt in 1...3 where !FileManager.default.fileExists(atPath: shot) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+            process.arguments = ["-s", "KILL", "90", chromium!, "--headless=new", "--no-sandbox", "--no-zygote", "--disable-gpu",
+                                 "--hide-scrollbars", "--user-data-dir=\(dir.appendingPathComponent("profile-\(attempt)").path)",
+                                 "--window-size=1200,1600", "--screenshot=\(shot)", URL(fileURLWithPath: page).absoluteString]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+        }
+        let png = try #require(FileManager.default.contents(atPath: shot), "chromium made no screenshot in three tries of 90 s")
         let size = try #require(pngSize(png))
         #expect(size.width == 1200 && size.height == 1600)
         try TestSupport.ffmpeg(["-i", shot, "-f", "rawvideo", "-pix_fmt", "rgb24", raw])
