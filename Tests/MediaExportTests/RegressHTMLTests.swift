@@ -163,13 +163,14 @@ import Testing
     static func screenshot(_ page: String, in dir: URL) throws -> [UInt8] {
         let shot = dir.appendingPathComponent("shot.png").path, raw = dir.appendingPathComponent("shot.rgb").path
         try? FileManager.default.removeItem(atPath: shot)
-        // Headless Chromium once hung at start here (its zygote processes spinning in the kernel, the test waiting on
-        // their pipes): no zygote (`--no-zygote`, with `--no-sandbox`), each try bounded, nothing read from a pipe a
-        // hung helper could hold open, and a try that made no screenshot made again.
+        // Headless Chromium once hung at start here: run as root, its zygote processes took real-time priority
+        // (SCHED_FIFO 99) and spun, starving the machine, while the test waited on their pipes. So: no right to real-time
+        // priority (`setpriv` drops CAP_SYS_NICE), no zygote (`--no-zygote`, with `--no-sandbox`), each try bounded,
+        // nothing read from a pipe a hung helper could hold open, and a try that made no screenshot made again.
         for attempt in 1...3 where !FileManager.default.fileExists(atPath: shot) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-            process.arguments = ["-s", "KILL", "90", chromium!, "--headless=new", "--no-sandbox", "--no-zygote", "--disable-gpu",
+            process.arguments = ["-s", "KILL", "90", "/usr/bin/setpriv", "--bounding-set=-sys_nice", chromium!, "--headless=new", "--no-sandbox", "--no-zygote", "--disable-gpu",
                                  "--hide-scrollbars", "--user-data-dir=\(dir.appendingPathComponent("profile-\(attempt)").path)",
                                  "--window-size=1200,1600", "--screenshot=\(shot)", URL(fileURLWithPath: page).absoluteString]
             process.standardInput = FileHandle.nullDevice
