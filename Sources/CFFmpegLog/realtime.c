@@ -1,9 +1,11 @@
 /* SVT-AV1, run as root, raises threads to real-time priority (SCHED_FIFO 99), among them the thread that opens the
    encoder: that thread, and every process it starts afterwards, then runs at a priority that no other work on the
    machine gets a core from (seen here: an export's thread, then six test exports pinned to one core that never
-   finished, and a headless browser spinning). An exporter never needs real-time priority: the process gives up
-   the right to it (CAP_SYS_NICE, from its effective, permitted and inheritable sets), so such requests fail and the
-   library runs at normal priority. Idempotent; a process without the capability loses nothing. */
+   finished, and a headless browser spinning). An exporter never needs real-time priority: the calling thread gives
+   up the right to it (CAP_SYS_NICE, from its effective, permitted and inheritable sets; capabilities are per
+   thread on Linux, and threads it creates inherit them), so such requests fail and the library runs at normal
+   priority. Called by every thread before it opens an encoder; idempotent; a thread without the capability loses
+   nothing. */
 #define _GNU_SOURCE
 #include <linux/capability.h>
 #include <sys/syscall.h>

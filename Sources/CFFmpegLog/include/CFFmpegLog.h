@@ -23,7 +23,8 @@ int cff_terminal_columns(int fd);
 /// The cores this process may run on (sched_getaffinity: `taskset`, a container's cpuset), or 0 when unknown.
 int cff_affinity_cores(void);
 
-/* Gives up the right to real-time scheduling (CAP_SYS_NICE) for the whole process: see realtime.c. 0 on success. */
+/* The calling thread (and the threads it creates) gives up the right to real-time scheduling (CAP_SYS_NICE): see
+   realtime.c. 0 on success. */
 int cff_drop_realtime_priority(void);
 /// Fixes glibc's mmap threshold (mallopt M_MMAP_THRESHOLD, which also stops glibc from raising it as blocks are
 /// freed): blocks of `bytes` or more get their own mappings. 1 when set, 0 where there is no such setting. (A C file:

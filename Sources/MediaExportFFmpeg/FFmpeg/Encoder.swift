@@ -36,10 +36,6 @@ final class StreamEncoder {
         avcodec_free_context(&c)
     }
 
-    /// Given up once per process before the first encoder opens: the right to real-time priority, which SVT-AV1 run
-    /// as root takes for its threads and the thread that opens it (`cff_drop_realtime_priority`, realtime.c).
-    static let normalPriority: Int32 = cff_drop_realtime_priority()
-
     /// Opens the encoder with options that come from no preset (each key names itself in errors).
     func open(options: [String: String]) throws {
         try open(options.sorted { $0.key < $1.key }.map { EncoderOption(key: $0.key, value: $0.value, field: $0.key) })
@@ -50,7 +46,9 @@ final class StreamEncoder {
     /// preset asked for something that would silently not happen (fftools' `assert_avoptions`: "Option … not
     /// found" is fatal there too). An option the encoder knows but refuses fails inside `avcodec_open2` instead.
     func open(_ options: [EncoderOption]) throws {
-        _ = StreamEncoder.normalPriority
+        // Capabilities are a thread's own: the thread that opens an encoder gives up real-time priority (for itself and
+        // the threads it starts, as SVT-AV1's workers) before the library can take it (`cff_drop_realtime_priority`).
+        _ = cff_drop_realtime_priority()
         var dict: OpaquePointer? = nil
         for option in options { av_dict_set(&dict, option.key, option.value, 0) }
         defer { av_dict_free(&dict) }
