@@ -112,7 +112,8 @@ import CFFmpeg
     @Test func videoSettingsNameTheFieldBehindEachOption() {
         let h264 = VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .h264, encoderPreset: "fast", crf: 20)).encoderOptions()
         #expect(h264 == [EncoderOption(key: "preset", value: "fast", field: "video.encoderPreset"),
-                         EncoderOption(key: "crf", value: "20", field: "video.crf")])
+                         EncoderOption(key: "crf", value: "20", field: "video.crf"),
+                         EncoderOption(key: "x264-params", value: "cpu-independent=1", field: "reproducible")])
         var plan = VideoPlan(width: 2, height: 2, settings: VideoSettings(codec: .hevc))
         #expect(plan.encoderOptions().last == EncoderOption(key: "x265-params", value: "log-level=error:frame-threads=1", field: "video.codec"))
         // Kept HDR10 metadata goes into x265's SEI.
