@@ -29,3 +29,24 @@ final class Packet {
     /// Drops the packet's buffers so the packet can be reused.
     func unref() { av_packet_unref(pointer) }
 }
+
+func pixelFormatName(_ f: AVPixelFormat) -> String {
+    av_get_pix_fmt_name(f).map { String(cString: $0) } ?? "unknown"
+}
+
+/// `frame->data` as the `uint8_t *const[]` swscale takes. The frame lives on FFmpeg's heap, so the address is stable.
+func planes(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?> {
+    UnsafeMutableRawPointer(frame).advanced(by: MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!)
+        .assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+}
+
+/// `frame->linesize` as an `int[]`.
+func lineSizes(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<Int32> {
+    UnsafeMutableRawPointer(frame).advanced(by: MemoryLayout<AVFrame>.offset(of: \AVFrame.linesize)!)
+        .assumingMemoryBound(to: Int32.self)
+}
+
+/// `frame->data` as `const uint8_t *const[]`.
+func constPlanes(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<UnsafePointer<UInt8>?> {
+    UnsafeMutableRawPointer(planes(frame)).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+}

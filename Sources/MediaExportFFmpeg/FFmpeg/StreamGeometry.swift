@@ -47,3 +47,10 @@ func isTimecodeTrack(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
     let par = stream.pointee.codecpar.pointee
     return par.codec_type == AVMEDIA_TYPE_DATA && par.codec_tag == cff_mktag(0x74, 0x6D, 0x63, 0x64)  // 'tmcd'
 }
+
+/// The source stream's display matrix, if it has one.
+func sourceMatrix(_ stream: UnsafeMutablePointer<AVStream>) -> [Int32]? {
+    var size: Int = 0
+    guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return nil }
+    return data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
+}

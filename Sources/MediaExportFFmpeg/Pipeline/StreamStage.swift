@@ -134,10 +134,3 @@ func setStreamTags(_ output: UnsafeMutablePointer<AVStream>, dropping keys: [Str
     for key in keys { av_dict_set(&output.pointee.metadata, key, nil, 0) }
     if let language { av_dict_set(&output.pointee.metadata, "language", container.language(language), 0) }
 }
-
-/// The source stream's display matrix, if it has one.
-func sourceMatrix(_ stream: UnsafeMutablePointer<AVStream>) -> [Int32]? {
-    var size: Int = 0
-    guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return nil }
-    return data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
-}
