@@ -53,7 +53,7 @@ final class BatchRenderer: Sendable {
 }
 
 /// The batch display's state and drawing; only touched under `BatchRenderer.canvas`.
-private final class Canvas {
+private struct Canvas {
     private let mode: ProgressRenderer.Mode
     private var total = 0
     private var done = 0
@@ -65,7 +65,7 @@ private final class Canvas {
 
     init(mode: ProgressRenderer.Mode) { self.mode = mode }
 
-    func handle(_ event: BatchEvent) {
+    mutating func handle(_ event: BatchEvent) {
         guard mode != .none else { return }
         switch event {
         case .planned(let item):
@@ -89,7 +89,7 @@ private final class Canvas {
         }
     }
 
-    private func draw(force: Bool) {
+    private mutating func draw(force: Bool) {
         let now = Date()
         guard force || now.timeIntervalSince(lastDraw) >= 0.25 else { return }
         lastDraw = now
@@ -107,7 +107,7 @@ private final class Canvas {
         drawnLines = lines.count
     }
 
-    private func clear() {
+    private mutating func clear() {
         if drawnLines > 0 { write("\u{1B}[\(drawnLines)A\u{1B}[J") }
         drawnLines = 0
     }
