@@ -44,17 +44,8 @@ struct Batch: ToolCommand {
     @Option(help: "The output folder (created if missing).", completion: .directory)
     var out: String
 
-    @Option(name: .shortAndLong, help: "Preset name, Apple alias or preset .json file.", completion: PresetCompletion.kind)
-    var preset: String = "highest"
-
     @Option(help: "Exports at once.")
     var jobs: Int = BatchOptions.defaultJobs
-
-    @Option(help: "Threads for each export's decoders and encoders (default: the cores shared out among the jobs, at least 1).")
-    var threads: Int?
-
-    @Flag(help: "Every output byte-identical on any x86-64 CPU and core count (each export's codecs on --threads, default 4). Costs speed.")
-    var deterministic = false
 
     @Option(help: "Write a report: FILE.json or FILE.csv.")
     var report: String?
@@ -83,8 +74,6 @@ struct Batch: ToolCommand {
     @Option(help: "Order of the work: name, or created (the metadata's creation time, else the file's modification time).")
     var sort: BatchOptions.SortOrder = .name
 
-    @OptionGroup var version: AssetVersionOption
-
     @Flag(name: .customLong("retry-failed"), help: "Retry assets that failed in an earlier run.")
     var retryFailed = false
 
@@ -100,18 +89,7 @@ struct Batch: ToolCommand {
     @Option(name: .customLong("shard-count"), help: "With --shard auto: how many shards (the Indexed Job's completions, the array's size).")
     var shardCount: Int?
 
-    @Option(help: "Fallback: auto, remux, copy or none.")
-    var fallback: FallbackPolicy = .auto
-
-    @Option(help: "A damaged input (cut short, or too many corrupt packets): salvage (what decodes, said partial), copy (a byte copy as it is) or fail.")
-    var damaged: DamagePolicy = .salvage
-
-    @OptionGroup var audioTracks: AudioTrackOptions
-
-    @OptionGroup var sizeLimit: SizeLimitOptions
-
-    @OptionGroup var encoding: EncodingOverrideOptions
-    @OptionGroup var metadataLevel: MetadataOption
+    @OptionGroup var exportOptions: ExportOptions
 
     @Flag(help: "Write a poster frame (NAME.jpg) next to each output and list it in the report.")
     var thumbnails = false
@@ -130,7 +108,6 @@ struct Batch: ToolCommand {
 
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let shard, shard != "auto", BatchOptions.Shard(shard) == nil { throw ValidationError("--shard must be K/N with 0 ≤ K < N, e.g. 0/4, or auto") }
         if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be at least 1") }
         if shardCount != nil, shard != "auto" { throw ValidationError("--shard-count goes with --shard auto") }
@@ -146,7 +123,7 @@ struct Batch: ToolCommand {
 
     func perform() async throws {
         CLILogging.bootstrap(verbose: verbose)
-        let runner = BatchRunner(options: try options(), logger: verbose ? Logger(label: "mediaexport") : MediaExportLogging.silent)
+        let runner = BatchRunner(options: try batchOptions(), logger: verbose ? Logger(label: "mediaexport") : MediaExportLogging.silent)
         runner.reportPath = report
         // Notes are never silent: on stderr as they come, --json or not (they are also in batchFinished).
         runner.onNote = { text in printError("note: " + text) }
@@ -169,22 +146,14 @@ struct Batch: ToolCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    /// The batch options these arguments make, the preset resolved.
-    private func options() throws -> BatchOptions {
-        let resolved = metadataLevel.apply(to: try PresetCatalog.builtIn().resolve(preset).applying(encoding.overrides, maxFileSize: sizeLimit.bytes))
-        var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: resolved, jobs: jobs, policy: policy, dryRun: dryRun,
+    /// The batch options these arguments make: the shared export options as every job's request.
+    func batchOptions() throws -> BatchOptions {
+        let template = try exportOptions.request(input: "", output: "", catalog: PresetCatalog.builtIn())
+        var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: template.preset, jobs: jobs, policy: policy, dryRun: dryRun,
                                    media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
-                                   sort: sort, version: version.assetVersion, retryFailed: retryFailed, force: force,
-                                   shard: try resolvedShard(), fallback: fallback)
-        options.errors.damaged = damaged
-        options.thumbnails = thumbnails
-        options.wait = wait
-        options.tracks = audioTracks.selection
-        options.maxFileSize = sizeLimit.bytes
-        options.estimate = sizeLimit.estimate
-        options.threads = threads
-        options.deterministic = deterministic
-        options.overwrite = overwrite
+                                   sort: sort, retryFailed: retryFailed, force: force, shard: try resolvedShard())
+        options.request = template
+        (options.thumbnails, options.wait, options.overwrite) = (thumbnails, wait, overwrite)
         return options
     }
 

@@ -27,9 +27,6 @@ struct Export: ToolCommand {
         """
     )
 
-    @Option(name: .shortAndLong, help: "Preset name, Apple alias, or path to a preset .json file (see `mediaexport presets`).", completion: PresetCompletion.kind)
-    var preset: String = "highest"
-
     @Argument(help: "The input media file.", completion: .file())
     var input: String
 
@@ -54,48 +51,10 @@ struct Export: ToolCommand {
     @Option(help: "The output must resolve inside this folder (default: the output's own folder).", completion: .directory)
     var sandbox: String?
 
-    @Option(name: .customLong("asset-version"), help: "current (edits applied: rendered edit, else the JSON sidecar, else the original) or original.")
-    var assetVersion: AssetVersion = .current
-
-    @Flag(help: "Short for --asset-version original.")
-    var original = false
-
     @Option(help: "A JSON edit sidecar to apply to the original (instead of one found beside the input).", completion: .file(extensions: ["json"]))
     var edits: String?
 
-    @Flag(name: .customLong("require-current"), help: "Fail instead of delivering the original when the edits cannot be rendered (an .AAE only).")
-    var requireCurrent = false
-
-    @OptionGroup var audioTracks: AudioTrackOptions
-
-    @OptionGroup var sizeLimit: SizeLimitOptions
-
-    @OptionGroup var encoding: EncodingOverrideOptions
-    @OptionGroup var metadataLevel: MetadataOption
-
-    @Option(help: "Fallback when the input cannot be transcoded: auto (remux, then byte copy), remux, copy, none.")
-    var fallback: FallbackPolicy = .auto
-
-    @Option(help: "Threads for the decoders and encoders (default: FFmpeg's automatic count, about one a core).")
-    var threads: Int?
-
-    @Flag(help: "Byte-identical output on any x86-64 CPU and core count: the libraries' CPU-dependent code fixed, the codecs on --threads (default 4) threads. Costs speed (docs/regress.md).")
-    var deterministic = false
-
-    @Flag(help: "Fail (or fall back) on the first corrupt packet instead of skipping it.")
-    var strict = false
-
-    @Option(name: .customLong("max-decode-errors"), help: "Corrupt packets/frames to skip before giving up on the transcode.")
-    var maxDecodeErrors: Int = ErrorPolicy().maxDecodeErrors
-
-    @Option(help: "A damaged input (cut short, or undecodable past --max-decode-errors), once its remux failed too: salvage (what decodes, in the container asked for, said partial; exit 3), copy (a byte copy of the file as it is), fail (exit 1, nothing written).")
-    var damaged: DamagePolicy = .salvage
-
-    @Option(name: .customLong("stall-timeout"), help: "Seconds without progress before the export is stopped (0: never).")
-    var stallTimeout: Double = ErrorPolicy().stallTimeout
-
-    @Option(help: "Decode the video on a thread of its own: auto (from 4 cores up), on, off. The output is the same either way.")
-    var pipeline: PipelineMode = .auto
+    @OptionGroup var exportOptions: ExportOptions
 
     @Flag(help: "Print JSON Lines events on stdout (schema in the README).")
     var json = false
@@ -113,24 +72,21 @@ struct Export: ToolCommand {
         if duration != nil && end != nil { throw ValidationError("--duration and --end contradict each other: give one") }
         if let d = duration?.seconds, d <= 0 { throw ValidationError("--duration must be more than 0, got \(d.formatted())") }
         if overwrite && noOverwrite { throw ValidationError("--overwrite and --no-overwrite contradict each other") }
-        if maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        if stallTimeout < 0 { throw ValidationError("--stall-timeout must be 0 or more") }
     }
 
     func perform() throws {
         CLILogging.bootstrap(verbose: verbose)
         let emit: @Sendable (ExportEvent) -> Void = { event in if json { printLine(event.jsonLine()) } }
-        let resolvedPreset: Preset
+        let request: ExportRequest
         do {
             let catalog = try PresetCatalog.builtIn()
             if !json && !quiet { for note in catalog.notes { printError("note: " + note) } }
-            resolvedPreset = try catalog.resolve(preset).applying(encoding.overrides, maxFileSize: sizeLimit.bytes)
+            request = try self.request(catalog: catalog)
         } catch let error as ExportError {
             emit(.failed(.init(error)))  // no session started: `--json`'s final record is ours
             throw error
         }
-        let session = ExportSession(request: request(preset: resolvedPreset), logger: Logger(label: "mediaexport"))
+        let session = ExportSession(request: request, logger: Logger(label: "mediaexport"))
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
         session.onEvent = { event in
             emit(event)
@@ -147,22 +103,13 @@ struct Export: ToolCommand {
         if !completed.fallbacks.isEmpty || completed.partial != nil { throw ExitCode(ExitStatus.completedWithFallback) }
     }
 
-    /// The request these options make, with `preset` resolved.
-    private func request(preset resolvedPreset: Preset) -> ExportRequest {
+    /// The request these options make: the shared ones', with this file's range, overwrite, sandbox and edits.
+    func request(catalog: PresetCatalog) throws -> ExportRequest {
+        var request = try exportOptions.request(input: input, output: output, catalog: catalog)
         // --duration is the end counted from --start.
         let endSeconds = end?.seconds ?? duration.map { (start?.seconds ?? 0) + $0.seconds }
-        let timeRange = (start != nil || endSeconds != nil) ? TimeRange(start: start?.seconds, end: endSeconds) : nil
-        var request = ExportRequest(input: input, output: output, preset: metadataLevel.apply(to: resolvedPreset), timeRange: timeRange,
-                                    overwrite: overwrite, sandbox: sandbox, version: original ? .original : assetVersion,
-                                    editsPath: edits, requireCurrent: requireCurrent, fallback: fallback,
-                                    errors: ErrorPolicy(strict: strict, maxDecodeErrors: maxDecodeErrors, stallTimeout: stallTimeout,
-                                                        damaged: damaged))
-        request.tracks = audioTracks.selection
-        request.maxFileSize = sizeLimit.bytes
-        request.estimate = sizeLimit.estimate
-        request.pipeline = pipeline
-        request.threads = threads
-        request.deterministic = deterministic
+        request.timeRange = (start != nil || endSeconds != nil) ? TimeRange(start: start?.seconds, end: endSeconds) : nil
+        (request.overwrite, request.sandbox, request.editsPath) = (overwrite, sandbox, edits)
         return request
     }
 

@@ -2,10 +2,6 @@ import ArgumentParser
 import Foundation
 import MediaExport
 
-extension AssetVersion: ExpressibleByArgument {}
-extension FallbackPolicy: ExpressibleByArgument {}
-extension DamagePolicy: ExpressibleByArgument {}
-
 struct Resources: ToolCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the resources of the asset a file belongs to (original, rendered edit, sidecars, Live Photo pair).",

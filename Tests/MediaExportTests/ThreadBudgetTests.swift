@@ -91,10 +91,10 @@ import Testing
     }
 
     @Test func threadsOptionIsParsedAndAtLeastOne() throws {
-        #expect(try Batch.parse(["in", "--out", "o", "--threads", "3"]).threads == 3)
-        #expect(try Batch.parse(["in", "--out", "o"]).threads == nil)
-        #expect(try Export.parse(["--threads", "2", "in.mov", "out.mp4"]).threads == 2)
-        #expect(try Export.parse(["in.mov", "out.mp4"]).threads == nil)
+        #expect(try Batch.parse(["in", "--out", "o", "--threads", "3"]).exportOptions.threads == 3)
+        #expect(try Batch.parse(["in", "--out", "o"]).exportOptions.threads == nil)
+        #expect(try Export.parse(["--threads", "2", "in.mov", "out.mp4"]).exportOptions.threads == 2)
+        #expect(try Export.parse(["in.mov", "out.mp4"]).exportOptions.threads == nil)
         for bad in ["0", "-1"] {  // (as --threads=-1: a bare -1 reads as an option)
             do {
                 _ = try Batch.parse(["in", "--out", "o", "--threads=\(bad)"])

@@ -22,8 +22,7 @@ enum BatchDuplicates {
     /// smallest), so which one is exported does not depend on the order the file system lists them in.
     static func find(_ items: [BatchItem], previous: [String: ExportDatabase.Row], options: BatchOptions,
                      hashes: HashCache) -> [Int: String] {
-        let hash = BatchPlanner.presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize,
-                                           deterministic: options.deterministic)
+        let hash = options.settingsHash
         let work = items.indices.filter { items[$0].action != .skip }
         let workKeys = Set(work.map { items[$0].key })
         var earlier: [String: String] = [:]  // identity → key of an earlier run's asset whose output is there

@@ -9,7 +9,7 @@ extension BatchPlanner {
                             hashes: inout [String: String]) throws {
         guard !options.force, let row = database[item.key] else { return }
         let fingerprint = try fingerprintOf(item, hashes: &hashes)
-        let same = row.sourceFingerprint == fingerprint && row.presetHash == presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize, deterministic: options.deterministic)
+        let same = row.sourceFingerprint == fingerprint && row.presetHash == options.settingsHash
             && row.versionRequested == options.version.rawValue
         if same && row.status == "completed" {
             if let out = row.outputPath, let size = fileSize(out), size == row.outputSize {

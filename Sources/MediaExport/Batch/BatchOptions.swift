@@ -2,7 +2,10 @@ import Foundation
 import MediaExportCore
 import MediaExportFFmpeg
 
-/// Everything a batch run needs, as a plain value.
+/// Everything a batch run needs, as a plain value: the batch's own settings, and `request`, the export every job
+/// runs. An export setting reads and writes through to `request` (`options.preset`, `options.tracks`,
+/// `options.errors.damaged` …), so every option of `ExportRequest` is a batch option too.
+@dynamicMemberLookup
 public struct BatchOptions: Codable, Sendable {
     /// Which assets a batch takes, like a library fetch's predicate.
     public enum MediaFilter: String, Codable, Sendable, CaseIterable { case video, audio, all }
@@ -48,8 +51,11 @@ public struct BatchOptions: Codable, Sendable {
     public var inputs: [String]
     /// The folder the outputs, the export database and the lock go to (`--out`).
     public var outputDirectory: String
-    /// The preset every asset is exported with.
-    public var preset: Preset
+    /// The export every job runs: its preset, version, fallback and error policies, tracks, size limit, estimate,
+    /// decode thread, threads (nil: the cores shared out among the jobs, `threadsPerJob`) and determinism. A job's
+    /// request is this one with the job's input and output, the output folder as its sandbox, the overwrite the batch
+    /// allows (`overwrite`), its threads and its start route (`BatchRunner`).
+    public var request: ExportRequest
     /// How many exports run at once (`--jobs`).
     public var jobs: Int
     /// Whether assets that already fit the preset are transcoded anyway or remuxed/copied.
@@ -68,48 +74,42 @@ public struct BatchOptions: Codable, Sendable {
     public var exclude: [String]
     /// The order of the work: by name or by creation time (`--sort`).
     public var sort: SortOrder
-    /// Which version of each asset to export: its current (edited) one or the original.
-    public var version: AssetVersion
     /// Export again assets that failed in an earlier run with the same source and preset (otherwise they are skipped).
     public var retryFailed: Bool
     /// Ignore the export database and redo every asset, even unchanged completed ones (`--force`).
     public var force: Bool
     /// Take only this shard of the assets (`--shard K/N`); nil: all of them.
     public var shard: Shard?
-    /// What to deliver when a transcode fails: a remux, a byte copy, either, or nothing (`--fallback`).
-    public var fallback: FallbackPolicy
-    /// How each export treats corrupt input and stalls: strict or not, decode errors tolerated, stall timeout.
-    public var errors: ErrorPolicy
     /// Write a poster frame (`NAME.jpg`) next to each output.
     public var thumbnails: Bool = false
     /// When another batch holds the output folder's lock: wait for it (true) or stop with `BatchError.locked`.
     public var wait: Bool = false
-    /// Which audio streams every export keeps (`--audio-language`, `--audio first`).
-    public var tracks: TrackSelection = .all
-    /// The most bytes each output may have (`--max-size`); nil: the preset's `maxFileSize`, if any.
-    public var maxFileSize: Int64?
-    /// How each export's `started` estimate is made (`--estimate`). A dry run measures samples either way: estimating
-    /// is its whole work.
-    public var estimate: SizeEstimation = .plain
-    /// Threads each export's decoders and encoders may use (`--threads`); nil: the cores shared out among the jobs
-    /// (`threadsPerJob`).
-    public var threads: Int?
-    /// Every export byte-identical on any x86-64 CPU and core count (`--deterministic`; `ExportRequest.deterministic`).
-    public var deterministic = false
     /// Replace a file at an output path even when this batch did not write it (`--overwrite`). Without it, `--force`
     /// and a changed asset replace only the outputs the export database records (same path, size and SHA-256).
     public var overwrite = false
 
-    /// Creates options with the defaults of the `batch` command.
+    /// Creates options with the defaults of the `batch` command: every job exports with `preset` and the other
+    /// settings of `request` at their defaults.
     public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,
                 dryRun: Bool = false, media: MediaFilter = .all, minDuration: Double? = nil, maxDuration: Double? = nil,
-                include: [String] = [], exclude: [String] = [], sort: SortOrder = .name, version: AssetVersion = .current,
-                retryFailed: Bool = false, force: Bool = false, shard: Shard? = nil, fallback: FallbackPolicy = .auto,
-                errors: ErrorPolicy = ErrorPolicy()) {
-        self.inputs = inputs; self.outputDirectory = outputDirectory; self.preset = preset; self.jobs = max(1, jobs)
-        self.policy = policy; self.dryRun = dryRun; self.media = media; self.minDuration = minDuration; self.maxDuration = maxDuration
-        self.include = include; self.exclude = exclude; self.sort = sort; self.version = version; self.retryFailed = retryFailed
-        self.force = force; self.shard = shard; self.fallback = fallback; self.errors = errors
+                include: [String] = [], exclude: [String] = [], sort: SortOrder = .name,
+                retryFailed: Bool = false, force: Bool = false, shard: Shard? = nil) {
+        self.inputs = inputs; self.outputDirectory = outputDirectory; self.request = ExportRequest(input: "", output: "", preset: preset)
+        self.jobs = max(1, jobs); self.policy = policy; self.dryRun = dryRun; self.media = media; self.minDuration = minDuration
+        self.maxDuration = maxDuration; self.include = include; self.exclude = exclude; self.sort = sort; self.retryFailed = retryFailed
+        self.force = force; self.shard = shard
+    }
+
+    /// An export setting of `request`, read and written through: `options.preset`, `options.threads` …
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ExportRequest, Value>) -> Value {
+        get { request[keyPath: keyPath] }
+        set { request[keyPath: keyPath] = newValue }
+    }
+
+    /// The hash of the settings that shape every output (`BatchPlanner.presetHash`): assets exported with another
+    /// are exported again.
+    var settingsHash: String {
+        BatchPlanner.presetHash(request.preset, tracks: request.tracks, maxFileSize: request.maxFileSize, deterministic: request.deterministic)
     }
 
     /// Two jobs on 2 to 4 cores, then half the cores, one on a single core: encoders are multi-threaded already, so

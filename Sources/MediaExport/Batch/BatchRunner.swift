@@ -309,15 +309,12 @@ public final class BatchRunner: Sendable {
         return row
     }
 
-    /// A job's export request: the batch's options, the item's start route.
-    private func request(for item: BatchItem, overwrite: Bool, threads: Int) -> ExportRequest {
-        var request = ExportRequest(input: item.input, output: item.output, preset: options.preset, overwrite: overwrite,
-                                    sandbox: options.outputDirectory, version: options.version, fallback: options.fallback, errors: options.errors)
-        request.tracks = options.tracks
-        request.maxFileSize = options.maxFileSize
-        request.estimate = options.estimate
+    /// A job's export request: the batch's `request` with the item's input and output, the output folder as its
+    /// sandbox, the overwrite allowed, the job's threads and the item's start route.
+    func request(for item: BatchItem, overwrite: Bool, threads: Int) -> ExportRequest {
+        var request = options.request
+        (request.input, request.output, request.overwrite, request.sandbox) = (item.input, item.output, overwrite, options.outputDirectory)
         request.threads = threads
-        request.deterministic = options.deterministic
         request.startRoute = item.startRoute
         return request
     }
@@ -357,8 +354,7 @@ public final class BatchRunner: Sendable {
     /// An item's database row as its job starts (`running`).
     func databaseRow(for item: BatchItem, began: Date) -> ExportDatabase.Row {
         ExportDatabase.Row(assetKey: item.key, sources: [], sourceFingerprint: "", presetName: options.preset.name,
-                           presetHash: BatchPlanner.presetHash(options.preset, tracks: options.tracks, maxFileSize: options.maxFileSize,
-                                                               deterministic: options.deterministic),
+                           presetHash: options.settingsHash,
                            versionRequested: options.version.rawValue, versionDelivered: nil, action: item.action.rawValue, route: nil,
                            fallbacks: 0, outputPath: item.output, outputSize: nil, outputSHA256: nil, status: "running", error: nil,
                            startedAt: began.timeIntervalSince1970, finishedAt: nil, wallTime: nil,
