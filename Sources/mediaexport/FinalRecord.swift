@@ -42,23 +42,21 @@ enum FailureRecord {
         case is ExitCode, is CleanExit: return nil
         case let e as ExportError: return record(kind: kind, error: e)
         case let e as BatchError:
-            return record(kind: kind, payload: ["error": "batchRefused", "message": e.description, "stage": "write", "exitCode": e.exitCode])
+            let payload: [String: JSONValue] = ["error": .string("batchRefused"), "message": .string(e.description), "stage": .string("write"),
+                                                "exitCode": .number(Double(e.exitCode))]
+            return record(kind: kind, payload: .object(payload))
         default:
             return record(kind: kind, error: ExportError.usage(reason: MediaExportCommand.usageLine(for: error)))
         }
     }
 
     private static func record(kind: String, error: ExportError) -> String {
-        let line = ExportEvent.failed(.init(error)).jsonLine()
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-              var payload = object["payload"] as? [String: Any] else { return line }
-        payload["exitCode"] = SignalCancellation.exitCode(for: error.exitCode)  // a cancellation exits as its signal
-        return record(kind: kind, payload: payload)
+        var line = ExportEvent.failed(.init(error)).line
+        line.setPayload("exitCode", .number(Double(SignalCancellation.exitCode(for: error.exitCode))))  // a cancellation exits as its signal
+        return record(kind: kind, payload: line.payload)
     }
 
-    private static func record(kind: String, payload: [String: Any]) -> String {
-        let object: [String: Any] = ["version": 1, "kind": kind, "payload": payload]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+    private static func record(kind: String, payload: JSONValue) -> String {
+        JSONLine.shown(kind, payload)
     }
 }

@@ -116,7 +116,7 @@ struct Regress: ToolCommand {
         runner.keepFailed = keepFailed
         runner.deterministic = deterministic
         runner.collectFrames = html != nil
-        if json { runner.onCase = { c in printLine(RegressRecord(kind: "case", payload: c).line) } }
+        if json { runner.onCase = { c in printLine(JSONLine.shown("case", c)) } }
         return runner
     }
 
@@ -129,8 +129,8 @@ struct Regress: ToolCommand {
         try merged.save(baseline)
         if json {
             let failed = cases.filter { $0.status == .error }.count
-            printLine(RegressRecord(kind: "regressFinished", payload: RegressSummary(cases: cases.count, failed: failed, notChecked: [],
-                                                                                    subset: subset, baselineUpdated: changes)).line)
+            printLine(JSONLine.shown("regressFinished", RegressSummary(cases: cases.count, failed: failed, notChecked: [],
+                                                                                    subset: subset, baselineUpdated: changes)))
         } else {
             printLine(TerminalText.lines(changes.isEmpty ? ["baseline \(baseline): unchanged"] : ["baseline \(baseline) updated:"] + changes.map { "  " + $0 }))
         }
@@ -141,8 +141,8 @@ struct Regress: ToolCommand {
     private func report(_ cases: [RegressCase], unchecked: [String]) throws {
         let failed = cases.filter { $0.status != .pass }
         if json {
-            printLine(RegressRecord(kind: "regressFinished", payload: RegressSummary(cases: cases.count, failed: failed.count,
-                                                                                    notChecked: unchecked, subset: subset)).line)
+            printLine(JSONLine.shown("regressFinished", RegressSummary(cases: cases.count, failed: failed.count,
+                                                                                    notChecked: unchecked, subset: subset)))
         } else {
             printLine(RegressTable.render(cases))
             if !unchecked.isEmpty && subset { printError("note: not checked (--subset): " + unchecked.joined(separator: ", ")) }
@@ -163,16 +163,4 @@ struct RegressSummary: Encodable {
     var subset: Bool
     /// With `--update-baseline`: what changed in the baseline (empty: nothing).
     var baselineUpdated: [String]? = nil
-}
-
-/// A JSON Lines record of `regress --json`.
-struct RegressRecord<P: Encodable>: Encodable {
-    var version = 1
-    var kind: String
-    var payload: P
-    var line: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
-    }
 }

@@ -9,9 +9,6 @@ public enum ExportEvent: Sendable, Equatable {
     case failed(Failed)
     case cancelled(Cancelled)
 
-    /// The version of the JSON record schema.
-    public static let schemaVersion = 1
-
     /// The record's `kind`.
     public var kind: String {
         switch self {
@@ -226,36 +223,40 @@ public enum ExportEvent: Sendable, Equatable {
 }
 
 extension ExportEvent: Codable {
-    private enum Keys: String, CodingKey { case version, kind, payload }
+    /// The kinds an export event has, in the order they come.
+    public static let kinds = ["started", "progress", "fallback", "completed", "failed", "cancelled"]
 
-    /// `{"version":1,"kind":"…","payload":{…}}`
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(ExportEvent.schemaVersion, forKey: .version)
-        try c.encode(kind, forKey: .kind)
+    /// The event as its JSON Lines record (`JSONLine`, the one envelope).
+    public var line: JSONLine {
+        let record: JSONLine?
         switch self {
-        case .started(let p): try c.encode(p, forKey: .payload)
-        case .progress(let p): try c.encode(p, forKey: .payload)
-        case .fallback(let p): try c.encode(p, forKey: .payload)
-        case .completed(let p): try c.encode(p, forKey: .payload)
-        case .failed(let p): try c.encode(p, forKey: .payload)
-        case .cancelled(let p): try c.encode(p, forKey: .payload)
+        case .started(let p): record = try? JSONLine(kind: kind, payload: p)
+        case .progress(let p): record = try? JSONLine(kind: kind, payload: p)
+        case .fallback(let p): record = try? JSONLine(kind: kind, payload: p)
+        case .completed(let p): record = try? JSONLine(kind: kind, payload: p)
+        case .failed(let p): record = try? JSONLine(kind: kind, payload: p)
+        case .cancelled(let p): record = try? JSONLine(kind: kind, payload: p)
         }
+        return record ?? (try! JSONLine(kind: kind, payload: JSONValue.object([:])))  // a value of plain fields always encodes
     }
 
-    /// Reads a record `encode(to:)` wrote; an unknown `kind` is a decoding error.
+    /// `{"version":1,"kind":"…","payload":{…}}`: `line`.
+    public func encode(to encoder: Encoder) throws {
+        try line.encode(to: encoder)
+    }
+
+    /// Reads a record `encode(to:)` wrote; an unknown `kind` is a decoding error (`JSONLine` keeps any kind).
     public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: Keys.self)
-        let kind = try c.decode(String.self, forKey: .kind)
-        switch kind {
-        case "started": self = .started(try c.decode(Started.self, forKey: .payload))
-        case "progress": self = .progress(try c.decode(Progress.self, forKey: .payload))
-        case "fallback": self = .fallback(try c.decode(Fallback.self, forKey: .payload))
-        case "completed": self = .completed(try c.decode(Completed.self, forKey: .payload))
-        case "failed": self = .failed(try c.decode(Failed.self, forKey: .payload))
-        case "cancelled": self = .cancelled(try c.decode(Cancelled.self, forKey: .payload))
+        let record = try JSONLine(from: decoder)
+        switch record.kind {
+        case "started": self = .started(try record.payload(as: Started.self))
+        case "progress": self = .progress(try record.payload(as: Progress.self))
+        case "fallback": self = .fallback(try record.payload(as: Fallback.self))
+        case "completed": self = .completed(try record.payload(as: Completed.self))
+        case "failed": self = .failed(try record.payload(as: Failed.self))
+        case "cancelled": self = .cancelled(try record.payload(as: Cancelled.self))
         default:
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown event kind \(kind)")
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown event kind \(record.kind)"))
         }
     }
 }

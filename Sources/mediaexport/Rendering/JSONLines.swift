@@ -1,52 +1,49 @@
 import Foundation
 import MediaExport
 
-// JSON Lines, one versioned record per line (README: "JSON events"). The library's events are plain `Codable`
-// values; the tool writes them and adds what only it knows: the exit code of a `failed` record and of the batch.
+// JSON Lines, one `JSONLine` record per line (docs/json-events.md). The library's events are plain `Codable` values
+// in the library's one envelope; the tool adds what only it knows: the exit code of a `failed` record and of the
+// batch, and raw file-name bytes shown as such.
+
+extension JSONLine {
+    /// The record as written on stdout: `text`, with a file name's raw bytes shown as `FileName.display` does.
+    var shown: String { FileName.displayingRawBytes(inJSON: text) }
+
+    /// The record of `kind` carrying `payload`, as written on stdout.
+    static func shown<P: Encodable>(_ kind: String, _ payload: P) -> String { ((try? JSONLine(kind: kind, payload: payload))?.shown) ?? "" }
+}
 
 extension ExportEvent {
-    /// One JSON Lines record (no trailing newline), keys sorted for stable output: `{"version":1,"kind":…,"payload":…}`.
-    /// A `failed` record's payload also has the tool's `exitCode`.
-    func jsonLine() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = (try? encoder.encode(self)) ?? Data()
-        if case .failed(let f) = self, var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-           var payload = object["payload"] as? [String: Any] {
-            payload["exitCode"] = ExitStatus.code(for: f.error)
-            object["payload"] = payload
-            data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? data
-        }
-        return FileName.displayingRawBytes(inJSON: String(decoding: data, as: UTF8.self))
+    /// The event's record; a `failed` record's payload also has the tool's `exitCode`.
+    var record: JSONLine {
+        var record = line
+        if case .failed(let f) = self { record.setPayload("exitCode", .number(Double(ExitStatus.code(for: f.error)))) }
+        return record
     }
+
+    /// One JSON Lines record (no trailing newline).
+    func jsonLine() -> String { record.shown }
 }
 
 extension BatchEvent {
-    /// One JSON Lines record: `{"version":1,"kind":…,"job":…,"asset":…,"payload":…}`.
+    /// One JSON Lines record: an export's own record with its job and asset, or a batch record.
     func jsonLine() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        func line<P: Encodable>(_ kind: String, _ payload: P, job: Int? = nil, asset: String? = nil) -> String {
-            let data = (try? encoder.encode(BatchRecord(kind: kind, job: job, asset: asset, payload: payload))) ?? Data()
-            return FileName.displayingRawBytes(inJSON: String(decoding: data, as: UTF8.self))
-        }
+        var record: JSONLine?
         switch self {
         case .planned(let item):
             var shown = item
             shown.key = FileName.display(item.key); shown.input = FileName.display(item.input)
             shown.output = FileName.display(item.output); shown.resources = item.resources.map(FileName.display)
             shown.reason = FileName.display(item.reason)
-            return line("planned", shown, asset: shown.key)
-        case .job(let id, let key, let status): return line("job", ["status": status.rawValue], job: id, asset: key)
+            record = try? JSONLine(kind: "planned", payload: shown, asset: shown.key)
+        case .job(let id, let key, let status): record = try? JSONLine(kind: "job", payload: ["status": status.rawValue], job: id, asset: key)
         case .export(let id, let key, let event):
-            // Reuse the export record's own encoding, adding the job id and asset.
-            guard var object = (try? JSONSerialization.jsonObject(with: Data(event.jsonLine().utf8))) as? [String: Any] else { return event.jsonLine() }
-            object["job"] = id
-            object["asset"] = key
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            return String(decoding: data, as: UTF8.self)
-        case .finished(let f): return line("batchFinished", FinishedRecord(f))
+            record = event.record
+            record?.job = id
+            record?.asset = key
+        case .finished(let f): record = try? JSONLine(kind: "batchFinished", payload: FinishedRecord(f))
         }
+        return record?.shown ?? ""
     }
 }
 
@@ -61,13 +58,3 @@ private struct FinishedRecord: Encodable {
         try c.encode(ExitStatus.code(for: finished.outcome), forKey: .exitCode)
     }
 }
-
-/// The JSON Lines envelope of batch records.
-private struct BatchRecord<T: Encodable>: Encodable {
-    var version = 1
-    var kind: String
-    var job: Int?
-    var asset: String?
-    var payload: T
-}
-
