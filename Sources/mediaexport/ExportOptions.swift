@@ -85,7 +85,7 @@ struct EncodingOverrideOptions: ParsableArguments {
     var crf: Int?
 
     @Option(name: .customLong("encoder-preset"), help: ArgumentHelp("x264/x265 speed: ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo.", valueName: "NAME"),
-            completion: .list(Preset.encoderSpeeds))
+            completion: .list(VideoCodec.h264.profile.speeds))
     var encoderPreset: String?
 
     @Option(name: .customLong("video-bitrate"), help: ArgumentHelp("Average video bit rate instead of the CRF (64k, 2.5M, 160000 bits/s); not with --crf.", valueName: "RATE"))

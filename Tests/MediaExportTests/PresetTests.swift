@@ -50,6 +50,8 @@ import Testing
         (#"{"name": "x", "video": {"codec": "h264", "crf": "high"}}"#, "video.crf", "expected Int"),
         (#"{"name": "x", "video": {"codec": "vp9"}}"#, "video.codec", "VideoCodec"),
         (#"{"name": "x", "video": {"codec": "h264", "crf": 99}}"#, "video.crf", "between 0 and 51"),
+        (#"{"name": "x", "video": {"codec": "av1", "pixelFormat": "yuv444p"}}"#, "video.pixelFormat", "must be one of yuv420p, yuv420p10le"),
+        (#"{"name": "x", "video": {"codec": "h264", "hdr": "keep"}}"#, "video.hdr", "keep needs codec hevc or av1"),
         (#"{"name": "x", "video": {"codec": "h264", "maxSize": [1280]}}"#, "video.maxSize", "expected [width, height]"),
         (#"{"name": "x", "audio": {"bitrate": 128000, "sampleRate": 12345}}"#, "audio.sampleRate", "must be one of"),
         (#"{"name": "x", "audio": {}, "colour": "red"}"#, "colour", "unknown key"),

@@ -191,7 +191,7 @@ public struct PresetCatalog: Sendable {
         if let i = fixed.firstIndex(of: p.name) { return (0, i, p.name) }
         if p.passthrough { return (4, 0, p.name) }
         if p.video == nil { return (5, 0, p.name) }
-        let group = p.video?.codec == .hevc ? 2 : p.video?.codec == .av1 ? 3 : 1
+        let group = 1 + (p.video.flatMap { VideoCodec.allCases.firstIndex(of: $0.codec) } ?? 0)  // H.264, HEVC, AV1
         return (group, p.video?.maxSize?.long ?? 0, p.name)
     }
 }

@@ -1,33 +1,11 @@
 import Foundation
 
-// What a container can hold of what WE encode. The answers are what FFmpeg 5.1's muxers say
-// (`avformat_query_codec` for mp4/mov/matroska; the m4a rule of the old `Container.canHold`, which allows
-// only aac and alac), written down as a table: the set of codecs we encode is closed, so there is nothing to ask
-// FFmpeg at planning time. A switch rather than a dictionary, so that a new codec cannot compile without an answer.
-
 extension Container {
-    /// True when the container can hold a video stream we encode with `codec`.
-    /// H.264 and HEVC go in every container but `.m4a` (audio only) and `.webm`; AV1 in MP4/M4V (`av01`), MKV and
-    /// WebM (FFmpeg 5.1's MOV mode writes no `av1C`).
-    public func holds(_ codec: VideoCodec) -> Bool {
-        switch codec {
-        case .h264, .hevc:
-            return self != .m4a && self != .webm
-        case .av1:
-            return self != .m4a && self != .mov
-        }
-    }
+    /// True when the container can hold a video stream we encode with `codec` (its profile's `containers`).
+    public func holds(_ codec: VideoCodec) -> Bool { codec.profile.containers.contains(rawValue) }
 
-    /// True when the container can hold an audio stream we encode with `codec`. AAC goes in all but WebM; Opus in
-    /// MP4/M4V, MKV and WebM (FFmpeg's MOV mode and the M4A brand refuse it).
-    public func holds(_ codec: AudioCodec) -> Bool {
-        switch codec {
-        case .aac:
-            return self != .webm
-        case .opus:
-            return self != .m4a && self != .mov
-        }
-    }
+    /// True when the container can hold an audio stream we encode with `codec` (its profile's `containers`).
+    public func holds(_ codec: AudioCodec) -> Bool { codec.profile.containers.contains(rawValue) }
 
     /// The audio codec an encode for this container uses when the preset asks for `codec`: the preset's where the
     /// container holds it, else Opus where it holds that (WebM: AAC is not allowed there). `.mp4`/`.mkv` keep AAC.

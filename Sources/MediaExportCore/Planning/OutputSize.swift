@@ -123,18 +123,8 @@ public enum OutputSize {
         return Int64(saturating: (Double(written) / min(1, fraction)).rounded())
     }
 
-    /// The bits a pixel a CRF encode spends, guessed without measuring: 0.1 at CRF 23, doubling every 6 steps down;
-    /// HEVC 0.6 of H.264's, AV1 0.5 (its CRF read on x264's scale: `x264EquivalentCRF`). The batch's quick estimate
-    /// and an unmeasured plan use it alike.
-    static func guessedBitsPerPixel(_ settings: VideoSettings) -> Double {
-        let efficiency: Double
-        switch settings.codec {
-        case .h264: efficiency = 1
-        case .hevc: efficiency = 0.6
-        case .av1: efficiency = 0.5
-        }
-        return 0.1 * pow(2, (23 - settings.x264EquivalentCRF) / 6) * efficiency
-    }
+    /// The bits a pixel a CRF encode spends, guessed without measuring (`EncoderProfile.guessedBitsPerPixel`).
+    static func guessedBitsPerPixel(_ settings: VideoSettings) -> Double { settings.codec.profile.guessedBitsPerPixel(crf: settings.crf) }
 
     /// The bit rates chosen to fit a limit.
     package struct Budget: Sendable, Equatable {
@@ -168,7 +158,7 @@ public enum OutputSize {
             switch decision.action {
             case .transcodeVideo(let v):
                 hasVideo = true; frameRate = Self.outputRate(v, source: stream)
-                if !v.settings.codec.hasTwoPass { passes = "one pass (FFmpeg 5.1's libsvtav1 has no two-pass)" }
+                if case let p = v.settings.codec.profile, !p.twoPass { passes = "one pass (FFmpeg 5.1's \(p.encoder) has no two-pass)" }
             case .transcodeAudio(let a): audioStreams += 1; transcodedAudio += 1; audioRate = a.settings.bitrate
             case .transcodeSubtitle: fixedBits += 800 * seconds
             case .copy:
@@ -223,7 +213,7 @@ public enum OutputSize {
         var p = preset
         if let v = budget.videoBitrate, var video = p.video {
             video.bitrate = v
-            video.twoPass = video.codec.hasTwoPass
+            video.twoPass = video.codec.profile.twoPass
             if let cap = video.maxBitrate, cap < v { video.bitrate = cap }
             p.video = video
         }

@@ -11,7 +11,7 @@ package enum PictureProcessing {
         plan.pixelFormat = v.pixelFormat
         plan.toneMap = nil
         plan.outputColor = nil
-        let keepsHDR = v.hdr == .keep && v.codec.keepsHDR
+        let keepsHDR = v.hdr == .keep && v.codec.profile.hdr != nil
         if let color, color.isHDR {
             if keepsHDR {
                 plan.pixelFormat = tenBit(v.pixelFormat)
@@ -66,7 +66,7 @@ package enum PictureProcessing {
         if let t = plan.toneMap {
             notes.append("HDR (\(t.source.rawValue.uppercased())) tone-mapped to SDR BT.709 (\(t.curve.rawValue), peak \(format(t.peak * 100)) nits)")
         } else if let out = plan.outputColor, out.isHDR {
-            notes.append("HDR (\(out.transferKind.rawValue.uppercased())) kept: \(plan.settings.codec == .av1 ? "AV1 10-bit" : "HEVC Main10"), \(out.primaries ?? "bt2020") primaries"
+            notes.append("HDR (\(out.transferKind.rawValue.uppercased())) kept: \(plan.settings.codec.profile.hdr?.name ?? ""), \(out.primaries ?? "bt2020") primaries"
                          + (out.mastering != nil || out.contentLight != nil ? ", HDR10 metadata carried" : ""))
         }
         if let dv = color?.dolbyVision {

@@ -134,8 +134,8 @@ struct StreamDecider {
         var plan = VideoPlan(width: size.width, height: size.height, settings: v, crop: crop, displayMatrix: matrix)
         orientPixels(&plan, finalMatrix: matrix ?? Self.ownMatrix(s))
         // The encoder's own limit, a fact of the request (the preset's codec), not of the input: a refusal, not a fallback.
-        if min(plan.width, plan.height) < v.codec.minimumSide {
-            return d.dropped("\(v.codec.encoderName) encodes pictures of at least \(v.codec.minimumSide)x\(v.codec.minimumSide), not \(plan.width)x\(plan.height)"
+        if case let p = v.codec.profile, min(plan.width, plan.height) < p.minimumSide {
+            return d.dropped("\(p.encoder) encodes pictures of at least \(p.minimumSide)x\(p.minimumSide), not \(plan.width)x\(plan.height)"
                              + " (an H.264 or HEVC preset takes it)")
         }
         var d = d

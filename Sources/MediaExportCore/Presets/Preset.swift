@@ -56,7 +56,7 @@ public struct Preset: Codable, Sendable, Equatable {
     }
 }
 
-/// Video codecs a preset can ask for.
+/// Video codecs a preset can ask for; what their encoders take is in their `profile` (`EncoderProfile`).
 public enum VideoCodec: String, Codable, Sendable, CaseIterable {
     /// H.264 through libx264.
     case h264
@@ -64,44 +64,21 @@ public enum VideoCodec: String, Codable, Sendable, CaseIterable {
     case hevc
     /// AV1 through SVT-AV1 (`libsvtav1`): `encoderPreset` is its speed (`0`–`13`), `crf` 0–63.
     case av1
-
-    /// The libavcodec encoder name.
-    package var encoderName: String {
-        switch self {
-        case .h264: return "libx264"
-        case .hevc: return "libx265"
-        case .av1: return "libsvtav1"
-        }
-    }
-
-    /// False for AV1: FFmpeg 5.1's libsvtav1 wrapper passes no two-pass statistics (its first pass writes none), so an
-    /// average bit rate is encoded in one pass.
-    public var hasTwoPass: Bool { self != .av1 }
-
-    /// The smallest picture side the encoder takes: SVT-AV1 1.4 refuses a width or height under 64 ("Source Height
-    /// must be at least 64"); x264 and x265 take any even size.
-    public var minimumSide: Int { self == .av1 ? 64 : 2 }
-
-    /// True for the codecs whose presets may keep HDR (10-bit, PQ/HLG and HDR10 metadata carried): HEVC and AV1.
-    public var keepsHDR: Bool { self != .h264 }
 }
 
-/// Audio codecs a preset can ask for.
+/// Audio codecs a preset can ask for (their encoders' `profile`: `EncoderProfile`).
 public enum AudioCodec: String, Codable, Sendable, CaseIterable {
     /// AAC-LC through FFmpeg's native encoder.
     case aac
     /// Opus through libopus (48 kHz): what WebM holds; the planner picks it for `.webm` when the preset says AAC.
     case opus
-
-    /// The libavcodec encoder name.
-    package var encoderName: String { self == .aac ? "aac" : "libopus" }
 }
 
 /// Video encoding settings of a preset.
 public struct VideoSettings: Codable, Sendable, Equatable {
     /// Output codec.
     public var codec: VideoCodec
-    /// The encoder's speed preset (`ultrafast` … `veryslow`), as in x264/x265.
+    /// The encoder's speed preset (`ultrafast` … `veryslow` for x264/x265; default: the profile's `defaultSpeed`).
     public var encoderPreset: String
     /// Constant rate factor (0–51; lower is better quality).
     public var crf: Int
@@ -131,9 +108,9 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     public var maxFrameRate: Double?
 
     /// Creates video settings.
-    public init(codec: VideoCodec, encoderPreset: String = "medium", crf: Int = 23, maxSize: SizeBox? = nil,
+    public init(codec: VideoCodec, encoderPreset: String? = nil, crf: Int = 23, maxSize: SizeBox? = nil,
                 pixelFormat: String = "yuv420p", hdr: HDRHandling? = nil, toneMap: ToneMapCurve = .hable, deinterlace: Bool = true) {
-        self.codec = codec; self.encoderPreset = encoderPreset; self.crf = crf; self.maxSize = maxSize
+        self.codec = codec; self.encoderPreset = encoderPreset ?? codec.profile.defaultSpeed; self.crf = crf; self.maxSize = maxSize
         self.pixelFormat = pixelFormat; self.hdr = hdr ?? HDRHandling.defaultFor(codec); self.toneMap = toneMap
         self.deinterlace = deinterlace
         self.maxBitrate = nil; self.bufferSize = nil; self.bitrate = nil; self.twoPass = false
@@ -145,15 +122,14 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         case maxFrameRate
     }
 
-    /// The CRF on x264's scale, for the rough bit-rate guesses: SVT-AV1's 0–63 scale sits about 12 steps above it
-    /// (AV1 CRF 35 spends about what x264's 23 does, before AV1's own efficiency).
-    package var x264EquivalentCRF: Double { Double(codec == .av1 ? crf - 12 : crf) }
+    /// The CRF on x264's scale, for the rough bit-rate guesses (`EncoderProfile.x264EquivalentCRF`).
+    package var x264EquivalentCRF: Double { codec.profile.x264EquivalentCRF(crf) }
 
     /// Reads a preset's `video` section: only `codec` is required; the other fields take their defaults.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         codec = try c.decode(VideoCodec.self, forKey: .codec)
-        encoderPreset = try c.decodeIfPresent(String.self, forKey: .encoderPreset) ?? "medium"
+        encoderPreset = try c.decodeIfPresent(String.self, forKey: .encoderPreset) ?? codec.profile.defaultSpeed
         crf = try c.decodeIfPresent(Int.self, forKey: .crf) ?? 23
         maxSize = try c.decodeIfPresent(SizeBox.self, forKey: .maxSize)
         pixelFormat = try c.decodeIfPresent(String.self, forKey: .pixelFormat) ?? "yuv420p"
@@ -176,7 +152,7 @@ public enum HDRHandling: String, Codable, Sendable, CaseIterable {
     case tonemap
 
     /// `keep` for HEVC (as AVAssetExportSession's HEVC presets) and AV1, `tonemap` for H.264 (as its H.264 presets).
-    public static func defaultFor(_ codec: VideoCodec) -> HDRHandling { codec.keepsHDR ? .keep : .tonemap }
+    public static func defaultFor(_ codec: VideoCodec) -> HDRHandling { codec.profile.hdr != nil ? .keep : .tonemap }
 }
 
 /// Tone-mapping curves (FFmpeg's `tonemap` filter).

@@ -29,21 +29,17 @@ extension Preset {
     /// The extensions a `defaultExtension` may name: `Container`'s cases (a test keeps them equal; the list is
     /// here so that presets do not depend on requests).
     package static let outputExtensions = ["mp4", "mov", "m4v", "m4a", "mkv", "webm"]
-
-    /// The x264/x265 speed presets, fastest first.
-    public static let encoderSpeeds = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 }
 
 extension VideoSettings {
     /// The `video` section's checks (see `Preset.validate(path:)`).
     fileprivate func validate(_ bad: (String, String) -> ExportError) throws {
-        // SVT-AV1 (av1) counts its speeds 0 (slowest) to 13 and its CRF to 63; x264/x265 name theirs.
-        let speeds = codec == .av1 ? (0...13).map(String.init) : Preset.encoderSpeeds
-        if !speeds.contains(encoderPreset) { throw bad("video.encoderPreset", "must be one of \(speeds.joined(separator: ", "))") }
-        let crfs = codec == .av1 ? 0...63 : 0...51
-        if !crfs.contains(crf) { throw bad("video.crf", "must be between 0 and \(crfs.upperBound), got \(crf)") }
-        let formats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv444p"]
-        if !formats.contains(pixelFormat) { throw bad("video.pixelFormat", "must be one of \(formats.joined(separator: ", "))") }
+        let profile = codec.profile
+        if !profile.speeds.contains(encoderPreset) { throw bad("video.encoderPreset", "must be one of \(profile.speeds.joined(separator: ", "))") }
+        if !profile.crfRange.contains(crf) { throw bad("video.crf", "must be between 0 and \(profile.crfRange.upperBound), got \(crf)") }
+        if !profile.pixelFormats.contains(pixelFormat) {
+            throw bad("video.pixelFormat", "must be one of \(profile.pixelFormats.joined(separator: ", "))")
+        }
         let rates = 10_000...2_000_000_000
         if let m = maxBitrate, !rates.contains(m) { throw bad("video.maxBitrate", "must be between 10000 and 2000000000 bits/s, got \(m)") }
         if let b = bufferSize {
@@ -51,14 +47,15 @@ extension VideoSettings {
             if !rates.contains(b) { throw bad("video.bufferSize", "must be between 10000 and 2000000000 bits, got \(b)") }
         }
         if let b = bitrate, !rates.contains(b) { throw bad("video.bitrate", "must be between 10000 and 2000000000 bits/s, got \(b)") }
-        if twoPass && !codec.hasTwoPass { throw bad("video.twoPass", "not with av1 (FFmpeg 5.1's libsvtav1 has no two-pass)") }
+        if twoPass && !profile.twoPass { throw bad("video.twoPass", "not with \(codec.rawValue) (FFmpeg 5.1's \(profile.encoder) has no two-pass)") }
         if twoPass && bitrate == nil { throw bad("video.twoPass", "needs video.bitrate (a CRF encode has nothing to aim for)") }
         if let b = bitrate, let m = maxBitrate, m < b { throw bad("video.maxBitrate", "must be at least video.bitrate (\(b)), got \(m)") }
         if let r = maxFrameRate, !(r.isFinite && (1...240).contains(r)) {
             throw bad("video.maxFrameRate", "must be between 1 and 240 frames/s, got \(String(format: "%g", r))")
         }
-        if hdr == .keep && !codec.keepsHDR {
-            throw bad("video.hdr", "keep needs codec hevc or av1 (10-bit H.264 HDR plays almost nowhere); use tonemap")
+        if hdr == .keep && profile.hdr == nil {
+            let keeping = VideoCodec.allCases.filter { $0.profile.hdr != nil }.map(\.rawValue).joined(separator: " or ")
+            throw bad("video.hdr", "keep needs codec \(keeping) (10-bit H.264 HDR plays almost nowhere); use tonemap")
         }
     }
 }

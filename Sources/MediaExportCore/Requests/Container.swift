@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The pure half of the FFmpeg layer's `Container`: which codec a muxer accepts for a stream copy is FFmpeg's to say
 /// (`avformat_query_codec`), so it reaches the planner as data (`SourceStream.fitsIn`); what our own encoders
-/// produce is a fixed table (`holds(_:)` in EncodedCodecs.swift).
+/// produce is a fixed table (`holds(_:)`: each encoder's `EncoderProfile.containers`).
 public enum Container: String, Codable, Sendable, CaseIterable {
     /// MPEG-4 (`.mp4`).
     case mp4

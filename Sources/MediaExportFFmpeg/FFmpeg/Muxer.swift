@@ -10,9 +10,10 @@ extension Container {
         // FFmpeg 5.1's MP4 muxer refuses FLAC unless told experimental features are welcome (`-strict -2`), and
         // its MOV mode takes neither FLAC nor Opus ("only supported in MP4"), whatever avformat_query_codec says.
         if codecID == AV_CODEC_ID_FLAC && self != .mkv { return false }
-        // FFmpeg 5.1's MOV mode writes AV1 without its `av1C` box (only MP4 mode has it).
-        if codecID == AV_CODEC_ID_AV1 && self == .mov { return false }
-        if codecID == AV_CODEC_ID_OPUS && self == .mov { return false }
+        // The codecs we encode: the planner's table (FFmpeg 5.1's MOV mode writes AV1 without its `av1C` box).
+        let name = String(cString: avcodec_get_name(codecID))
+        if let codec = VideoCodec(rawValue: name) { return holds(codec) }
+        if let codec = AudioCodec(rawValue: name) { return holds(codec) }
         return avformat_query_codec(fmt, codecID, FF_COMPLIANCE_NORMAL) == 1
     }
 }

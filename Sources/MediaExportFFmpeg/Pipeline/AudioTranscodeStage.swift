@@ -48,22 +48,15 @@ final class AudioTranscodeStage: StreamStage {
         inputIndex = stream.pointee.index
         self.path = path
         self.gain = Float(plan.gain)
-        let channels = Int32(plan.channels), settings = plan.settings  // a validated preset's: a listed rate, 1–8 channels
         decoder = try StreamDecoder(stream: stream, path: path, strict: strict, codecs: codecs)
         self.timeline = timeline
         inTimeBase = stream.pointee.time_base
         originTS = timeline.origin(in: stream.pointee.time_base)
         // After a seek (the start is later than the stream's), reading begins before the start.
         sentBeforeStart = stream.pointee.start_time != AVCode.noPTS && originTS > stream.pointee.start_time
-        encoder = try StreamEncoder(encoderName: settings.codec.encoderName, path: muxer.path)
+        encoder = try StreamEncoder(encoderName: plan.settings.codec.profile.encoder, path: muxer.path)
         let enc = encoder.context
-        // FFmpeg's AAC takes planar floats; libopus interleaved ones.
-        enc.pointee.sample_fmt = settings.codec == .opus ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP
-        enc.pointee.sample_rate = Int32(settings.sampleRate)
-        cff_default_layout(&enc.pointee.ch_layout, channels)
-        enc.pointee.bit_rate = Int64(settings.bitrate)
-        enc.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
-        enc.pointee.thread_count = codecs.count
+        plan.setUp(enc, codecs: codecs)
         if muxer.needsGlobalHeader { enc.pointee.flags |= cff_codec_flag_global_header() }
         try encoder.open([])
         resampler = try AudioResampler(encoder: enc, startSeconds: 0, endSeconds: timeline.outputLength, path: path)

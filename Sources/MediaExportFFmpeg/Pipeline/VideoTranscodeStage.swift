@@ -98,7 +98,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
 
         let pixFmt = av_get_pix_fmt(plan.pixelFormat)
         scaler = VideoScaler(width: Int32(plan.width), height: Int32(plan.height), format: pixFmt, path: path)
-        encoder = try StreamEncoder(encoderName: plan.settings.codec.encoderName, path: muxer.path)
+        encoder = try StreamEncoder(encoderName: plan.settings.codec.profile.encoder, path: muxer.path)
         let enc = encoder.context
         let guessed = Self.frameRate(of: stream, source: source)
         let rate = guessed.rate
@@ -118,8 +118,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
 
         outputStream = try muxer.addStream()
         try check(avcodec_parameters_from_context(outputStream.pointee.codecpar, enc), .mux, muxer.path, "stream parameters")
-        if plan.settings.codec == .hevc && muxer.container.isQuickTimeFamily {
-            outputStream.pointee.codecpar.pointee.codec_tag = cff_mktag(0x68, 0x76, 0x63, 0x31)  // 'hvc1' for Apple players
+        if let tag = plan.settings.codec.profile.quickTimeTag, muxer.container.isQuickTimeFamily {
+            outputStream.pointee.codecpar.pointee.codec_tag = tag.utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }  // MKTAG
         }
         outputStream.pointee.time_base = enc.pointee.time_base
         outputStream.pointee.avg_frame_rate = Self.shownRate(rate, plan)
