@@ -375,9 +375,9 @@ fi
 # chose ("size limit N bytes: video at V kb/s average, two passes[, audio at A kb/s]"); it first encodes ~3 % of the
 # frames in 3 samples at the preset's CRF (what the preset would spend, the most the rate may be), then pass 1 into
 # FFmpeg's null muxer, then pass 2. The ffmpeg CLI runs the same two passes at the same rates (ffmpeg's wall, CPU
-# and peak RSS: both passes summed, the larger peak). Two options keep its passes the same as ours:
-# bench/maxsize.py reads the rates from that record and spells both passes (why the CLI needs -fps_mode passthrough
-# and, in pass 1, +global_header to encode the same pictures as ours is said there).
+# and peak RSS: both passes summed, the larger peak). bench/maxsize.py reads the rates from that record and spells
+# both passes (why the CLI needs -fps_mode passthrough and, in pass 1, +global_header to encode the same pictures as
+# ours is said there).
 MAXSIZE=""
 MAXSIZE_RATES_TEXT=""
 if ((HAS_MAXSIZE)); then
