@@ -28,8 +28,8 @@ FASTSTART = {"mp4", "mov", "m4v", "m4a"}   # the containers ours writes with the
 def started(binary, preset, src, *extra):
     """The `started` record's payload of `mediaexport --preset PRESET SRC` (its plan), without the export: the run is
     killed as soon as the record arrives, and its output folder (a temporary one) goes with it. The output has no
-    extension, so the container is the preset's own. SIGKILL, not SIGTERM: a SIGTERM while SVT-AV1 starts its
-    threads can leave the tool waiting forever (seen with a debug build, 28 November)."""
+    extension, so the container is the preset's own. SIGKILL, not SIGTERM: an AV1 export cancelled before its first
+    frames can hang in freeing the encoder (svt_av1_enc_deinit waits for a packet that never comes)."""
     with tempfile.TemporaryDirectory(prefix="bench-plan.") as tmp:
         cmd = [binary, "--preset", preset, *extra, "--json", "-y", src, os.path.join(tmp, "plan")]
         with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as p:
