@@ -2,8 +2,9 @@
 import PackageDescription
 
 /// The release tool's link (see the `mediaexport` target): the Swift runtime and Foundation linked statically, in a
-/// group as Foundation's archives refer to each other, relative relocations packed, and the functions everyday
-/// commands run placed first (`linker/hot-functions.txt`, made by `scripts/hot-functions.sh`).
+/// group as Foundation's archives refer to each other, relative relocations packed, and, when
+/// `MEDIAEXPORT_SYMBOL_ORDERING_FILE` names a list, the functions everyday commands run placed first (the list
+/// `scripts/release-build.sh` generates with `scripts/hot-functions.sh`, in `.build/hot-functions.txt`).
 var releaseLinkFlags: [String] = ["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
 let staticArchives: [String] = [
     "Foundation", "FoundationInternationalization", "FoundationEssentials", "CoreFoundation", "_FoundationICU",
@@ -13,8 +14,12 @@ let staticArchives: [String] = [
 releaseLinkFlags += ["-Xlinker", "--start-group"]
 for archive in staticArchives { releaseLinkFlags += ["-Xlinker", "-l\(archive)"] }
 releaseLinkFlags += ["-Xlinker", "--end-group"]
-releaseLinkFlags += ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/hot-functions.txt"]
-releaseLinkFlags += ["-Xlinker", "--no-warn-symbol-ordering"]
+// An environment variable rather than a test for the file: SwiftPM caches the manifest's result by its text and the
+// environment, so a list that appears later would go unseen; a changed variable changes the link command, which
+// makes SwiftPM link again.
+if let order = Context.environment["MEDIAEXPORT_SYMBOL_ORDERING_FILE"], !order.isEmpty {
+    releaseLinkFlags += ["-Xlinker", "--symbol-ordering-file=\(order)", "-Xlinker", "--no-warn-symbol-ordering"]
+}
 
 let package = Package(
     name: "mediaexport",
@@ -77,9 +82,10 @@ let package = Package(
             // Foundation's static archives do not carry their dependencies the way its modules do for shared
             // linking: name them, in a group as they refer to each other. The toolchain's lld packs the binary's
             // ~87 000 relative relocations (DT_RELR, glibc 2.36+): 2 MiB of relocation records the loader would
-            // otherwise read at every start (3 MiB less peak RSS). The ~7 000 functions the everyday commands run
-            // (2.4 MiB of 19) go first in .text, so the code pages the kernel maps in (whole page-cache folios, up
-            // to 2 MiB on recent kernels) are mostly code the tool runs: 3-5 MiB less peak RSS.
+            // otherwise read at every start (3 MiB less peak RSS). With scripts/release-build.sh's list, the ~7 000
+            // functions the everyday commands run (2.4 MiB of 19) go first in .text, so the code pages the kernel maps
+            // in (whole page-cache folios, up to 2 MiB on recent kernels) are mostly code the tool runs: 3-5 MiB less
+            // peak RSS.
             linkerSettings: [
                 .unsafeFlags(releaseLinkFlags, .when(platforms: [.linux], configuration: .release))
             ]

@@ -37,23 +37,12 @@ if [[ ! -s $CLIP ]]; then
         -t 0.2 -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac -b:a 64k "$CLIP"
 fi
 
-# N hard links (copies where links fail) in $FOLDERS folders: in-N/f00/clip00000.mov … (python3: no fork per file).
+# N hard links (copies where links fail) in $FOLDERS folders: in-N/f00/clip00000.mov … (bench/link_inputs.py).
 make_inputs() {
     local n=$1 dir=$WORK/in-$1
     [[ -f $dir.complete ]] && return 0
     rm -rf "$dir"
-    python3 - "$CLIP" "$dir" "$n" "$FOLDERS" <<'PY'
-import os, shutil, sys
-clip, root, n, folders = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-for i in range(n):
-    folder = os.path.join(root, "f%02d" % (i % folders))
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, "clip%05d.mov" % i)
-    try:
-        os.link(clip, path)
-    except OSError:
-        shutil.copyfile(clip, path)
-PY
+    python3 "$BENCH_DIR/link_inputs.py" "$CLIP" "$dir" "$n" "$FOLDERS"
     : >"$dir.complete"
 }
 

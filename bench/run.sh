@@ -6,9 +6,10 @@
 #   BENCH_REPEAT=5 bench/run.sh                      # median of 5 alternating runs per case (default 3)
 #   BENCH_QUICK=1 bench/run.sh                       # 4 s input, 1 run: a smoke run
 #   BENCH_CPUS=0 bench/run.sh                        # both tools under `taskset -c 0` (BENCH_CPUS=0,1: two cores)
-#   BENCH_INPUT=pattern bench/run.sh                 # the old noise-free testsrc2 input (30 s), for older figures
+#   BENCH_INPUT=pattern bench/run.sh                 # a noise-free testsrc2 input (30 s), to compare with figures before issue 19
 #   BENCH_CASES=tonemap bench/run.sh                 # only the HDR (HLG) tone-mapping case
 #   BENCH_CASES=maxsize bench/run.sh                 # only the --max-size two-pass case (not in the default list)
+#   BENCH_CASES="av1-highest av1-1280x720" bench/run.sh  # any preset: ours' plan gives the CLI its arguments
 #   MEDIAEXPORT_BIN=/path/to/mediaexport bench/run.sh  # skip the build
 set -euo pipefail
 
@@ -44,13 +45,14 @@ done
 # The memory-vs-length check (ours on two pattern inputs): by default only when an SDR preset case runs (not maxsize).
 MEM=${BENCH_MEM:-$([[ -n $SDR_CASES ]] && echo 1 || echo 0)}
 GNU_TIME=/usr/bin/time
-export MEDIAEXPORT_PRESETS_DIR=${MEDIAEXPORT_PRESETS_DIR:-$ROOT/Presets}   # the same JSON we read below
+export MEDIAEXPORT_PRESETS_DIR=${MEDIAEXPORT_PRESETS_DIR:-$ROOT/Presets}   # the tool plans with the tree's presets
 
 # Targets (issue 19), ours/ffmpeg: the CPU-time ratio (user+sys) for transcodes, as wall time swings with the
 # machine's load; the wall-time ratio for passthrough, which is I/O more than CPU; and ours' peak RSS at most
 # TARGET_RSS_MIB over ffmpeg's in every case.
 TARGET_H264_CPU=1.00        # highest, 1280x720 and any other H.264 preset
 TARGET_HEVC_CPU=1.05        # hevc-* presets (x265 dominates; reported against a looser bound)
+TARGET_AV1_CPU=1.05         # av1-* presets (SVT-AV1 dominates, as x265 does for HEVC)
 TARGET_TONEMAP_CPU=1.05
 TARGET_MAXSIZE_CPU=1.05     # maxsize: CPU time, as ours' extra work (the CRF samples) is part of what is measured
 TARGET_PASSTHROUGH_WALL=1.05
@@ -70,6 +72,10 @@ command -v python3 >/dev/null 2>&1 || die "python3 not found (Debian/Ubuntu: sud
 [[ $REPEAT =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive integer (got '$REPEAT')"
 [[ $MEM == 0 || $MEM == 1 ]] || die "BENCH_MEM must be 0 or 1 (got '$MEM')"
 [[ $INPUT_KIND == camera || $INPUT_KIND == pattern ]] || die "BENCH_INPUT must be camera or pattern (got '$INPUT_KIND')"
+# Run as root, SVT-AV1 raises its threads to real-time priority (SCHED_FIFO 99): the CLI's AV1 encodes would take the
+# machine from everything else (ours gives the right up before it opens an encoder). Both tools run without it.
+NO_RT=()
+if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null 2>&1; then NO_RT=(setpriv --bounding-set=-sys_nice); fi
 TASKSET=()
 if [[ -n $CPUS ]]; then
     command -v taskset >/dev/null 2>&1 || die "BENCH_CPUS needs taskset (Debian/Ubuntu: sudo apt-get install util-linux)"
@@ -83,14 +89,7 @@ else
 fi
 [[ -n ${CASES// /} ]] || die "BENCH_CASES is empty"
 [[ -d $MEDIAEXPORT_PRESETS_DIR ]] || die "preset folder not found: $MEDIAEXPORT_PRESETS_DIR"
-needed_presets=$SDR_CASES
-((MEM)) && needed_presets+=" $MEM_PRESET"
-((HAS_TONEMAP)) && needed_presets+=" $TONEMAP_PRESET"
-((HAS_MAXSIZE)) && needed_presets+=" $MAXSIZE_PRESET"
 [[ -z ${BENCH_MAXSIZE:-} || ${BENCH_MAXSIZE} =~ ^[1-9][0-9]*$ ]] || die "BENCH_MAXSIZE must be a size in bytes (got '$BENCH_MAXSIZE')"
-for p in $needed_presets; do
-    [[ -f $MEDIAEXPORT_PRESETS_DIR/$p.json ]] || die "no preset $MEDIAEXPORT_PRESETS_DIR/$p.json"
-done
 if ((HAS_TONEMAP)); then
     for f in zscale tonemap noise; do
         [[ $(ffmpeg -hide_banner -h "filter=$f" 2>/dev/null) == "Filter $f"* ]] \
@@ -104,8 +103,8 @@ mkdir -p "$WORK/inputs" "$WORK/out" "$WORK/logs"
 
 # Lengths. The camera-like input is 10 s (4 s quick): at 100 Mb/s that is 300 frames and 132 MB, enough for every
 # encoder to reach its steady state and for passthrough to move a camera-sized file, while one `highest` run stays
-# under a minute on 2 busy cores. The pattern input keeps its old 30 s (5 s quick), so its figures compare with older
-# ones. The memory check always uses the pattern (10 s vs 60 s, 5 s vs 10 s quick): cheap to make and to transcode.
+# under a minute on 2 busy cores. The pattern input is 30 s (5 s quick), the length of the figures before issue 19,
+# so they compare. The memory check always uses the pattern (10 s vs 60 s, 5 s vs 10 s quick): cheap to make and to transcode.
 if [[ $QUICK == 1 ]]; then
     CAMERA_LEN=4; PATTERN_LEN=5; MEM_SHORT=5; MEM_LONG=10; HDR_LEN=5
 else
@@ -214,57 +213,19 @@ if ((HAS_TONEMAP)); then
 fi
 
 # ---------------------------------------------------------------------------------------------- helpers
-# Preset JSON + input size [+ filter chain] -> line 1: expected "WIDTH HEIGHT" (or "- -" without video); then
-# ffmpeg output arguments, one per line. The fit mirrors SizeBox.fitting: orientation-free box, never upscale, even
-# sizes. A chain (with {w} and {h} for the fitted size) replaces the plain scale and tags the output BT.709.
-PRESET_TO_FFMPEG=$(cat <<'PY'
-import json, sys
-preset, w, h = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
-chain = sys.argv[4] if len(sys.argv) > 4 else None
-out = []
-if preset.get("passthrough"):
-    print(w, h)
-    out += ["-map", "0:v", "-map", "0:a", "-c", "copy"]
-else:
-    v, a = preset.get("video"), preset.get("audio")
-    if v:
-        out += ["-map", "0:v:0"]
-    if a:
-        out += ["-map", "0:a"]
-    if v:
-        fw, fh = w, h
-        box = v.get("maxSize")
-        if box:
-            long_, short = max(box), min(box)
-            s = min(1.0, long_ / max(w, h), short / min(w, h))
-            def even(x, limit):
-                r = int(round(x / 2)) * 2          # Swift .rounded(): half away from zero; no ties here
-                return max(2, min(r, limit & ~1))
-            lim_w = min(w, short) if w <= h else min(w, long_)
-            lim_h = min(h, short) if h < w else min(h, long_)
-            fw, fh = even(w * s, lim_w), even(h * s, lim_h)
-        print(fw, fh)
-        enc = {"h264": "libx264", "hevc": "libx265"}[v["codec"]]
-        out += ["-c:v", enc, "-preset", v["encoderPreset"], "-crf", str(v["crf"])]
-        if enc == "libx265":
-            out += ["-tag:v", "hvc1", "-x265-params", "log-level=error"]
-        if chain:
-            out += ["-vf", chain.replace("{w}", str(fw)).replace("{h}", str(fh))]
-        elif (fw, fh) != (w, h):
-            out += ["-vf", f"scale={fw}:{fh}"]           # bicubic: the ffmpeg CLI's default sws flags
-        out += ["-pix_fmt", v.get("pixelFormat", "yuv420p")]
-        if chain:                                       # as our encoder is tagged after tone mapping
-            out += ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv"]
-    else:
-        print("- -")
-        out += ["-vn"]
-    if a:
-        assert a["codec"] == "aac", a
-        out += ["-c:a", "aac", "-b:a", str(a["bitrate"]), "-ar", str(a["sampleRate"]), "-ac", str(a["channels"])]
-out += ["-movflags", "+faststart"]                    # as our muxer does for MP4/MOV/M4V/M4A
-print("\n".join(out))
-PY
-)
+# Ours' plan for PRESET on IN in the CLI's words (bench/presets.py reads the tool's `started` record): PLAN=(W H CODEC
+# CONTAINER), FFARGS=(the CLI's output arguments at identical settings), and a line of plans.tsv for the report
+# (CASE "-": none). CHAIN, with {w} and {h} for the planned size, replaces the plain scale (the tonemap case).
+PLANS=$WORK/logs/plans.tsv
+: >"$PLANS"
+plan_for() {   # CASE PRESET IN [CHAIN]
+    local lines
+    mapfile -t lines < <(python3 "$BENCH_DIR/presets.py" plan "$BIN" "$2" "$3" "${@:4}")
+    ((${#lines[@]} > 1)) || die "no plan from $BIN for preset $2 on $3 (see above)"
+    read -r -a PLAN <<<"${lines[0]}"
+    FFARGS=("${lines[@]:1}")
+    if [[ $1 != - ]]; then printf '%s\t%s\t%s\t%s\t%s\n' "$1" "${PLAN[@]}" >>"$PLANS"; fi
+}
 
 # Runs "$@" under GNU time; appends "case tool run wall cpu rss_kb" to results.tsv.
 RESULTS=$WORK/results.tsv
@@ -278,7 +239,7 @@ measure() {   # CASE TOOL RUN LOG -- cmd...
     sync
     # taskset (BENCH_CPUS) outside GNU time: time and the tool inherit the CPU set, and the tool's threads=auto
     # (FFmpeg's and x264's CPU count read the affinity mask) sizes its thread pools to it.
-    if ! "${TASKSET[@]}" $GNU_TIME -v -o "$tf" "$@" >"$log" 2>&1; then
+    if ! "${NO_RT[@]}" "${TASKSET[@]}" $GNU_TIME -v -o "$tf" "$@" >"$log" 2>&1; then
         tail -n 15 "$log" >&2
         die "$tool failed on case $case (log: $log); command: $*"
     fi
@@ -338,18 +299,13 @@ for f in "$MAIN_IN" "$MEM_SHORT_IN" "$MEM_LONG_IN" "$HDR_IN"; do   # warm the pa
     if [[ -n $f ]]; then cat "$f" >/dev/null; fi
 done
 
-declare -A EXPECT
 CMDS=$WORK/logs/commands.txt
 : >"$CMDS"
-if ((${#TASKSET[@]})); then echo "# every command below ran as: ${TASKSET[*]} $GNU_TIME -v COMMAND" >>"$CMDS"; fi
-[[ -n $MAIN_IN ]] && IFS=x read -r IN_W IN_H < <(probe_size "$MAIN_IN")
+echo "# every command below ran as: ${NO_RT[*]}${NO_RT[*]:+ }${TASKSET[*]}${TASKSET[*]:+ }$GNU_TIME -v COMMAND" >>"$CMDS"
 for preset in $SDR_CASES; do
-    ext=mp4
-    [[ $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("passthrough", False))' \
-        "$MEDIAEXPORT_PRESETS_DIR/$preset.json") == True ]] && ext=mov
-    mapfile -t lines < <(python3 -c "$PRESET_TO_FFMPEG" "$MEDIAEXPORT_PRESETS_DIR/$preset.json" "$IN_W" "$IN_H")
-    EXPECT[$preset]=${lines[0]}
-    ffargs=("${lines[@]:1}")
+    plan_for "$preset" "$preset" "$MAIN_IN"
+    ext=${PLAN[3]}
+    ffargs=("${FFARGS[@]}")
     ours_out=$WORK/out/$preset.ours.$ext
     ff_out=$WORK/out/$preset.ffmpeg.$ext
     {
@@ -361,7 +317,7 @@ for preset in $SDR_CASES; do
     } >>"$CMDS"
     echo "case $preset: ffmpeg ${ffargs[*]}"
     n=$REPEAT
-    [[ $ext == mov ]] && n=$PASS_REPEAT
+    [[ ${PLAN[2]} == copy ]] && n=$PASS_REPEAT
     for ((r = 1; r <= n; r++)); do
         # Alternate who goes first so neither always runs on a warmer (or busier) machine.
         if ((r % 2)); then
@@ -381,13 +337,10 @@ done
 TONEMAP_CHAIN='scale={w}:{h}:flags=bicubic,zscale=tin=arib-std-b67:pin=bt2020:min=bt2020nc:rin=tv:t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=hable:desat=0:peak=10,zscale=t=bt709:m=bt709:r=tv,format=yuv420p,setsar=1'
 TONEMAP_REF_CHAIN='zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p,scale={w}:{h}'
 if ((HAS_TONEMAP)); then
-    IFS=x read -r HDR_W HDR_H < <(probe_size "$HDR_IN")
-    preset_json=$MEDIAEXPORT_PRESETS_DIR/$TONEMAP_PRESET.json
-    mapfile -t lines < <(python3 -c "$PRESET_TO_FFMPEG" "$preset_json" "$HDR_W" "$HDR_H" "$TONEMAP_CHAIN")
-    mapfile -t ref_lines < <(python3 -c "$PRESET_TO_FFMPEG" "$preset_json" "$HDR_W" "$HDR_H" "$TONEMAP_REF_CHAIN")
-    EXPECT[tonemap]=${lines[0]}
-    ffargs=("${lines[@]:1}")
-    refargs=("${ref_lines[@]:1}")
+    plan_for - "$TONEMAP_PRESET" "$HDR_IN" "$TONEMAP_REF_CHAIN"
+    refargs=("${FFARGS[@]}")
+    plan_for tonemap "$TONEMAP_PRESET" "$HDR_IN" "$TONEMAP_CHAIN"
+    ffargs=("${FFARGS[@]}")
     ours_out=$WORK/out/tonemap.ours.mp4
     ff_out=$WORK/out/tonemap.ffmpeg.mp4
     ref_out=$WORK/out/tonemap.ffmpeg-ref.mp4
@@ -422,72 +375,13 @@ fi
 # chose ("size limit N bytes: video at V kb/s average, two passes[, audio at A kb/s]"); it first encodes ~3 % of the
 # frames in 3 samples at the preset's CRF (what the preset would spend, the most the rate may be), then pass 1 into
 # FFmpeg's null muxer, then pass 2. The ffmpeg CLI runs the same two passes at the same rates (ffmpeg's wall, CPU
-# and peak RSS: both passes summed, the larger peak). Two options keep its passes the same as ours:
-#   -fps_mode passthrough   ours encodes the input's 902 frames in both passes. The CLI's default for MP4 (cfr)
-#                           adds a duplicate frame in pass 2 that pass 1 into the null muxer did not have, and
-#                           ffmpeg 5.1's libx264 then falls back to constant QP and crashes (SIGSEGV).
-#   -flags:v +global_header (pass 1) ours' pass 1 is set up for the MP4 output (headers out of band), as the
-#                           CLI's pass 2 is; without it the CLI's pass 1 counts the in-band SPS/PPS/SEI in frame 0's
-#                           statistics and its pass 2 differs from ours.
-MAXSIZE_RATES=$(cat <<'PY'
-import json, re, subprocess, sys
-log, preset_path, in_path = sys.argv[1:4]
-recs = [json.loads(l) for l in open(log) if l.startswith("{")]
-started = next((r["payload"] for r in recs if r["kind"] == "started"), None)
-if not started: sys.exit(f"no started record in {log}")
-note = next((n for n in started.get("notes", []) if n.startswith("size limit")), "")
-m = re.match(r"size limit (\d+) bytes: video at (\d+) kb/s average, two passes(?:, audio at (\d+) kb/s)?", note)
-if not m:
-    sys.exit(f"the size limit did not bind: ours' note is {note!r} (no two-pass rate chosen); set a lower BENCH_MAXSIZE")
-limit, vk, ak = int(m[1]), int(m[2]), int(m[3]) if m[3] else None
-preset_audio = json.load(open(preset_path))["audio"]["bitrate"]
-# The note gives kb/s, rounded down. x264 takes kb/s anyway, but the AAC encoder takes bits/s: re-derive the exact
-# rates as OutputSize.budget does (3 % kept back, the muxer's overhead, audio at most a third of the room) and use
-# them when they round to the note's figures; else the note's figures x 1000.
-d, streams = started["duration"], started["streams"]
-n_tx = sum(1 for s in streams if s["type"] == "audio" and s["action"] == "transcode")
-n_audio = sum(1 for s in streams if s["type"] == "audio" and s["action"] in ("transcode", "copy"))
-num, den = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=avg_frame_rate",
-                           "-of", "csv=p=0", in_path], check=True, capture_output=True, text=True).stdout.strip().split("/")
-fr = int(num) / int(den)
-room = (limit * 0.97 - (1500 + d * (fr * 20 + n_audio * 47 * 10))) * 8
-a = min(preset_audio, int(room / 3 / d / n_tx)) if n_tx else 0
-v = int((room - a * n_tx * d) / d)
-if n_audio == n_tx and v // 1000 == vk and (a // 1000 == ak if ak is not None else a == preset_audio):
-    how = "exact, re-derived from the limit"
-else:
-    v, a, how = vk * 1000, (ak * 1000 if ak is not None else preset_audio), "the note's kb/s (the re-derivation disagreed)"
-print(v, a, how, sep="\t")
-print(note)
-PY
-)
-# 1280x720 case's ffmpeg arguments -> one pass's: -crf N becomes -b:v RATE, -b:a the chosen rate, and the pass's own
-# options; pass 1 keeps the video alone (-an, null muxer, written to /dev/null by the caller).
-MAXSIZE_PASS_ARGS=$(cat <<'PY'
-import sys
-npass, vrate, arate, passlog, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-out, i = [], 0
-while i < len(args):
-    k, v = args[i], args[i + 1]
-    i += 2
-    if k == "-crf": k, v = "-b:v", vrate
-    if k == "-b:a": v = arate
-    if npass == "1" and (k in ("-c:a", "-b:a", "-ar", "-ac", "-movflags") or (k, v) == ("-map", "0:a")): continue
-    out += [k, v]
-    if k == "-pix_fmt":
-        out += ["-fps_mode", "passthrough"] + (["-flags:v", "+global_header"] if npass == "1" else [])
-        out += ["-pass", npass, "-passlogfile", passlog]
-if npass == "1": out += ["-an", "-f", "null"]
-print("\n".join(out))
-PY
-)
+# and peak RSS: both passes summed, the larger peak). bench/maxsize.py reads the rates from that record and spells
+# both passes (why the CLI needs -fps_mode passthrough and, in pass 1, +global_header to encode the same pictures as
+# ours is said there).
 MAXSIZE=""
 MAXSIZE_RATES_TEXT=""
 if ((HAS_MAXSIZE)); then
-    preset_json=$MEDIAEXPORT_PRESETS_DIR/$MAXSIZE_PRESET.json
-    mapfile -t lines < <(python3 -c "$PRESET_TO_FFMPEG" "$preset_json" "$IN_W" "$IN_H")
-    EXPECT[maxsize]=${lines[0]}
-    base_args=("${lines[@]:1}")
+    plan_for maxsize "$MAXSIZE_PRESET" "$MAIN_IN"
     in_dur=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$MAIN_IN")
     MAXSIZE=${BENCH_MAXSIZE:-$(awk -v d="$in_dur" -v r="$MAXSIZE_BYTES_PER_S" 'BEGIN {printf "%d", d * r}')}
     ours_out=$WORK/out/maxsize.ours.mp4
@@ -503,13 +397,13 @@ if ((HAS_MAXSIZE)); then
         measure maxsize ours "$1" "$WORK/logs/maxsize.ours.$1.log" -- "${ours_cmd[@]}"
     }
     maxsize_setup() {   # after ours' first run: the ffmpeg passes at the rates it chose
-        local out vrate arate how
-        out=$(python3 -c "$MAXSIZE_RATES" "$WORK/logs/maxsize.ours.1.log" "$preset_json" "$MAIN_IN") || die "maxsize: see above"
+        local out vrate arate how log=$WORK/logs/maxsize.ours.1.log
+        out=$(python3 "$BENCH_DIR/maxsize.py" rates "$log" "$MAIN_IN") || die "maxsize: see above"
         IFS=$'\t' read -r vrate arate how <<<"${out%%$'\n'*}"
         MAXSIZE_RATES_TEXT="ours' note: ${out#*$'\n'}; ffmpeg gets -b:v $vrate -b:a $arate ($how)"
         echo "  $MAXSIZE_RATES_TEXT"
-        mapfile -t pass1 < <(python3 -c "$MAXSIZE_PASS_ARGS" 1 "$vrate" "$arate" "$passlog" "${base_args[@]}")
-        mapfile -t pass2 < <(python3 -c "$MAXSIZE_PASS_ARGS" 2 "$vrate" "$arate" "$passlog" "${base_args[@]}")
+        mapfile -t pass1 < <(python3 "$BENCH_DIR/maxsize.py" pass 1 "$log" "$vrate" "$arate" "$passlog")
+        mapfile -t pass2 < <(python3 "$BENCH_DIR/maxsize.py" pass 2 "$log" "$vrate" "$arate" "$passlog")
         echo "  ffmpeg pass 1: ${pass1[*]} /dev/null"
         echo "  ffmpeg pass 2: ${pass2[*]}"
         {
@@ -554,240 +448,14 @@ fi
 echo
 
 # ---------------------------------------------------------------------------------------------- report
-SUMMARY=$(cat <<'PY'
-import json, os, statistics, subprocess, sys
-from collections import defaultdict
-
-env = os.environ
-results, work, expect = env["S_RESULTS"], env["S_WORK"], env["S_EXPECT"]
-cases = env["S_CASES"].split()
-in_path, hdr_path = env["S_MAIN_IN"], env["S_HDR_IN"]
-t_h264, t_hevc, t_tone = float(env["S_T_H264"]), float(env["S_T_HEVC"]), float(env["S_T_TONE"])
-t_maxsize, t_pass, t_rss = float(env["S_T_MAXSIZE"]), float(env["S_T_PASS"]), float(env["S_T_RSS"])
-presets_dir = env["MEDIAEXPORT_PRESETS_DIR"]
-mem, mem_growth, mem_short, mem_long = env["S_MEM"] == "1", float(env["S_MEM_GROWTH"]), env["S_MEM_SHORT"], env["S_MEM_LONG"]
-expect = dict(e.split("=") for e in expect.split(";") if e)
-runs = defaultdict(dict)
-for line in open(results):
-    case, tool, run, wall, cpu, rss = line.rstrip("\n").split("\t")
-    runs[case, tool][int(run)] = (float(wall), float(cpu), int(rss) / 1024)
-med = lambda case, tool, i: statistics.median(r[i] for r in runs[case, tool].values())
-problems, misses = [], []
-
-def probe(path):
-    j = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries",
-        "format=duration,size:stream=codec_type,codec_name,profile,width,height,pix_fmt,color_range,color_space,"
-        "color_transfer,color_primaries,sample_rate,channels,bit_rate,duration",
-        "-of", "json", path], check=True, capture_output=True, text=True).stdout)
-    v = next((s for s in j["streams"] if s["codec_type"] == "video"), None)
-    a = next((s for s in j["streams"] if s["codec_type"] == "audio"), None)
-    return j["format"], v, a
-
-def describe(path):
-    fmt, v, a = probe(path)
-    parts = []
-    if v:
-        color = ""
-        if v.get("color_transfer") or v.get("color_primaries"):
-            color = (f" {v.get('color_primaries', '?')}/{v.get('color_transfer', '?')}/{v.get('color_space', '?')}"
-                     f"/{v.get('color_range', '?')}")
-        parts.append(f"{v['codec_name']} {v['width']}x{v['height']} {v.get('pix_fmt', '?')}{color} "
-                     f"{float(v.get('duration', 'nan')):.3f}s")
-    if a: parts.append(f"{a['codec_name']} {a['sample_rate']}Hz {a['channels']}ch "
-                       f"{int(a.get('bit_rate', 0)) // 1000}k {float(a.get('duration', 'nan')):.3f}s")
-    return fmt, v, a, ", ".join(parts)
-
-def ratio(a, b): return a / b if b > 0 else float("inf")
-
-def video_md5(path, stream="0:v:0"):   # of the packets as stored: equal when both sides encoded the same pictures alike
-    return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", stream, "-c", "copy", "-f", "md5", "-"],
-                          capture_output=True, text=True).stdout.strip()
-
-# One row per case: (case, target kind, target); kind: cpu (user+sys ratio) or wall. Every row also has the RSS target.
-def preset_codec(name):
-    try:
-        p = json.load(open(os.path.join(presets_dir, f"{name}.json")))
-    except OSError:
-        return None
-    return "passthrough" if p.get("passthrough") else (p.get("video") or {}).get("codec")
-
-rows = []
-for case in cases:
-    if case == "tonemap":
-        rows.append((case, "cpu", t_tone))
-    elif case == "maxsize":
-        rows.append((case, "cpu", t_maxsize))
-    elif preset_codec(case) == "passthrough":
-        rows.append((case, "wall", t_pass))
-    else:
-        rows.append((case, "cpu", t_hevc if preset_codec(case) == "hevc" else t_h264))
-
-def fmt_target(t): return f"{t:.2f}"
-table = []
-for case, kind, target in rows:
-    ow, fw, oc, fc = med(case, "ours", 0), med(case, "ffmpeg", 0), med(case, "ours", 1), med(case, "ffmpeg", 1)
-    orss, frss = med(case, "ours", 2), med(case, "ffmpeg", 2)
-    wr, cr = ratio(ow, fw), ratio(oc, fc)
-    r = cr if kind == "cpu" else wr
-    drss = orss - frss
-    r_ok, m_ok = r <= target, drss <= t_rss
-    if not r_ok: misses.append(f"{case}: {kind}-time ratio {r:.3f} > {fmt_target(target)} (over by {(r / target - 1) * 100:.1f} %)")
-    if not m_ok: misses.append(f"{case}: peak RSS {orss:.1f} MiB, {drss:+.1f} MiB over ffmpeg's {frss:.1f} MiB (target <= +{t_rss:g})")
-    verdict = (f"{kind} <= {fmt_target(target)} {'ok' if r_ok else 'MISS'}, "
-               f"ΔRSS <= +{t_rss:g} {'ok' if m_ok else 'MISS'}")
-    table.append([case, f"{oc:.2f}", f"{fc:.2f}", f"{cr:.3f}", f"{wr:.3f}", f"{orss:.1f}", f"{frss:.1f}",
-                  f"{drss:+.1f}", verdict])
-
-print("per case, medians (wall s, ours / ffmpeg), and the cpu ratio of each run (run 1, 2, ...):")
-for case, kind, target in rows:
-    o, f = runs[case, "ours"], runs[case, "ffmpeg"]
-    print(f"  {case:<16} wall {med(case, 'ours', 0):7.2f} / {med(case, 'ffmpeg', 0):7.2f} s;  cpu ratios: "
-          + "  ".join(f"{ratio(o[r][1], f[r][1]):.3f}" for r in sorted(o) if r in f))
-if "tonemap" in cases:
-    oc, rc = med("tonemap", "ours", 1), med("tonemap", "ffmpeg-ref", 1)
-    print(f"  tonemap, ffmpeg in the issue's reference order (tone map at full size, then scale; information): "
-          f"{rc:.2f} s cpu, {med('tonemap', 'ffmpeg-ref', 0):.2f} s wall, {med('tonemap', 'ffmpeg-ref', 2):.1f} MiB; "
-          f"cpu ratio ours/ref {ratio(oc, rc):.3f}")
-print()
-
-def check_outputs(case, in_file, tools, ext, want_trc=None):
-    in_fmt, in_v, in_a, in_desc = describe(in_file)
-    in_dur = float(in_fmt["duration"])
-    print(f"  {case}: input {os.path.basename(in_file)}: {in_desc}, {int(in_fmt['size']) / 2**20:.1f} MiB")
-    sizes, md5s = {}, {}
-    for tool in tools:
-        path = os.path.join(work, "out", f"{case}.{tool}.{ext}")
-        fmt, v, a, desc = describe(path)
-        sizes[tool] = int(fmt["size"])
-        md5s[tool] = video_md5(path)
-        print(f"  {case:<12} {tool:<10} {int(fmt['size']) / 2**20:7.2f} MiB  {desc}")
-        want = expect.get(case)
-        if not v or v["codec_name"] not in ("h264", "hevc"):
-            problems.append(f"{case}/{tool}: no H.264/HEVC video stream")
-        elif want and want != f"{v['width']} {v['height']}":
-            problems.append(f"{case}/{tool}: {v['width']}x{v['height']}, expected {want.replace(' ', 'x')}")
-        if want_trc and v and (v["codec_name"] != "h264" or v.get("color_transfer") != want_trc):
-            problems.append(f"{case}/{tool}: {v['codec_name']} with color_transfer {v.get('color_transfer')}, "
-                            f"expected h264 with {want_trc}")
-        if not a or a["codec_name"] != "aac":
-            problems.append(f"{case}/{tool}: no AAC audio stream")
-        if abs(float(fmt["duration"]) - in_dur) > 0.1:
-            problems.append(f"{case}/{tool}: duration {float(fmt['duration']):.3f}s vs input {in_dur:.3f}s")
-    for tool in tools[1:]:
-        same = "identical" if md5s["ours"] and md5s["ours"] == md5s[tool] else "different"
-        print(f"  {case:<12} size ours/{tool}: {sizes['ours'] / sizes[tool]:.3f}; video bitstream: {same}")
-
-def ours_records(run):   # ours' JSON records of one maxsize run
-    with open(os.path.join(work, "logs", f"maxsize.ours.{run}.log")) as f:
-        return [json.loads(l) for l in f if l.startswith("{")]
-
-def maxsize_report():
-    limit = int(env["S_MAXSIZE"])
-    size = {t: os.path.getsize(os.path.join(work, "out", f"maxsize.{t}.mp4")) for t in ("ours", "ffmpeg")}
-    print(f"  maxsize      limit {limit} bytes: ours {size['ours']} ({size['ours'] / limit * 100:.1f} %), "
-          f"ffmpeg {size['ffmpeg']} ({size['ffmpeg'] / limit * 100:.1f} %); size ours/ffmpeg {size['ours'] / size['ffmpeg']:.4f}")
-    if size["ours"] > limit: problems.append(f"maxsize/ours: {size['ours']} bytes, over the {limit}-byte limit")
-    if size["ffmpeg"] > limit: misses.append(f"maxsize: ffmpeg's output is {size['ffmpeg']} bytes, over the {limit}-byte limit")
-    # Audio packet by packet: the AAC encoder takes the rate in bits/s, so equal packets say the rate was the same.
-    a_ours, a_ff = (subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(work, "out", f"maxsize.{t}.mp4"),
-                                    "-map", "0:a:0", "-c", "copy", "-f", "framemd5", "-"], capture_output=True,
-                                   text=True).stdout.split("\n") for t in ("ours", "ffmpeg"))
-    a_ours, a_ff = ([l.rsplit(",", 1)[-1] for l in a if l and not l.startswith("#")] for a in (a_ours, a_ff))
-    differ = sum(x != y for x, y in zip(a_ours, a_ff)) + abs(len(a_ours) - len(a_ff))
-    print(f"  maxsize      {env['S_MAXSIZE_RATES']}")
-    print(f"  maxsize      audio packets: {len(a_ours)} vs {len(a_ff)}, {differ} different")
-    # Ours' phases, wall clock, from its progress records: the first comes as pass 1 starts (after the probe and the
-    # CRF samples); pass 1 is the first 30 % of the fraction.
-    phases, notes = [], set()
-    for run in sorted(runs["maxsize", "ours"]):
-        recs = ours_records(run)
-        started = next(r["payload"] for r in recs if r["kind"] == "started")
-        done = next((r["payload"] for r in recs if r["kind"] == "completed"), {})
-        notes.add(tuple(started.get("notes", [])))
-        retried = [n for n in done.get("notes", []) if "first try came to" in n]
-        if retried:
-            misses.append(f"maxsize run {run}: ours encoded a second time ({retried[0]})")
-            continue
-        prog = [r["payload"] for r in recs if r["kind"] == "progress"]
-        first = [p for p in prog if p["fraction"] < 0.3]
-        second = [p for p in prog if p["fraction"] >= 0.3]
-        if prog and first and second and "wallTime" in done:
-            end1 = (first[-1]["elapsed"] + second[0]["elapsed"]) / 2
-            phases.append((prog[0]["elapsed"], end1 - prog[0]["elapsed"], done["wallTime"] - end1))
-    if len(notes) > 1: misses.append(f"maxsize: ours' runs chose different rates: {sorted(notes)}")
-    if phases:
-        pre, p1, p2 = (statistics.median(p[i] for p in phases) for i in range(3))
-        total = pre + p1 + p2
-        print(f"  maxsize      ours' phases (wall s, medians, from its progress records): probe + CRF samples {pre:.2f} "
-              f"({pre / total * 100:.1f} %), pass 1 {p1:.2f}, pass 2 + checks {p2:.2f}")
-    f1, f2 = (tuple(med("maxsize", f"ffmpeg-pass{n}", i) for i in range(3)) for n in (1, 2))
-    print(f"  maxsize      ffmpeg's passes (medians): pass 1 {f1[0]:.2f} s wall, {f1[1]:.2f} s cpu, {f1[2]:.1f} MiB; "
-          f"pass 2 {f2[0]:.2f} s wall, {f2[1]:.2f} s cpu, {f2[2]:.1f} MiB")
-
-print("outputs (ffprobe):")
-for case in cases:
-    if case == "tonemap":
-        check_outputs(case, hdr_path, ["ours", "ffmpeg", "ffmpeg-ref"], "mp4", want_trc="bt709")
-    elif case == "maxsize":
-        check_outputs(case, in_path, ["ours", "ffmpeg"], "mp4")
-        maxsize_report()
-    else:
-        check_outputs(case, in_path, ["ours", "ffmpeg"], "mov" if case == "passthrough" else "mp4")
-print()
-
-if mem:
-    s_rss, l_rss = med(f"mem-{mem_short}s", "ours", 2), med(f"mem-{mem_long}s", "ours", 2)
-    growth = l_rss / s_rss - 1
-    ok = growth <= mem_growth
-    print(f"memory vs length (ours, peak RSS): {mem_short}s input {s_rss:.1f} MiB, {mem_long}s input {l_rss:.1f} MiB "
-          f"({growth * 100:+.1f} %; target <= +{mem_growth * 100:.0f} %): {'ok' if ok else 'MISS'}")
-    if not ok: misses.append(f"peak RSS grows with input length: {growth * 100:+.1f} %")
-    for d in (mem_short, mem_long):
-        fmt, v, a, desc = describe(os.path.join(work, "out", f"mem-{d}s.ours.mp4"))
-        print(f"  mem-{d}s ours {int(fmt['size']) / 2**20:7.2f} MiB  {desc}")
-    print()
-
-for p in problems: print(f"INVALID OUTPUT: {p}")
-for m in misses: print(f"target missed: {m}")
-if not problems and not misses: print("all targets met")
-print()
-
-# The summary: one Markdown table, with a caption line, to paste into a note as it is.
-head = ["case", "ours cpu s", "ffmpeg cpu s", "cpu ratio", "wall ratio", "ours RSS MiB", "ffmpeg RSS MiB",
-        "ΔRSS MiB", "verdict"]
-left = (0, len(head) - 1)
-widths = [max(len(str(r[i])) for r in [head] + table) for i in range(len(head))]
-def line(cells):
-    return "| " + " | ".join(c.ljust(w) if i in left else c.rjust(w)
-                             for i, (c, w) in enumerate(zip(cells, widths))) + " |"
-load_end = " ".join(open("/proc/loadavg").read().split()[:3])
-print(f"**mediaexport vs ffmpeg CLI** ({env['S_VERSION']}): {env['S_CPUS']}; input {env['S_INPUT']}; "
-      + (f"medians of {env['S_REPEAT']} alternating runs" if env["S_REPEAT"] != "1" else "1 run")
-      + f" (passthrough: medians of {env['S_PASS_REPEAT']}); "
-      f"load avg {env['S_LOAD_START']} at start, {load_end} at end")
-print()
-print(line(head))
-print("|" + "|".join("-" * (w + 2) if i in left else "-" * (w + 1) + ":" for i, w in enumerate(widths)) + "|")
-for r in table: print(line(r))
-print()
-print(f"cpu = user+sys; ratios are ours/ffmpeg; ΔRSS = ours' peak RSS minus ffmpeg's. Targets: cpu ratio <= "
-      f"{t_h264:.2f} for H.264 presets, <= {t_hevc:.2f} for HEVC presets and tonemap, wall ratio <= {t_pass:.2f} "
-      f"for passthrough, ΔRSS <= +{t_rss:g} MiB everywhere."
-      + (" INVALID OUTPUTS: see above." if problems else ""))
-sys.exit(2 if problems else (3 if misses else 0))
-PY
-)
-
-expect=""
-for c in $CASES; do expect+="$c=${EXPECT[$c]};"; done
 status=0
-S_RESULTS=$RESULTS S_WORK=$WORK S_EXPECT=$expect S_CASES=$CASES S_MAIN_IN=$MAIN_IN S_HDR_IN=$HDR_IN \
-S_T_H264=$TARGET_H264_CPU S_T_HEVC=$TARGET_HEVC_CPU S_T_TONE=$TARGET_TONEMAP_CPU S_T_MAXSIZE=$TARGET_MAXSIZE_CPU \
+S_RESULTS=$RESULTS S_WORK=$WORK S_PLANS=$PLANS S_CASES=$CASES S_MAIN_IN=$MAIN_IN S_HDR_IN=$HDR_IN \
+S_T_H264=$TARGET_H264_CPU S_T_HEVC=$TARGET_HEVC_CPU S_T_AV1=$TARGET_AV1_CPU S_T_TONE=$TARGET_TONEMAP_CPU S_T_MAXSIZE=$TARGET_MAXSIZE_CPU \
 S_T_PASS=$TARGET_PASSTHROUGH_WALL S_T_RSS=$TARGET_RSS_MIB S_CPUS=$CPU_LABEL S_INPUT=$SUMMARY_INPUT \
 S_REPEAT=$REPEAT S_PASS_REPEAT=$PASS_REPEAT S_LOAD_START=$LOAD_START S_VERSION=$SUMMARY_VERSION \
 S_MAXSIZE=$MAXSIZE S_MAXSIZE_RATES=$MAXSIZE_RATES_TEXT \
 S_MEM=$MEM S_MEM_GROWTH=$MEM_GROWTH_MAX S_MEM_SHORT=$MEM_SHORT S_MEM_LONG=$MEM_LONG \
-    python3 -c "$SUMMARY" || status=$?
+    python3 "$BENCH_DIR/run_report.py" || status=$?
 echo "raw runs: ${RESULTS#"$ROOT"/}; commands: ${CMDS#"$ROOT"/}" >&2
 
 # Exit 2 when an output is invalid; target misses only fail with BENCH_STRICT=1 (exit 3).

@@ -1,34 +1,30 @@
 #!/usr/bin/env bash
-# scripts/hot-functions.sh: regenerate linker/hot-functions.txt, the functions of the release binary that everyday
-# commands run, which the release link places first in .text (lld --symbol-ordering-file; see "Memory" in
-# docs/performance.md). Dev-only: needs valgrind (callgrind lists every function a run executes) and ffmpeg.
+# scripts/hot-functions.sh BIN OUT: writes OUT, the functions of the release binary BIN that everyday commands run,
+# which the release link places first in .text (lld --symbol-ordering-file; see "Memory" in docs/performance.md).
+# scripts/release-build.sh runs it (OUT: .build/hot-functions.txt, not in git) when the list is older than the
+# sources. Needs valgrind (callgrind lists every function a run executes) and ffmpeg.
 #
-#   scripts/hot-functions.sh                                   # builds the release tool, then ~3 min of callgrind
-#   MEDIAEXPORT_BIN=.build/release/mediaexport scripts/hot-functions.sh
-#
-# Run it after changes that move much code (a new dependency, a new pipeline stage). A stale list costs memory,
-# never correctness: a name no longer in the binary is skipped, and a function missing from the list stays where
-# the linker puts it. SwiftPM does not relink for a changed list: a clean build uses it, an incremental one after a
-# change to the mediaexport target's sources.
+# The list is the same for the same binary: one name a line, sorted by name, of the functions any of the runs
+# below executed (membership, not counts, so thread timing cannot reorder it; SWIFT_DETERMINISTIC_HASHING keeps
+# Swift's dictionaries in one order). A stale list costs memory, never correctness: a name no longer in the binary
+# is skipped, and a function missing from the list stays where the linker puts it.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=$ROOT/linker/hot-functions.txt
 FIX=$ROOT/Fixtures
 die() { echo "hot-functions: $*" >&2; exit 1; }
 note() { echo "hot-functions: $*" >&2; }
+[[ $# == 2 && -x $1 ]] || die "usage: scripts/hot-functions.sh BIN OUT (BIN: a release build of mediaexport)"
+BIN=$(realpath "$1") OUT=$(realpath -m "$2")
 for tool in valgrind ffmpeg python3 nm strip; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool not found (Debian: sudo apt-get install valgrind ffmpeg python3 binutils)"
 done
-# shellcheck source=bench/lib.sh
-source "$ROOT/bench/lib.sh"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hot-functions.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-find_or_build_mediaexport "$WORK/build.log"
 
 # valgrind cannot read the release binary's DWARF 5: profile a copy without it (same code, same symbols).
 strip --strip-debug -o "$WORK/mediaexport" "$BIN"
-export MEDIAEXPORT_PRESETS_DIR=$ROOT/Presets
+export MEDIAEXPORT_PRESETS_DIR=$ROOT/Presets SWIFT_DETERMINISTIC_HASHING=1
 cd "$WORK"
 mkdir -p out folder
 ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=0.5,noise=alls=20:allf=t" \
@@ -59,17 +55,16 @@ profile batch --preset 1280x720 folder --out out/batch
 profile thumbnail "$FIX/landscape.mov" out/thumb.jpg
 profile probe --json "$FIX/landscape.mov"
 
-# The functions of the binary each run executed (callgrind's fn= records of its own object), those run by more
-# commands first, then by name: a stable file that diffs well.
+# The functions of the binary the runs executed (callgrind's fn= records of its own object), sorted by name.
 python3 - "$WORK/mediaexport" "$WORK"/cg.* >"$OUT.tmp" <<'PY'
-import collections, re, subprocess, sys
+import re, subprocess, sys
 binary, profiles = sys.argv[1], sys.argv[2:]
 defined = set()
 for line in subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout.splitlines():
     parts = line.split()
     if len(parts) == 3 and parts[1] in "tTwW":
         defined.add(parts[2])
-runs = collections.Counter()
+runs = set()
 for path in profiles:
     objects, functions, current, seen = {}, {}, None, set()
     for line in open(path, errors="replace"):
@@ -84,9 +79,10 @@ for path in profiles:
             current = objects.get(ident)
         elif kind == "fn" and current and current.endswith("/mediaexport"):
             seen.add(re.sub(r"'\d+$", "", functions[ident]))
-    runs.update(seen & defined)
-for name, _ in sorted(runs.items(), key=lambda kv: (-kv[1], kv[0])):
+    runs |= seen & defined
+for name in sorted(runs):
     print(name)
 PY
+mkdir -p "$(dirname "$OUT")"
 mv "$OUT.tmp" "$OUT"
 note "wrote ${OUT#"$ROOT"/}: $(wc -l <"$OUT") functions from $i runs"

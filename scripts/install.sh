@@ -8,14 +8,15 @@
 #
 #   bash scripts/install.sh [PREFIX]
 #
-# The release build is reused when .build/release/mediaexport is newer than every file of Sources/ and Package.swift;
-# otherwise `swift build -c release` runs, once. Nothing else builds: the man page and the completions come from the
-# installed binary (`--experimental-dump-help`, `--generate-completion-script`). On a built tree this takes seconds.
+# The binary comes from scripts/release-build.sh: `swift build -c release`, linked with the functions everyday
+# commands run placed first (a list it makes with valgrind when the sources changed; without valgrind, a note and
+# a plain link). Nothing else builds: the man page and the completions come from the installed binary
+# (`--experimental-dump-help`, `--generate-completion-script`). On a built tree this takes seconds.
 #
 # Environment: MEDIAEXPORT_BIN=path installs that binary instead (the tests use the debug build); DESTDIR=dir
 # stages the install under dir (scripts/package-deb.sh: DESTDIR=staging install.sh /usr; the man page names the
-# final PREFIX); INSTALL_MAN=0 skips the man page; SWIFT_BUILD_FLAGS adds flags to the release build (and always
-# asks SwiftPM). A release build links the Swift runtime and Foundation statically (Package.swift), so the binary
+# final PREFIX); INSTALL_MAN=0 skips the man page; SWIFT_BUILD_FLAGS adds flags to the release build;
+# HOT_FUNCTIONS=required fails without valgrind (release-build.sh). A release build links the Swift runtime and Foundation statically (Package.swift), so the binary
 # runs without the Swift toolchain; it links FFmpeg 5.1's shared libraries (Debian 12).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,16 +29,7 @@ ROOT=$DESTDIR$PREFIX
 if [[ -n ${MEDIAEXPORT_BIN:-} ]]; then
     BIN=$MEDIAEXPORT_BIN
 else
-    BIN=.build/release/mediaexport
-    newer=
-    [[ -x $BIN ]] && newer=$(find Sources Package.swift -newer "$BIN" -type f -print -quit)
-    if [[ ! -x $BIN || -n $newer || -n ${SWIFT_BUILD_FLAGS:-} ]]; then
-        [[ -n $newer ]] && echo "install.sh: $newer is newer than the release build: building" >&2
-        # shellcheck disable=SC2086
-        swift build -c release --product mediaexport ${SWIFT_BUILD_FLAGS:-}
-    else
-        echo "install.sh: reusing the release build $BIN (newer than Sources/)" >&2
-    fi
+    BIN=$(bash scripts/release-build.sh)
 fi
 [[ -x $BIN ]] || { echo "install.sh: no executable at $BIN" >&2; exit 1; }
 

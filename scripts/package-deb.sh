@@ -3,23 +3,33 @@
 #   /usr/bin/mediaexport (stripped), /usr/share/mediaexport/Presets/*.json (found from the binary's real path),
 #   /usr/share/man/man1/mediaexport.1.gz, completions for bash, zsh (vendor-completions) and fish,
 #   /usr/share/doc/mediaexport/copyright and changelog.gz (lintian-clean).
-# The tree is laid out by scripts/install.sh (DESTDIR=staging, PREFIX=/usr), which reuses an up-to-date release build
-# (or builds it, once). Depends: from dpkg-shlibdeps on the binary (FFmpeg 5.1's libav*/libsw*, libc6, zlib, SQLite,
+# The tree is laid out by scripts/install.sh (DESTDIR=staging, PREFIX=/usr), whose release build
+# (scripts/release-build.sh) places the functions everyday commands run first: the list is made here, with valgrind
+# and ffmpeg (installed when missing), not kept in git. Depends: from dpkg-shlibdeps on the binary (FFmpeg 5.1's libav*/libsw*, libc6, zlib, SQLite,
 # libstdc++), the FFmpeg ones raised to 5.1 (the tool needs exactly 5.1). VERSION is `mediaexport --version`.
 # File times are the newest commit's (SOURCE_DATE_EPOCH), owners root: the same tree gives the same package.
 #
 #   bash scripts/package-deb.sh            # prints the .deb's path
 #
 # Environment: MEDIAEXPORT_BIN=path packages that binary instead of the release build (for trying the script).
-# Needs dpkg-dev (dpkg-shlibdeps) and python3; installs dpkg-dev when missing (as root).
+# Needs dpkg-dev (dpkg-shlibdeps), python3, valgrind and ffmpeg; installs those missing of dpkg-dev, valgrind and
+# ffmpeg (as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v dpkg-shlibdeps >/dev/null || { echo "package-deb.sh: installing dpkg-dev (dpkg-shlibdeps)" >&2; apt-get install -y -q dpkg-dev >/dev/null; }
+missing=()
+for tool in dpkg-shlibdeps:dpkg-dev valgrind:valgrind ffmpeg:ffmpeg; do
+    command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "package-deb.sh: installing ${missing[*]}" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi
 ARCH=$(dpkg --print-architecture)
 WORK=dist/build
 STAGE=$WORK/debian/mediaexport
 rm -rf "$WORK"
 mkdir -p "$STAGE/DEBIAN"
+[[ -n ${MEDIAEXPORT_BIN:-} ]] || export HOT_FUNCTIONS=required
 DESTDIR=$STAGE bash scripts/install.sh /usr >&2
 BIN=$STAGE/usr/bin/mediaexport
 # As Debian ships binaries: without the symbol table (96 MB → 64 MB; Swift's metadata stays, so does the tool).

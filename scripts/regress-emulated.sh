@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fixture regression as on other CPUs: part of Fixtures/regress-baseline.json (the HDR samples, whose tone
-# mapping used to depend on the CPU's vector unit, an HEVC and an interlaced one) checked under
+# mapping runs float code that differs by vector unit unless pinned, an HEVC and an interlaced one) checked under
 # `qemu-x86_64 -cpu Haswell` (AVX2, FMA) and `-cpu Nehalem` (SSE4.2, no AVX), Debian's qemu-user, against the same
 # committed baseline: `--deterministic` outputs must be the same bytes on every x86-64 CPU. Emulation is about ten
 # times slower than native, hence the subset; REGRESS_SAMPLES and REGRESS_CPUS choose others (all fixtures: see
