@@ -128,6 +128,21 @@ import MediaExport
         #expect(v["displaySize"] as? [String: Int] == ["width": 853, "height": 480])
     }
 
+    /// A sample aspect ratio only the container gives (Matroska's display size over raw video, whose codec
+    /// parameters have none) is the picture's: `probe` shows the size the source probe plans with, 16:9 as ffprobe says.
+    @Test func containerAspectIsTheDisplayedSize() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let path = dir.appendingPathComponent("anamorphic.mkv").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=720x480:rate=25:duration=0.2", "-c:v", "rawvideo",
+                                "-pix_fmt", "yuv420p", "-aspect", "16:9", path])
+        let v = Self.video(try Self.compare(path))
+        #expect(v["sample_aspect_ratio"] as? String == "32:27" && v["display_aspect_ratio"] as? String == "16:9")
+        #expect(v["displaySize"] as? [String: Int] == ["width": 853, "height": 480])
+        let planned = try ProbedSource(path: path, cancel: nil).info.streams[0]
+        #expect(planned.sampleAspect == Rational(32, 27) && planned.displaySize == PixelSize(width: 853, height: 480))
+    }
+
     /// Chapters in Matroska and MP4 (whose chapter text track is a stream of its own), a cover in M4A.
     @Test(arguments: ["chaptered.mkv", "chaptered.mp4", "chaptered.mov"])
     func chaptersMatchFFprobe(_ name: String) throws {

@@ -83,7 +83,7 @@ final class ExportAttempt {
         try output.commit()
         // What the executor decided while running (frames the decoder flagged interlaced) joins the plan's notes.
         let ranNotes = encode.notes + outcome.notes.filter { !encode.notes.contains($0) }
-        var completed = describe(output: output.finalPath, muxed: true, skipped: outcome.skippedPackets, notes: ranNotes, report: report)
+        var completed = describe(output: output.finalPath, muxed: true, facts: outcome.output, skipped: outcome.skippedPackets, notes: ranNotes, report: report)
         completed.timestampRepairs = outcome.timestampRepairs
         completed.droppedFrames = outcome.droppedFrames
         completed.verification = outcome.verification
@@ -349,15 +349,15 @@ final class ExportAttempt {
         return verification
     }
 
-    /// The `completed` record for a file in place, with what a probe of it says. A file we `muxed` is read from its
-    /// header alone (it holds everything the record shows; decoding its first frames again cost a remux of a 1080p
-    /// file as much as probing its input); a byte copy is any format, read as any input is.
-    private func describe(output: String, muxed: Bool, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
-        let info = try? (muxed ? MediaProbe.probeHeader(path: output) : MediaProbe.probe(path: output, frameMetadata: false))
-        let size = FileSystem.size(output) ?? 0
+    /// The `completed` record for a file in place. A file we `muxed` is described by what the verifier read of it
+    /// (`facts`: its streams without the muxer's chapter and timecode tracks); a byte copy is any format, probed as any
+    /// input is.
+    private func describe(output: String, muxed: Bool, facts: OutputFacts? = nil, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
+        let info = muxed && facts != nil ? nil : try? MediaProbe.probe(path: output, frameMetadata: false)
         let video = info?.streams.first { $0.type == "video" && !$0.isAttachedPicture }
-        return .init(output: output, bytes: size, duration: info?.duration ?? 0,
-                     codecs: info?.streams.filter { $0.isChapterTrack != true && $0.isTimecodeTrack != true }.map(\.codec) ?? [], width: video?.width, height: video?.height,
+        return .init(output: output, bytes: FileSystem.size(output) ?? 0, duration: facts?.duration ?? info?.duration ?? 0,
+                     codecs: facts?.streams.map(\.codec) ?? info?.streams.filter { $0.isChapterTrack != true && $0.isTimecodeTrack != true }.map(\.codec) ?? [],
+                     width: facts?.mainVideo?.width ?? video?.width, height: facts?.mainVideo?.height ?? video?.height,
                      wallTime: Date().timeIntervalSince(run.began), skippedPackets: skipped, notes: notes, version: report)
     }
 }

@@ -13,13 +13,20 @@ package struct OutputFacts: Sendable, Equatable {
     package var faststart: Bool?
     /// The file's size in bytes.
     package var size: Int64
+    /// The container's duration in seconds, if its header says.
+    package var duration: Double?
     /// MP4/MOV timecode tracks (`tmcd`): not in `streams`, each gives the video that refers to it its `timecode`.
     package var timecodeTracks: Int = 0
 
     /// Creates the facts.
-    package init(formatName: String, streams: [Stream], tags: [String: String] = [:], faststart: Bool? = nil, size: Int64 = 0) {
+    package init(formatName: String, streams: [Stream], tags: [String: String] = [:], faststart: Bool? = nil, size: Int64 = 0,
+                 duration: Double? = nil) {
         self.formatName = formatName; self.streams = streams; self.tags = tags; self.faststart = faststart; self.size = size
+        self.duration = duration
     }
+
+    /// The first video stream that is not cover art.
+    package var mainVideo: Stream? { streams.first { $0.kind == .video && !$0.isAttachedPicture } }
 
     /// One stream of the output.
     package struct Stream: Sendable, Equatable {

@@ -167,13 +167,6 @@ final class Demuxer {
         return .packet
     }
 
-    /// True for the text track the MOV demuxer turns into chapters (it marks it discarded): a data or subtitle stream
-    /// of a QuickTime-family file with the demuxer's discard flag set before anyone asked.
-    static func isQuickTimeChapterTrack(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
-        let type = stream.pointee.codecpar.pointee.codec_type
-        return type == AVMEDIA_TYPE_DATA || type == AVMEDIA_TYPE_SUBTITLE
-    }
-
     /// Seeks so that reading starts at the keyframe at or before `seconds` (on the container's timeline).
     func seek(toSeconds seconds: Double) throws {
         let ts = Int64(saturating: (seconds + startTime) * Double(AV_TIME_BASE))  // the file says startTime

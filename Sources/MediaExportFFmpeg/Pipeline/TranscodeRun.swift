@@ -24,6 +24,8 @@ extension Transcoder {
         package var lostFrames: [LostFrames] = []
         /// What the main video's encoder produced: what a sample encode measures.
         package var videoOutput = EncodedVideo()
+        /// What the verifier read of the finished output (nil when nothing was written).
+        package var output: OutputFacts?
         /// A salvage's damage (where the data ends, packets that did not decode): the output is partial. nil otherwise.
         package var damage: String?
     }

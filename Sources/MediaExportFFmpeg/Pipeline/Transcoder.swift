@@ -239,8 +239,8 @@ package final class Transcoder {
         let damaged = counts.skippedPackets > 0 || truncation != nil
         // Repaired timestamps move media on the timeline: the header's durations no longer describe the output, what
         // was written does (the repairs are counted and said).
-        let verification = try verify(delivered: delivered, damaged: damaged || counts.timestampRepairs > 0 || !audioGaps.isEmpty,
-                                      inputEnd: counts.inputEnd)
+        let (verification, facts) = try verify(delivered: delivered, damaged: damaged || counts.timestampRepairs > 0 || !audioGaps.isEmpty,
+                                               inputEnd: counts.inputEnd)
         try beforeCommit()
         progress(counts.outputTime, counts.videoFrames, true)
         // A salvage of a file cut short says where its data ends once (`Outcome.damage`), not again for each stream.
@@ -249,7 +249,7 @@ package final class Transcoder {
         }
         return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
-                       audioGaps: audioGaps, lostFrames: lostFrames, videoOutput: state.video,
+                       audioGaps: audioGaps, lostFrames: lostFrames, videoOutput: state.video, output: facts,
                        damage: salvage ? salvageDamage(truncation: truncation, counts: counts) : nil)
     }
 
@@ -351,9 +351,9 @@ package final class Transcoder {
     }
 
     /// Reads the finished temporary file back and checks it against the plan; throws `planMismatch` (clean input) or
-    /// `verificationFailed` (corrupt input was skipped).
-    private func verify(delivered: [DeliveredStream], damaged: Bool, inputEnd: [Double?]) throws -> Verification {
-        guard let target else { return Verification(checks: []) }
+    /// `verificationFailed` (corrupt input was skipped). Returns the checks and the facts they were made on.
+    private func verify(delivered: [DeliveredStream], damaged: Bool, inputEnd: [Double?]) throws -> (Verification, OutputFacts?) {
+        guard let target else { return (Verification(checks: []), nil) }
         let began = DispatchTime.now().uptimeNanoseconds
         // What the plan can expect of each stream is at most what the input's packets held: a header that declares
         // a few milliseconds more than its data (a WAV's data size, a track's padding) is not the output's fault.
@@ -366,22 +366,22 @@ package final class Transcoder {
                 expected.streams[k].expectedDuration = min(want, timeline.slowMotion?.outputSeconds(held) ?? held)
             }
         }
-        func check(decoding: Bool) throws -> Verification {
+        func check(decoding: Bool) throws -> (Verification, OutputFacts) {
             let facts = try target.withReadablePath { try OutputInspector.facts(path: $0, cancel: cancel, decodeFirstFrames: decoding) }
-            return OutputVerifier.verify(plan: expected, source: info, facts: facts, delivered: delivered, tags: tags, damaged: damaged)
+            return (OutputVerifier.verify(plan: expected, source: info, facts: facts, delivered: delivered, tags: tags, damaged: damaged), facts)
         }
         // The header alone first (cheap; a transcoded video's pixel format from its parsed sequence header); what it
         // cannot tell for sure (a copied MP3's channel count is only in its frames) is read again the way FFmpeg
         // reads any input, decoding a first frame, before anything fails.
-        var verification = try check(decoding: false)
-        if !verification.passed { verification = try check(decoding: true) }
+        var (verification, facts) = try check(decoding: false)
+        if !verification.passed { (verification, facts) = try check(decoding: true) }
         verification.seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
         if !verification.passed {
             // Input that decoded cleanly gave what the plan did not foresee: the plan's mistake, said as such.
             throw damaged ? ExportError.verificationFailed(path: target.finalPath, checks: verification.failureSummary)
                           : ExportError.planMismatch(path: target.finalPath, checks: verification.failureSummary)
         }
-        return verification
+        return (verification, facts)
     }
 
 }

@@ -10,19 +10,7 @@ public enum MediaProbe {
     /// `frameMetadata`: also decode the first frame of a PQ stream for the HDR10 metadata its SEI carries (what
     /// `probe` and `regress` report); callers that want only the container, codecs and tags leave it out.
     public static func probe(path: String, frameMetadata: Bool = true) throws -> MediaInfo {
-        try probe(path: path, frameMetadata: frameMetadata, streamInfo: true)
-    }
-
-    /// Probes a file this package muxed itself (MP4/MOV/M4A/MKV) from its header alone: no
-    /// `avformat_find_stream_info`, which decodes a first frame of every stream (for a 1080p H.264 output about as
-    /// much work as probing the input was). Our muxers write codec, picture size, sample rate, channels and
-    /// durations in the header; an arbitrary file (a byte copy's) needs `probe(path:frameMetadata:)`.
-    package static func probeHeader(path: String) throws -> MediaInfo {
-        try probe(path: path, frameMetadata: false, streamInfo: false)
-    }
-
-    private static func probe(path: String, frameMetadata: Bool, streamInfo: Bool) throws -> MediaInfo {
-        let demuxer = try Demuxer(path: path, cancel: nil, streamInfo: streamInfo)
+        let demuxer = try Demuxer(path: path, cancel: nil)
         let ctx = demuxer.context.pointee
         let tags = demuxer.metadata
         // The size of the file that was opened (fstat on its descriptor), not of whatever the name points at now.
@@ -77,7 +65,7 @@ public enum MediaProbe {
     ]
 
     /// The stream's values under ffprobe's names, computed as `show_stream` does.
-    static func addFFprobeFields(_ info: inout StreamInfo, _ stream: UnsafeMutablePointer<AVStream>, in fmt: UnsafeMutablePointer<AVFormatContext>) {
+    static func addFFprobeFields(_ info: inout StreamInfo, _ f: StreamFacts, _ stream: UnsafeMutablePointer<AVStream>, in fmt: UnsafeMutablePointer<AVFormatContext>) {
         let st = stream.pointee
         let par = st.codecpar.pointee
         if let d = avcodec_descriptor_get(par.codec_id) {
@@ -117,48 +105,37 @@ public enum MediaProbe {
         if st.nb_frames != 0 { info.nbFrames = String(st.nb_frames) }
         if par.bit_rate > 0 { info.bitRateText = String(par.bit_rate) }
         info.disposition = Dictionary(uniqueKeysWithValues: dispositions.map { ($0.0, st.disposition & $0.1 != 0 ? 1 : 0) })
-        let tags = Demuxer.dictionary(st.metadata)
-        if !tags.isEmpty { info.streamTags = tags }
+        if !f.tags.isEmpty { info.streamTags = f.tags }
     }
 
     static func describe(_ stream: UnsafeMutablePointer<AVStream>, in fmt: UnsafeMutablePointer<AVFormatContext>) -> StreamInfo {
+        let f = StreamFacts(stream)
         let par = stream.pointee.codecpar.pointee
-        let type = StreamGeometry.typeName(par.codec_type)
-        let meta = Demuxer.dictionary(stream.pointee.metadata)
-        var info = StreamInfo(index: Int(stream.pointee.index), type: type, codec: codecName(par),
-                              isAttachedPicture: (stream.pointee.disposition & cff_disposition_attached_pic()) != 0)
+        var info = StreamInfo(index: f.index, type: f.kind.rawValue, codec: f.codec, language: f.language, bitRate: f.bitRate,
+                              duration: f.headerDuration, isAttachedPicture: f.isAttachedPicture)
         if let p = avcodec_profile_name(par.codec_id, par.profile) { info.profile = String(cString: p) }
-        info.language = meta["language"].flatMap { $0 == "und" ? nil : $0 }
-        info.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
-        if stream.pointee.discard == AVDISCARD_ALL && Demuxer.isQuickTimeChapterTrack(stream) { info.isChapterTrack = true }
-        if isTimecodeTrack(stream) { info.isTimecodeTrack = true }
-        if par.codec_type == AVMEDIA_TYPE_ATTACHMENT { info.fileName = meta["filename"]; info.mimeType = meta["mimetype"] }
-        if stream.pointee.duration > 0 && stream.pointee.duration != AVCode.noPTS {
-            info.duration = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
-        }
-        if par.codec_type == AVMEDIA_TYPE_VIDEO {
-            info.width = Int(par.width); info.height = Int(par.height)
-            info.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
-            let rate = stream.pointee.avg_frame_rate
-            if rate.num > 0 && rate.den > 0 { info.frameRate = av_q2d(rate) }
-            let rotation = StreamGeometry.displayRotation(stream)
-            info.rotation = rotation
-            let sar = par.sample_aspect_ratio
-            let shown = PixelSize.displayed(width: Int(par.width), height: Int(par.height),
-                                            sampleAspect: Rational(Int(sar.num), Int(sar.den)), rotation: rotation)
+        if f.isChapterTrack { info.isChapterTrack = true }
+        if f.isTimecodeTrack { info.isTimecodeTrack = true }
+        if f.kind == .attachment { info.fileName = f.tags["filename"]; info.mimeType = f.tags["mimetype"] }
+        if f.kind == .video {
+            info.width = f.width; info.height = f.height
+            info.pixelFormat = f.pixelFormat
+            info.frameRate = f.frameRate
+            info.rotation = f.rotation
+            let shown = PixelSize.displayed(width: f.width, height: f.height, sampleAspect: f.sampleAspect, rotation: f.rotation)
             info.displayWidth = shown.width
             info.displayHeight = shown.height
-            info.color = ColorProbe.color(stream)
-            info.hdr = info.color?.hdrKind
-        } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
-            info.channels = Int(par.ch_layout.nb_channels)
-            info.sampleRate = Int(par.sample_rate)
+            info.displaySize = shown
+            info.color = f.color
+            info.hdr = f.color?.hdrKind
+        } else if f.kind == .audio {
+            info.channels = f.channels
+            info.sampleRate = f.sampleRate
             var buf = [CChar](repeating: 0, count: 64)
             var layout = par.ch_layout
             if av_channel_layout_describe(&layout, &buf, buf.count) > 0 { info.channelLayout = cText(buf) }
         }
-        if let w = info.displayWidth, let h = info.displayHeight { info.displaySize = DisplaySize(width: w, height: h) }
-        addFFprobeFields(&info, stream, in: fmt)
+        addFFprobeFields(&info, f, stream, in: fmt)
         return info
     }
 }

@@ -160,7 +160,7 @@ final class LumaFrames {
         reader = try FrameReader(demuxer: demuxer, stream: stream, path: path, from: 0)
         width = targetWidth ?? Int(stream.pointee.codecpar.pointee.width)
         height = targetHeight ?? Int(stream.pointee.codecpar.pointee.height)
-        clockwise = StreamGeometry.sourceClockwise(stream)
+        clockwise = StreamFacts(stream).clockwise
     }
 
     deinit { sws_freeContext(scaler) }

@@ -131,71 +131,30 @@ enum SourceProbe {
     }
 
     static func stream(_ stream: UnsafeMutablePointer<AVStream>) -> SourceStream {
-        let par = stream.pointee.codecpar.pointee
-        let kind = SourceStream.Kind(rawValue: StreamGeometry.typeName(par.codec_type)) ?? .data
-        var s = SourceStream(index: Int(stream.pointee.index), kind: kind, codec: codecName(par),
-                             codecKnown: par.codec_id != AV_CODEC_ID_NONE,
-                             decodable: par.codec_id != AV_CODEC_ID_NONE && avcodec_find_decoder(par.codec_id) != nil,
-                             isAttachedPicture: (stream.pointee.disposition & cff_disposition_attached_pic()) != 0)
-        s.fitsIn = par.codec_id == AV_CODEC_ID_NONE ? [] : Set(Container.allCases.filter { $0.canHold(par.codec_id) })
+        let f = StreamFacts(stream)
+        let known = f.codecID != AV_CODEC_ID_NONE
+        var s = SourceStream(index: f.index, kind: f.kind, codec: f.codec, codecKnown: known,
+                             decodable: known && avcodec_find_decoder(f.codecID) != nil, isAttachedPicture: f.isAttachedPicture,
+                             fitsIn: known ? Set(Container.allCases.filter { $0.canHold(f.codecID) }) : [], bitRate: f.bitRate,
+                             language: f.language, width: f.width, height: f.height, sampleAspect: f.sampleAspect,
+                             rotation: f.clockwise, pixelFormat: f.pixelFormat, channels: f.channels, sampleRate: f.sampleRate)
         // Cover art is one picture without a timeline (libavformat gives it the file's duration): none, and so nothing
         // the executor would have to measure by reading every stream's packets.
-        s.duration = s.isAttachedPicture ? nil : streamDuration(stream)
-        s.durationIsOwn = s.duration != nil || s.isAttachedPicture
-        if stream.pointee.nb_frames > 0 { s.frameCount = Int(stream.pointee.nb_frames) }
-        s.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
-        s.isChapterTrack = stream.pointee.discard == AVDISCARD_ALL && Demuxer.isQuickTimeChapterTrack(stream)
-        let tags = Demuxer.dictionary(stream.pointee.metadata)
-        s.tags = tags
-        s.language = tags["language"].flatMap { $0 == "und" ? nil : $0 }
-        s.timecode = tags.first { $0.key.lowercased() == "timecode" }?.value
-        if isTimecodeTrack(stream) {
-            s.isTimecodeTrack = true
-            // Its own rate (timescale / frame duration): the one its frame number counts at.
-            let rate = stream.pointee.avg_frame_rate
-            if rate.num > 0 && rate.den > 0 { s.frameRate = av_q2d(rate) }
-        }
-        if par.codec_type == AVMEDIA_TYPE_VIDEO {
-            s.width = Int(par.width); s.height = Int(par.height)
-            var sar = par.sample_aspect_ratio
-            if sar.num <= 0 || sar.den <= 0 { sar = stream.pointee.sample_aspect_ratio }
-            if sar.num > 0 && sar.den > 0 { s.sampleAspect = Rational(Int(sar.num), Int(sar.den)) }
-            s.rotation = StreamGeometry.sourceClockwise(stream)
-            s.displayMatrix = sourceMatrix(stream)
-            let rate = stream.pointee.avg_frame_rate
-            if rate.num > 0 && rate.den > 0 { s.frameRate = av_q2d(rate) }
-            let base = stream.pointee.r_frame_rate
-            if base.num > 0 && base.den > 0 { s.baseFrameRate = av_q2d(base) }
-            s.reorderDepth = Int(max(0, par.video_delay))
-            s.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
-            s.color = ColorProbe.color(stream)
-        } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
-            s.channels = Int(max(0, par.ch_layout.nb_channels))
-            s.sampleRate = Int(par.sample_rate)
-            // Opus counts its pre-skip in 48 kHz samples whatever the rate it was made at.
-            let rate = par.codec_id == AV_CODEC_ID_OPUS ? 48_000 : Int(par.sample_rate)
-            if par.initial_padding > 0, rate > 0 { s.preSkip = Double(par.initial_padding) / Double(rate) }
-        }
+        s.duration = f.isAttachedPicture ? nil : f.duration
+        s.durationIsOwn = s.duration != nil || f.isAttachedPicture
+        s.frameCount = f.frameCount
+        s.isChapterTrack = f.isChapterTrack
+        s.tags = f.tags
+        s.timecode = f.timecode
+        s.isTimecodeTrack = f.isTimecodeTrack
+        // A timecode track's own rate (timescale / frame duration) is the one its frame number counts at.
+        if f.kind == .video || f.isTimecodeTrack { s.frameRate = f.frameRate }
+        if f.kind == .video { s.baseFrameRate = f.baseFrameRate }
+        s.reorderDepth = f.reorderDepth
+        s.displayMatrix = f.displayMatrix
+        s.color = f.color
+        s.preSkip = f.preSkip
         return s
-    }
-
-    /// A stream's own duration in seconds: its header's, else Matroska's `DURATION` tag (`HH:MM:SS.fraction`,
-    /// written per track by FFmpeg and mkvmerge). nil when it declares none.
-    static func streamDuration(_ stream: UnsafeMutablePointer<AVStream>) -> Double? {
-        if stream.pointee.duration > 0 && stream.pointee.duration != AVCode.noPTS {
-            return Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
-        }
-        guard let tag = Demuxer.dictionary(stream.pointee.metadata).first(where: { $0.key.uppercased() == "DURATION" })?.value else { return nil }
-        return parseClock(tag)
-    }
-
-    /// `01:02:03.5` → 3723.5 seconds; nil for anything else.
-    static func parseClock(_ text: String) -> Double? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]), let sec = Double(parts[2]),
-              h >= 0, m >= 0, sec >= 0, (h * 3600 + m * 60 + sec).isFinite else { return nil }
-        let total = h * 3600 + m * 60 + sec
-        return total > 0 ? total : nil
     }
 
     /// The time of the keyframe at or before `seconds` in the main video stream, by presentation time (an index

@@ -69,7 +69,7 @@ package enum ThumbnailRenderer {
     /// coded), for fill the centre cut to the box's aspect, then rotation and flips as displayed.
     private static func upright(_ frame: Frame, stream: UnsafeMutablePointer<AVStream>, edits: EditSidecar?, request: ThumbnailRequest,
                                 path source: String) throws -> RGBPicture {
-        let cw = StreamGeometry.sourceClockwise(stream)
+        let cw = StreamFacts(stream).clockwise
         let f = frame.pointer
         var crop = PixelRect(left: 0, top: 0, width: Int(f.pointee.width), height: Int(f.pointee.height))
         if let c = edits?.crop {

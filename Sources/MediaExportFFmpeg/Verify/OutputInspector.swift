@@ -16,7 +16,8 @@ package enum OutputInspector {
         let demuxer = try Demuxer(path: path, cancel: cancel, streamInfo: decodeFirstFrames)
         let ctx = demuxer.context
         let formatName = String(cString: ctx.pointee.iformat.pointee.name)
-        var streams = demuxer.streams.map(describe)
+        let read = demuxer.streams.map(StreamFacts.init)
+        var streams = read.map(describe)
         var unparsed = Set(streams.indices.filter {
             !decodeFirstFrames && scanPackets && streams[$0].kind == .video && streams[$0].pixelFormat == nil && !streams[$0].isAttachedPicture
         })
@@ -40,7 +41,7 @@ package enum OutputInspector {
         }
         if needsScan && scanPackets {
             var parsed: [Int: String] = [:]
-            try scan(demuxer, into: &streams) { i, packet in
+            try scan(demuxer, read, into: &streams) { i, packet in
                 if unparsed.remove(i) != nil { parsed[i] = parsedPixelFormat(demuxer.streams[i], packet) }
             }
             for (i, format) in parsed { streams[i].pixelFormat = format }
@@ -56,41 +57,34 @@ package enum OutputInspector {
             }
         }
         var facts = OutputFacts(formatName: formatName, streams: streams, tags: demuxer.metadata,
-                                faststart: quickTime ? moovFirst(path) : nil, size: demuxer.fileSize)
-        if quickTime { leaveOutMuxerTracks(&facts, demuxer.streams) }
+                                faststart: quickTime ? moovFirst(path) : nil, size: demuxer.fileSize, duration: demuxer.duration)
+        if quickTime { leaveOutMuxerTracks(&facts, read) }
         return facts
     }
 
     /// MP4/MOV/M4A chapters come with a QuickTime chapter track: the mov demuxer reads it into the chapters and
     /// discards it (a data stream, `bin_data`). A timecode track (`tmcd`) is made by the muxer of the video's
     /// `timecode` tag: counted for the timecode check. Neither is a stream of the plan's.
-    static func leaveOutMuxerTracks(_ facts: inout OutputFacts, _ streams: [UnsafeMutablePointer<AVStream>]) {
-        let tmcd = streams.map(isTimecodeTrack)
-        facts.timecodeTracks = tmcd.filter { $0 }.count
-        facts.streams = zip(zip(streams, tmcd), facts.streams).filter { $0.0.0.pointee.discard != AVDISCARD_ALL && !$0.0.1 }.map(\.1)
+    static func leaveOutMuxerTracks(_ facts: inout OutputFacts, _ read: [StreamFacts]) {
+        facts.timecodeTracks = read.filter(\.isTimecodeTrack).count
+        facts.streams = zip(read, facts.streams).filter { !$0.0.discarded && !$0.0.isTimecodeTrack }.map(\.1)
     }
 
-    static func describe(_ stream: UnsafeMutablePointer<AVStream>) -> OutputFacts.Stream {
-        let par = stream.pointee.codecpar.pointee
-        var s = OutputFacts.Stream(kind: SourceStream.Kind(rawValue: StreamGeometry.typeName(par.codec_type)) ?? .data, codec: codecName(par))
-        let tags = Demuxer.dictionary(stream.pointee.metadata)
-        s.language = tags["language"].flatMap { $0 == "und" ? nil : $0 }
-        s.tags = tags
-        s.timecode = tags.first { $0.key.lowercased() == "timecode" }?.value
-        s.duration = SourceProbe.streamDuration(stream)
-        if stream.pointee.nb_frames > 0 { s.frameCount = Int(stream.pointee.nb_frames) }
-        s.isAttachedPicture = (stream.pointee.disposition & cff_disposition_attached_pic()) != 0
-        if par.codec_type == AVMEDIA_TYPE_VIDEO {
-            s.width = Int(par.width); s.height = Int(par.height)
-            s.pixelFormat = par.format >= 0 ? pixelFormatName(AVPixelFormat(rawValue: par.format)) : nil
-            s.color = ColorProbe.color(stream)
-            s.displayMatrix = sourceMatrix(stream)
-            let rate = stream.pointee.avg_frame_rate
-            if rate.num > 0 && rate.den > 0 { s.frameDuration = 1 / av_q2d(rate) }
-        } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
-            s.channels = Int(max(0, par.ch_layout.nb_channels))
-            s.sampleRate = Int(par.sample_rate)
-        }
+    static func describe(_ f: StreamFacts) -> OutputFacts.Stream {
+        var s = OutputFacts.Stream(kind: f.kind, codec: f.codec)
+        s.language = f.language
+        s.tags = f.tags
+        s.timecode = f.timecode
+        s.duration = f.duration
+        s.frameCount = f.frameCount
+        s.isAttachedPicture = f.isAttachedPicture
+        s.width = f.width; s.height = f.height
+        s.pixelFormat = f.pixelFormat
+        s.color = f.color
+        s.displayMatrix = f.displayMatrix
+        s.frameDuration = f.kind == .video ? f.frameRate.map { 1 / $0 } : nil
+        s.channels = f.channels
+        s.sampleRate = f.sampleRate
         return s
     }
 
@@ -115,7 +109,7 @@ package enum OutputInspector {
 
     /// Counts packets per stream, checks their decode times increase, and measures durations a header lacks.
     /// `firstPacket` sees each stream's first packet.
-    static func scan(_ demuxer: Demuxer, into streams: inout [OutputFacts.Stream],
+    static func scan(_ demuxer: Demuxer, _ read: [StreamFacts], into streams: inout [OutputFacts.Stream],
                      firstPacket: (Int, UnsafeMutablePointer<AVPacket>) -> Void = { _, _ in }) throws {
         let n = streams.count
         var count = [Int](repeating: 0, count: n)
@@ -149,24 +143,15 @@ package enum OutputInspector {
             let base = av_q2d(demuxer.streams[i].pointee.time_base)
             if streams[i].duration == nil, let f = first[i], let e = end[i] {
                 streams[i].duration = Double(e - f) * base
-            } else if demuxer.streams[i].pointee.duration <= 0, let tagged = streams[i].duration {
+            } else if read[i].headerDuration == nil, let tagged = streams[i].duration {
                 // Matroska's `DURATION` tag is where the stream ends, from the file's 0: a stream that starts later (a
                 // video after its audio, an edit list's empty start) lasts that much less. Its blocks are stored
                 // after the track's codec delay (Opus' pre-skip, which the demuxer takes off their times and the
                 // decoder drops): the tag ends that much after the audio heard.
                 let start = max(0, first[i].map { Double($0) * base } ?? 0)
-                streams[i].duration = max(0, tagged - codecDelay(demuxer.streams[i]) - start)
+                streams[i].duration = max(0, tagged - read[i].preSkip - start)
             }
         }
-    }
-
-    /// The codec delay a Matroska track declares (`CodecDelay`, which the demuxer gives as `initial_padding` in samples
-    /// at 48 kHz for Opus, else at the stream's rate), seconds; 0 for none.
-    static func codecDelay(_ stream: UnsafeMutablePointer<AVStream>) -> Double {
-        let par = stream.pointee.codecpar.pointee
-        let rate = par.codec_id == AV_CODEC_ID_OPUS ? 48000 : par.sample_rate
-        guard par.codec_type == AVMEDIA_TYPE_AUDIO, par.initial_padding > 0, rate > 0 else { return 0 }
-        return Double(par.initial_padding) / Double(rate)
     }
 
     /// Reads the top-level atoms: true when `moov` comes before `mdat`; nil when neither is found.
