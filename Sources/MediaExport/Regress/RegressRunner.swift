@@ -231,8 +231,8 @@ public final class RegressRunner {
         // The output stays for the caller (`--keep-failed`), who removes it.
         let done = try session.run()
         let source = done.version?.resource ?? input
-        let route = done.fallbacks.isEmpty ? done.route.rawValue : "fallback:\(done.route.rawValue)"
-        var m = try Measurer.measure(output: done.output, source: source, route: route)
+        var m = try Measurer.measure(output: done.output, source: source, route: done.route.rawValue)
+        if !done.fallbacks.isEmpty { m.fallback = true }
         if deterministic { m.outputSHA256 = try SHA256Hasher.file(done.output) }
         if let estimated = estimate.withLock({ $0 }), m.size > 0 {
             m.estimatedBytes = estimated

@@ -381,9 +381,9 @@ struct RouteSkipped: Error {
         guard !plan.blockers.isEmpty, plan.streams.contains(where: \.isKept) else { return .noUsableStreams(path: path, reason: reason) }
         if plan.route == .transcode {
             // A stream kind lost whole for want of parameters: nothing the preset asks for can be delivered.
-            guard plan.blockers.allSatisfy({ $0.hasPrefix("no decoder") }) else { return .noUsableStreams(path: path, reason: reason) }
+            guard plan.blockers.allSatisfy(\.isNoDecoder) else { return .noUsableStreams(path: path, reason: reason) }
             return .ffmpeg(stage: .decode, path: path, code: FFmpegCodes.decoderNotFound,
-                           message: plan.blockers.joined(separator: "; ") + " in this FFmpeg build")
+                           message: ExportPlanner.joined(plan.blockers) + " in this FFmpeg build")
         }
         return .ffmpeg(stage: .mux, path: path, code: -1, message: reason)
     }

@@ -168,7 +168,7 @@ public final class ExportSession: Sendable {
                                                    editsPath: request.editsPath, requireCurrent: request.requireCurrent)
         let snapshot = try InputSnapshot(path: selection.report.resource)
         let run = Run(selection: selection, began: began, snapshot: snapshot, watchdog: watchdog)
-        var route: ExportRoute = request.startRoute ?? (request.preset.passthrough ? .remux : .transcode)
+        var route = startRoute(run)
         var fallbacks: [ExportEvent.Fallback] = []
         var damage: String?
         while true {
@@ -189,6 +189,21 @@ public final class ExportSession: Sendable {
                 route = next
             }
         }
+    }
+
+    /// The route the chain starts from (`ExportPlanner.start`): under `needed`, a source that already fits is
+    /// remuxed or copied. A source that does not open starts at the transcode, which reports why.
+    private func startRoute(_ run: Run) -> ExportRoute {
+        if let decided = ExportPlanner.start(preset: request.preset, policy: request.policy) { return decided.route }
+        let selection = run.selection
+        let output = PathName.pathExtension(request.output)
+        let container = Container(extension: output.isEmpty ? request.preset.defaultExtension : output)
+        guard let source = try? run.source(cancel: token) else { return .transcode }
+        let question = StartQuestion(source: source.info, preset: request.preset, policy: request.policy, container: container,
+                                     sourceExtension: PathName.pathExtension(selection.report.resource), edits: selection.edits,
+                                     editsName: selection.editsFile.map(PathName.lastComponent), tracks: request.tracks,
+                                     sizeLimit: request.sizeLimit)
+        return ExportPlanner.start(question, truncation: { source.measuredTruncation() }).route
     }
 
     /// The fallback from `route` to `next`, announced; refused when `--require-current` forbids what `next` loses.
@@ -313,5 +328,13 @@ public final class ExportSession: Sendable {
         }
         handler?(event)
         continuation.yield(event)
+    }
+}
+
+extension ProbedSource {
+    /// Scans the packets; why the file is cut short, if it is (nil too when the scan fails).
+    func measuredTruncation() -> String? {
+        guard (try? measureDataEnd()) != nil else { return nil }
+        return info.truncation
     }
 }

@@ -28,7 +28,7 @@ package struct ExportPlan: Sendable, Equatable {
     /// preset just drops such streams. For a transcode: no decoder, as `no decoder for video stream #0 (unknown
     /// 'zzv9')`; they make the transcode impossible. Kept apart from `impossible` so that the session can tell a
     /// skipped route from an input with nothing to export (and, for a transcode, report a decode failure as today).
-    package var blockers: [String]
+    package var blockers: [PlanBlocker]
     /// The audio stream the output marks as its default, when a track selection chose among them (the first kept).
     package var defaultAudio: Int?
     /// The kept streams' input indices in the order the output holds them; nil: the input's order. An
@@ -58,7 +58,7 @@ package struct ExportPlan: Sendable, Equatable {
 
     /// Creates a plan.
     package init(route: ExportRoute, container: Container?, streams: [StreamDecision], timeline: PlannedTimeline,
-                notes: [String] = [], impossible: String? = nil, blockers: [String] = []) {
+                notes: [String] = [], impossible: String? = nil, blockers: [PlanBlocker] = []) {
         self.route = route; self.container = container; self.streams = streams; self.timeline = timeline
         self.notes = notes; self.impossible = impossible; self.blockers = blockers
     }

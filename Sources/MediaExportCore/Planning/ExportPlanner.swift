@@ -155,8 +155,8 @@ package enum ExportPlanner {
     /// stream had to be dropped — no picture size, no sample rate, only cover art left — the route cannot deliver
     /// what was asked, and the chain goes on (the byte copy keeps everything). The blockers this adds to `blockers`.
     static func kindsLost(_ decisions: [StreamDecision], source: SourceInfo, preset: Preset, mode: Mode, container: Container,
-                          edits: EditSidecar?, blockers: [String]) -> [String] {
-        var added: [String] = []
+                          edits: EditSidecar?, blockers: [PlanBlocker]) -> [PlanBlocker] {
+        var added: [PlanBlocker] = []
         for kind in [SourceStream.Kind.video, .audio] {
             let presetKeeps: Bool
             if mode.streamCopy {
@@ -169,29 +169,29 @@ package enum ExportPlanner {
             let candidates = source.streams.filter { $0.kind == kind && !$0.isAttachedPicture }
             guard !candidates.isEmpty, !candidates.contains(where: { decisions[$0.index].isKept }) else { continue }
             // Already said by a blocker naming one of them (a container that cannot hold it, no decoder)?
-            guard !(blockers + added).contains(where: { b in candidates.contains { b.contains("stream #\($0.index) ") } }) else { continue }
+            guard !(blockers + added).contains(where: { b in candidates.contains { b.stream == $0.index } }) else { continue }
             let reasons = candidates.map { c in "#\(c.index) \(c.codec): \(decisions[c.index].streamPlan.reason ?? "dropped")" }
-            added.append("every \(kind.rawValue) stream would be dropped (\(reasons.joined(separator: "; ")))")
+            added.append(.kindLost(kind, reasons: reasons))
         }
         return added
     }
 
     /// Why the route cannot run, or nil.
     static func impossibleReason(_ decisions: [StreamDecision], source: SourceInfo, mode: Mode, container: Container,
-                                 blockers: [String]) -> String? {
+                                 blockers: [PlanBlocker]) -> String? {
         if !decisions.contains(where: \.isKept) {
             // Today's `noUsableStreams` reason. It comes before the remux blockers, as today (the old plan threw it
             // before the session looked at the blockers).
             let kinds = decisions.map { "#\($0.index) \($0.kind.rawValue) \($0.codec): \($0.streamPlan.reason ?? "")" }.joined(separator: "; ")
             // A stream copy's blockers follow: they name the containers that can hold what this one cannot.
-            let can = mode.streamCopy && !blockers.isEmpty ? "; \(blockers.joined(separator: "; "))" : ""
+            let can = mode.streamCopy && !blockers.isEmpty ? "; \(joined(blockers))" : ""
             return source.streams.isEmpty ? "the file has no streams"
                 : "no stream can be exported with preset \(mode.presetName) to .\(container.rawValue) (\(kinds))\(can)"
         }
         // Today's `RouteSkipped` text for the remux. The transcode's is new: today a main stream without a decoder
         // failed the transcode when its decoder was opened (an input fault, so the chain went on); dropping it
         // instead would deliver, say, the audio alone as a successful transcode. Skipping the route keeps the chain.
-        return blockers.isEmpty ? nil : "\(mode.streamCopy ? "remux" : "transcode") skipped: \(blockers.joined(separator: "; "))"
+        return blockers.isEmpty ? nil : "\(mode.streamCopy ? "remux" : "transcode") skipped: \(joined(blockers))"
     }
 
     /// The request's own route (a transcode, or a passthrough preset's stream copy) cannot give what was asked of this
@@ -201,8 +201,11 @@ package enum ExportPlanner {
     /// remux fallback of a transcoding preset (it runs only after the transcode failed on the input).
     static func refusal(_ plan: ExportPlan, source: SourceInfo, mode: Mode, inputFault: Bool) -> String? {
         guard !mode.remuxOfTranscodingPreset, let reason = plan.impossible, !inputFault, !source.streams.isEmpty else { return nil }
-        return plan.blockers.isEmpty ? reason : plan.blockers.joined(separator: "; ")
+        return plan.blockers.isEmpty ? reason : joined(plan.blockers)
     }
+
+    /// The blockers' words, joined for a reason.
+    package static func joined(_ blockers: [PlanBlocker]) -> String { blockers.map(\.description).joined(separator: "; ") }
 
     /// The audio streams in `--audio-language`'s order (a language's streams in the source's), in the audio's
     /// places; nil when that is the source's order or fewer than two languages were asked for.
