@@ -292,7 +292,7 @@ public final class ExportSession: Sendable {
     /// The edits a fallback route cannot apply, if the version delivered would then not be the current one (a
     /// salvage applies what its plan's route does).
     func editsLost(by route: ExportRoute, selection: VersionSelection) -> String? {
-        ExportPlanner.editsLost(by: route == .salvage ? ExportAttempt.salvagePlanRoute(request.preset) : route, edits: selection.edits, sidecarName: selection.editsFile.map(PathName.lastComponent),
+        ExportPlanner.editsLost(by: ExportPlanner.plannedRoute(route, preset: request.preset), edits: selection.edits, sidecarName: selection.editsFile.map(PathName.lastComponent),
                                 timeRangeGiven: request.timeRange != nil, deliversCurrent: selection.report.delivered == .current)
     }
 

@@ -4,13 +4,22 @@ import Foundation
 /// Pure: it reads a `SourceInfo` the FFmpeg layer built and returns an `ExportPlan` the FFmpeg layer runs.
 ///
 /// The routes:
-/// - `.transcode`: decode and encode with the preset; for a passthrough preset, a stream copy (as today). Impossible
-///   when a main stream the preset keeps has no decoder (`blockers`).
+/// - `.transcode`: decode and encode with the preset; for a passthrough preset, a stream copy of each kept stream
+///   (`plannedRoute`). Impossible when a main stream the preset keeps has no decoder (`blockers`).
 /// - `.remux`: a stream copy. For a transcoding preset (the remux fallback) it keeps only the kinds of stream the
 ///   preset keeps, ignores the crop and volume edits (they need a transcode), and is impossible when the container
 ///   cannot hold a main stream the preset keeps (`blockers`).
 /// - `.copy`: a byte copy of the resource; always possible, applies no edit and no range.
 package enum ExportPlanner {
+    /// The route planned for a route of the chain: a passthrough preset copies every stream it keeps (a remux)
+    /// wherever the chain would transcode or salvage; a salvage keeps what decodes by the transcode.
+    package static func plannedRoute(_ route: ExportRoute, preset: Preset) -> ExportRoute {
+        switch route {
+        case .copy, .remux: return route
+        case .transcode, .salvage: return preset.passthrough ? .remux : .transcode
+        }
+    }
+
     /// Why a QuickTime chapter track is not a stream of the output (its chapters are; not a loss, so no warning).
     package static let chapterTrackReason = "chapter track: the chapters themselves are carried over"
     /// The note on a copied video whose rotation or flip went into the display matrix.
@@ -281,8 +290,8 @@ package enum ExportPlanner {
         var keepAudio: Bool
 
         init(preset: Preset, route: ExportRoute) {
-            remuxOfTranscodingPreset = route == .remux && !preset.passthrough
-            streamCopy = preset.passthrough || route == .remux
+            streamCopy = ExportPlanner.plannedRoute(route, preset: preset) == .remux
+            remuxOfTranscodingPreset = streamCopy && !preset.passthrough
             presetName = remuxOfTranscodingPreset ? "\(preset.name) (remux)" : preset.name
             keepVideo = preset.video != nil || preset.audio == nil
             keepAudio = preset.audio != nil || preset.video == nil

@@ -125,7 +125,7 @@ extension ExportPlanner {
 
     /// The start decided without the source: a passthrough preset's remux, `always`'s transcode; nil: ask `start`.
     package static func start(preset: Preset, policy: TranscodePolicy) -> StartDecision? {
-        if preset.passthrough { return StartDecision(route: .remux, reason: .passthrough) }
+        if preset.passthrough { return StartDecision(route: plannedRoute(.transcode, preset: preset), reason: .passthrough) }
         return policy == .needed ? nil : StartDecision(route: .transcode, reason: .policyAlways)
     }
 
