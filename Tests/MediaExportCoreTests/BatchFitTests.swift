@@ -66,8 +66,9 @@ func interlacedH264() -> SourceStream {
 /// Why `source` does not already fit `preset` under `--policy needed` (nil: it fits, and the export remuxes or copies
 /// it), as the one judge a batch and a single export share says.
 func unfit(_ source: SourceInfo, preset: Preset) -> String? {
-    let question = StartQuestion(source: source, preset: preset, policy: .needed, container: Container(extension: preset.defaultExtension),
-                                 sourceExtension: "mov")
+    var request = ExportRequest(input: "/in/clip.mov", output: "/out/clip", preset: preset)
+    request.policy = .needed
+    let question = StartQuestion(request: request, source: source, resourceExtension: "mov")
     let decision = ExportPlanner.start(question, truncation: { nil })
     return decision.route == .transcode ? decision.reason.description : nil
 }

@@ -111,10 +111,10 @@ extension BatchPlanner {
 
     /// What the export of `item` asks the planner for its first route: what its session asks (`ExportSession.startRoute`).
     private static func question(_ item: BatchItem, selection: VersionSelection, info: SourceInfo, options: BatchOptions) -> StartQuestion {
-        StartQuestion(source: info, preset: options.preset, policy: options.policy, container: Container(extension: PathName.pathExtension(item.output)),
-                      sourceExtension: PathName.pathExtension(selection.report.resource), edits: selection.edits,
-                      editsName: selection.editsFile.map(PathName.lastComponent), tracks: options.tracks,
-                      sizeLimit: options.maxFileSize ?? options.preset.maxFileSize)
+        var request = ExportRequest(input: item.input, output: item.output, preset: options.preset)
+        (request.policy, request.tracks, request.maxFileSize) = (options.policy, options.tracks, options.maxFileSize)
+        return StartQuestion(request: request, source: info, resourceExtension: PathName.pathExtension(selection.report.resource),
+                             edits: selection.edits, editsName: selection.editsFile.map(PathName.lastComponent))
     }
 
     /// The action the run will take, as the planner sees it: a route whose plan is impossible (a container that

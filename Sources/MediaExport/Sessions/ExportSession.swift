@@ -196,13 +196,9 @@ public final class ExportSession: Sendable {
     private func startRoute(_ run: Run) -> ExportRoute {
         if let decided = ExportPlanner.start(preset: request.preset, policy: request.policy) { return decided.route }
         let selection = run.selection
-        let output = PathName.pathExtension(request.output)
-        let container = Container(extension: output.isEmpty ? request.preset.defaultExtension : output)
         guard let source = try? run.source(cancel: token) else { return .transcode }
-        let question = StartQuestion(source: source.info, preset: request.preset, policy: request.policy, container: container,
-                                     sourceExtension: PathName.pathExtension(selection.report.resource), edits: selection.edits,
-                                     editsName: selection.editsFile.map(PathName.lastComponent), tracks: request.tracks,
-                                     sizeLimit: request.sizeLimit)
+        let question = StartQuestion(request: request, source: source.info, resourceExtension: PathName.pathExtension(selection.report.resource),
+                                     edits: selection.edits, editsName: selection.editsFile.map(PathName.lastComponent))
         return ExportPlanner.start(question, truncation: { source.measuredTruncation() }).route
     }
 

@@ -33,7 +33,7 @@ package enum ExportPlanner {
     ///   - container: the output's container; nil makes a transcode or remux impossible ("no container for this
     ///     extension"); the byte copy needs none.
     ///   - edits: the sidecar's edits. A passthrough preset asked for crop or volume is refused by the session before
-    ///     planning (`editNeedsTranscode`), as today; planned anyway, a stream copy simply does not apply them.
+    ///     planning (`editNeedsTranscode`); planned anyway, a stream copy simply does not apply them.
     /// - Throws: `ExportError.invalidTimeRange` (bad range), `noUsableStreams` (an `--audio-language` that matches
     ///   no audio stream) — everything else is a plan (an impossible one carries its reason). The byte copy never throws: it does not read the range.
     ///   - tracks: which audio streams to keep (`--audio-language`, `--audio first`); every one by default.
@@ -46,7 +46,6 @@ package enum ExportPlanner {
         var (timeline, notes) = try TimeRangePlanning.timeline(for: source, range: TimeRangePlanning.sourceRange(timeRange: range, edits: edits),
                                                                streamCopy: mode.streamCopy, editList: container?.keeps.editList ?? false)
         guard let container else {
-            // Today the output target refuses the name before anything is planned (`outputUnwritable`).
             return ExportPlan(route: route, container: nil, streams: [], timeline: timeline, notes: notes,
                               impossible: "no container for this extension")
         }
@@ -189,17 +188,13 @@ package enum ExportPlanner {
     static func impossibleReason(_ decisions: [StreamDecision], source: SourceInfo, mode: Mode, container: Container,
                                  blockers: [PlanBlocker]) -> String? {
         if !decisions.contains(where: \.isKept) {
-            // Today's `noUsableStreams` reason. It comes before the remux blockers, as today (the old plan threw it
-            // before the session looked at the blockers).
             let kinds = decisions.map { "#\($0.index) \($0.kind.rawValue) \($0.codec): \($0.streamPlan.reason ?? "")" }.joined(separator: "; ")
             // A stream copy's blockers follow: they name the containers that can hold what this one cannot.
             let can = mode.streamCopy && !blockers.isEmpty ? "; \(joined(blockers))" : ""
             return source.streams.isEmpty ? "the file has no streams"
                 : "no stream can be exported with preset \(mode.presetName) to .\(container.rawValue) (\(kinds))\(can)"
         }
-        // Today's `RouteSkipped` text for the remux. The transcode's is new: today a main stream without a decoder
-        // failed the transcode when its decoder was opened (an input fault, so the chain went on); dropping it
-        // instead would deliver, say, the audio alone as a successful transcode. Skipping the route keeps the chain.
+        // A main stream without a decoder skips the transcode: dropping it would deliver the rest as a success.
         return blockers.isEmpty ? nil : "\(mode.streamCopy ? "remux" : "transcode") skipped: \(joined(blockers))"
     }
 
@@ -242,8 +237,7 @@ package enum ExportPlanner {
         return checked.start
     }
 
-    /// The edits (and the time range) a fallback route cannot apply, joined for a message — today's
-    /// `ExportSession.editsLost`: nil when the version delivered is not the current one, for a transcode, or when
+    /// The edits (and the time range) a fallback route cannot apply, joined for a message: nil when the version delivered is not the current one, for a transcode, or when
     /// nothing is lost. A remux loses the crop and volume; a byte copy loses the whole sidecar and the time range.
     ///
     /// - Parameters:
@@ -275,14 +269,13 @@ package enum ExportPlanner {
 
     // MARK: - Streams
 
-    /// How a route treats a preset: today's session turns a transcoding preset's remux into a passthrough preset
-    /// named "<name> (remux)" that keeps the preset's video/audio sections; the names in reasons come from it.
+    /// How a route treats a preset: the remux fallback of a transcoding preset is named "<name> (remux)" in reasons.
     struct Mode {
         /// Packets are copied, not decoded (passthrough preset, or any remux).
         var streamCopy: Bool
         /// The remux fallback of a transcoding preset: blockers make it impossible, crop/volume are ignored.
         var remuxOfTranscodingPreset: Bool
-        /// The preset name in reasons (today's "<name> (remux)" for the remux fallback).
+        /// The preset name in reasons ("<name> (remux)" for the remux fallback).
         var presetName: String
         /// A stream copy keeps video unless the preset keeps audio only.
         var keepVideo: Bool
@@ -378,7 +371,7 @@ package enum ExportPlanner {
             StreamDecision(index: s.index, kind: s.kind, codec: s.codec, action: .copy(displayMatrix: nil),
                            width: s.kind == .video ? s.width : nil, height: s.kind == .video ? s.height : nil)
         }
-        // No expected duration: the started event of a byte copy has none today (its progress is not time-based).
+        // No expected duration: a byte copy's progress is not time-based.
         return ExportPlan(route: .copy, container: nil, streams: streams, timeline: PlannedTimeline(origin: source.startTime),
                           notes: range != nil ? ["time range not applied by a byte copy"] : [])
     }

@@ -1,5 +1,5 @@
-/// The decision for each stream of one route's plan (`ExportPlanner.plan`). Order of the checks (and so which
-/// reason wins) is today's. A main stream the route cannot deliver adds a blocker, which makes the route impossible.
+/// The decision for each stream of one route's plan (`ExportPlanner.plan`). A main stream the route cannot deliver
+/// adds a blocker (`PlanBlocker`), which makes the route impossible.
 struct StreamDecider {
     let source: SourceInfo
     let preset: Preset
@@ -36,8 +36,7 @@ struct StreamDecider {
         }
     }
 
-    /// New: a stream to transcode without a decoder is dropped (today its decoder failed to open mid-setup and
-    /// took the whole transcode down). A main one blocks the transcode instead (see `plan`).
+    /// A stream to transcode without a decoder is dropped; a main one blocks the transcode instead (see `plan`).
     private mutating func undecodable(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
         inputFault = true
         if s.index == source.mainVideo || s.index == source.mainAudio {
@@ -151,7 +150,6 @@ struct StreamDecider {
         if !container.holds(a.codec) { return d.dropped("\(ext) cannot hold \(a.codec.rawValue)") }
         if !s.decodable { return undecodable(s, d) }
         if s.sampleRate <= 0 { inputFault = true; return d.dropped("sample rate unknown") }
-        // New: today an unknown count was taken for stereo.
         if s.channels <= 0 { inputFault = true; return d.dropped("channel count unknown") }
         var d = d
         d.action = .transcodeAudio(AudioPlan(channels: max(1, min(a.channels, s.channels)), settings: a, gain: edits?.volume ?? 1))
