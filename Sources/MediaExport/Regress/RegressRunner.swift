@@ -241,7 +241,7 @@ public final class RegressRunner {
         let edits = try done.version?.sidecar.map { try EditSidecar.load(path: $0) }
         let trimmed = edits?.trim != nil
         var quality: QualityDetail?
-        if done.route == .transcode && !preset.passthrough && preset.video != nil && m.width != nil && edits?.crop == nil {
+        if done.route == .transcode && preset.video != nil && m.width != nil && edits?.crop == nil {
             if let (score, detail) = try QualityMeter.compare(output: done.output, source: source, origin: edits?.trim?.start ?? 0,
                                                                keepFrames: collectFrames) {
                 m.psnr = score.psnr
