@@ -154,6 +154,9 @@ package struct StreamDecision: Sendable, Equatable {
     package var shownLeadIn: Double = 0
     /// What a transcode changes that a person would notice (downmix, resampling, …), decided by the planner.
     package var changes: [StreamChange] = []
+    /// A dropped chapter or timecode track: what it holds is carried otherwise (the chapters, the planned
+    /// timecode), so its drop is no loss to warn of.
+    package var carriedElsewhere = false
 
     /// Creates a decision.
     package init(index: Int, kind: SourceStream.Kind, codec: String, action: Action, note: String? = nil, width: Int? = nil, height: Int? = nil) {

@@ -19,8 +19,11 @@ struct StreamDecider {
     /// The decision for one stream.
     mutating func decide(_ s: SourceStream) -> StreamDecision {
         let d = StreamDecision(index: s.index, kind: s.kind, codec: s.codec, action: .drop(reason: ""))
-        if s.isChapterTrack { return d.dropped(ExportPlanner.chapterTrackReason) }
-        if s.isTimecodeTrack { return d.dropped(ExportPlanner.timecodeTrackReason) }
+        if s.isChapterTrack || s.isTimecodeTrack {
+            var carried = d.dropped(s.isChapterTrack ? ExportPlanner.chapterTrackReason : ExportPlanner.timecodeTrackReason)
+            carried.carriedElsewhere = true
+            return carried
+        }
         if s.isAttachedPicture { return coverArt(s, d) }
         if edits?.mute == true && s.kind == .audio { return d.dropped("muted by the edit sidecar") }
         if s.kind == .audio && !tracks.wants(language: s.language) {
