@@ -3,7 +3,7 @@ import Testing
 @testable import MediaExportCore
 
 /// `--policy needed`: does the file already fit the preset? (source, preset, why not): the plans' answer (`ExportPlanner.start`).
-let misfitCases: [(String, SourceInfo, String, String?)] = [
+let fitCases: [(String, SourceInfo, String, String?)] = [
     ("fits", .landscape1080, "1920x1080", nil),
     ("portrait fits the orientation-free box", .portraitRotated, "1920x1080", nil),
     ("audio only fits a video preset", .audioOnly, "highest", nil),
@@ -74,26 +74,8 @@ func unfit(_ source: SourceInfo, preset: Preset) -> String? {
 }
 
 @Suite struct BatchFitTests {
-    @Test(arguments: misfitCases)
-    func misfit(_ name: String, _ source: SourceInfo, _ preset: String, _ expected: String?) {
+    @Test(arguments: fitCases)
+    func whyNotFitting(_ name: String, _ source: SourceInfo, _ preset: String, _ expected: String?) {
         #expect(unfit(source, preset: Presets.named(preset)) == expected, "\(name)")
-    }
-
-    /// (source, preset, fits, bytes): the source size for a remux or copy; bits per pixel from the CRF otherwise.
-    @Test(arguments: [
-        (SourceInfo.landscape1080, "highest", true, Int64?(12_345_678)),
-        (.make([.h264(0, 640, 360)], duration: nil), "highest", true, 12_345_678),
-        (.make([.h264(0, 640, 360)], duration: nil), "highest", false, nil),
-        (.landscape1080, "highest", false, 14_095_256),
-        (.landscape1080, "hevc-highest", false, 5_476_958),
-        // 30 fps when the rate is unknown (VFR): 640x360 at CRF 28 + 64 kb/s.
-        (.vfr, "low", false, 564_903),
-        // Fitted at the displayed size (1080x1920 → 360x640): the same pixels as landscape 640x360.
-        (.portraitRotated, "low", false, 564_903),
-        (.landscape1080, "m4a", false, 240_000),
-        (.videoOnly, "m4a", false, 0),
-    ])
-    func estimate(_ source: SourceInfo, _ preset: String, _ fits: Bool, _ expected: Int64?) {
-        #expect(ExportPlanner.estimatedBytes(source, preset: Presets.named(preset), fits: fits) == expected)
     }
 }

@@ -50,11 +50,8 @@ extension BatchPlanner {
         (item.route, item.reason) = (decision.route, decision.reason.description)
         let info = source.info  // with where its data ends, when the packets were scanned
         followImpossiblePlans(&item, info: info, selection: selection, options: options)
-        item.estimatedBytes = ExportPlanner.estimatedBytes(info, preset: options.preset, fits: item.route != .transcode)
-        if options.dryRun && item.route == .transcode,
-           let estimate = sampledEstimate(item, selection: selection, source: source, info: info, options: options) {
-            item.estimatedBytes = estimate
-        }
+        item.estimatedBytes = item.route == .transcode ? plannedEstimate(item, selection: selection, source: source, info: info, options: options)
+            : info.size
         return .planned(item, note: reserved.note)
     }
 
@@ -137,13 +134,14 @@ extension BatchPlanner {
         item.route = route
     }
 
-    /// What the export's `started` record would say: the plan's streams at their rates, a CRF video measured on samples.
-    private static func sampledEstimate(_ item: BatchItem, selection: VersionSelection, source: ProbedSource, info: SourceInfo,
+    /// What the export's `started` record would say of a transcode: the plan's streams at their rates, a CRF video measured on
+    /// samples in a dry run (without them, bits per pixel from the CRF).
+    private static func plannedEstimate(_ item: BatchItem, selection: VersionSelection, source: ProbedSource, info: SourceInfo,
                                         options: BatchOptions) -> Int64? {
         let preset = options.preset
         guard let plan = try? ExportPlanner.plan(source: info, preset: preset, route: .transcode, container: Container(extension: PathName.pathExtension(item.output)),
                                                  edits: selection.edits, range: nil, tracks: options.tracks), plan.isPossible else { return nil }
-        let sampled = SampleEncode.videoBitrate(source: source, plan: plan, cancel: CancelToken(), activity: {})
+        let sampled = options.dryRun ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: CancelToken(), activity: {}) : nil
         guard let estimate = OutputSize.estimatedBytes(plan: plan, source: info, videoBitrate: sampled) else { return nil }
         let limit = options.maxFileSize ?? preset.maxFileSize
         return limit.map { min($0, estimate) } ?? estimate
