@@ -2,44 +2,50 @@ import Foundation
 import Testing
 @testable import MediaExportCore
 
-/// Batch `--policy needed`: does the file already fit the preset? (source, preset, misfit).
-let misfitCases: [(String, SourceInfo, String, String?)] = [
+/// `--policy needed`: does the file already fit the preset? (source, preset, why not): the plans' answer (`ExportPlanner.start`).
+let fitCases: [(String, SourceInfo, String, String?)] = [
     ("fits", .landscape1080, "1920x1080", nil),
     ("portrait fits the orientation-free box", .portraitRotated, "1920x1080", nil),
     ("audio only fits a video preset", .audioOnly, "highest", nil),
     ("audio only fits m4a", .audioOnly, "m4a", nil),
     ("codec", .make([.h264(0, 1920, 1080, codec: "hevc"), .aac(1)]), "1920x1080", "video codec hevc is not h264"),
-    ("pixel format", .make([.h264(0, 1920, 1080, pixelFormat: "yuv420p10le")]), "highest", "pixel format yuv420p10le is not yuv420p"),
+    ("pixel format", .make([.h264(0, 1920, 1080, pixelFormat: "yuv420p10le")]), "highest", "stream #0 video: pixel format yuv420p10le → yuv420p"),
     ("pixel format unknown", .make([SourceStream(index: 0, kind: .video, codec: "h264", width: 640, height: 360)]), "highest",
-     "pixel format unknown is not yuv420p"),
-    ("box", .make([.h264(0, 3840, 2160), .aac(1)]), "1920x1080", "3840x2160 does not fit the 1920x1080 box"),
-    ("box, rotated", .portraitRotated, "1280x720", "1080x1920 does not fit the 1280x720 box"),
-    ("box, anamorphic at its displayed size", .anamorphic, "1280x720", "1920x1080 does not fit the 1280x720 box"),
-    ("odd", .oddSize, "highest", "odd picture size 853x479"),
+     "stream #0 video: pixel format unknown → yuv420p"),
+    ("box", .make([.h264(0, 3840, 2160), .aac(1)]), "1920x1080", "stream #0 video: scaled 3840x2160 → 1920x1080"),
+    ("box, rotated", .portraitRotated, "1280x720", "stream #0 video: scaled 1920x1080 → 1280x720"),
+    ("box, anamorphic at its displayed size", .anamorphic, "1280x720", "stream #0 video: scaled 1440x1080 → 1280x720"),
+    ("odd", .oddSize, "highest", "stream #0 video: scaled 853x479 → 852x478"),
     ("bit rate", .make([.h264(0, 1920, 1080, bitRate: 30_000_000)]), "1920x1080",
-     "video bit rate 30000 kb/s is above what CRF 20 gives (about 12343 kb/s)"),
+     "stream #0 video: bit rate 30000 → at most 18515 kb/s"),
     ("VFR: no average rate, no bit-rate judgement", .make([.h264(0, 1920, 1080, fps: nil, bitRate: 30_000_000)]), "1920x1080", nil),
-    ("no video in the preset", .landscape1080, "m4a", "preset m4a has no video"),
+    ("an audio preset: the remux keeps the audio as the transcode does, and drops the video as it does", .landscape1080, "m4a", nil),
     ("audio codec", .pcmAudio, "1920x1080", "audio codec pcm_s16le is not aac"),
-    ("audio channels", .make([.h264(0, 1280, 720), .aac(1, channels: 6)]), "highest", "6 audio channels, preset keeps 2"),
-    ("audio sample rate", .make([.aac(0, rate: 96_000)]), "m4a", "audio at 96000 Hz, preset uses 48000"),
-    ("audio bit rate", .make([.aac(0, bitRate: 320_000)]), "1920x1080", "audio bit rate 320 kb/s is above the preset's 192"),
+    ("audio channels", .make([.h264(0, 1280, 720), .aac(1, channels: 6)]), "highest", "stream #1 audio: downmix 6 → 2 channels"),
+    ("audio sample rate", .make([.aac(0, rate: 96_000)]), "m4a", "stream #0 audio: 96000 → 48000 Hz"),
+    ("audio bit rate", .make([.aac(0, bitRate: 320_000)]), "1920x1080", "stream #0 audio: bit rate 320 → at most 192 kb/s"),
     ("audio bit rate within 25 %", .make([.aac(0, bitRate: 240_000)]), "1920x1080", nil),
     ("extra streams: a remux drops the data stream as the transcode does; mov_text and the cover are kept in .mp4 anyway", .withExtras, "1920x1080", nil),
     ("cover art fits an .m4a", .make([.aac(0), SourceStream(index: 1, kind: .video, codec: "mjpeg", isAttachedPicture: true,
                                                            width: 600, height: 600)]), "m4a", nil),
     ("SubRip needs converting for .mp4", .make([.h264(0, 1920, 1080), .aac(1), SourceStream(index: 2, kind: .subtitle, codec: "subrip", fitsIn: [.mkv])]),
-     "1920x1080", "has streams only a transcode treats as the preset does: stream #2 subtitle (subrip): a remux drops it (.mp4 cannot hold subrip)"),
-    ("nothing to judge", .make([SourceStream(index: 0, kind: .data, codec: "bin_data")]), "highest", "no audio or video stream"),
-    ("passthrough has no video settings", .landscape1080, "passthrough", "preset passthrough has no video"),
+     "1920x1080", "subtitle codec subrip is not mov_text"),
+    ("nothing to judge", .make([SourceStream(index: 0, kind: .data, codec: "bin_data")]), "highest",
+     "no stream can be exported with preset highest to .mp4 (#0 data bin_data: data streams are not exported)"),
+    ("a passthrough preset copies its streams", .landscape1080, "passthrough", nil),
     ("HLG in 8 bits needs tone mapping for an H.264 preset", .make([hdr(codec: "h264", pixelFormat: "yuv420p")]), "highest",
-     "HDR (HLG) needs tone mapping to SDR"),
+     "stream #0 video: tone-mapped HLG → SDR"),
     ("HDR 10-bit HEVC fits an HEVC preset that keeps HDR", .make([hdr(codec: "hevc", pixelFormat: "yuv420p10le")]), "hevc-highest", nil),
     ("HDR 8-bit HEVC: kept HDR is 10-bit", .make([hdr(codec: "hevc", pixelFormat: "yuv420p")]), "hevc-highest",
-     "pixel format yuv420p is not yuv420p10le"),
-    ("interlaced needs deinterlacing", .make([interlacedH264()]), "highest", "interlaced (top field first) needs deinterlacing"),
+     "stream #0 video: pixel format yuv420p → yuv420p10le"),
+    ("interlaced needs deinterlacing", .make([interlacedH264()]), "highest", "stream #0 video: deinterlaced top field first → progressive"),
     ("a rotated video that fits a preset writing .mkv: the remux cannot carry the rotation", .portraitRotated,
-     "mkv1080", "a remux into .mkv cannot deliver it: remux skipped: .mkv keeps no display matrix: a stream copy of video stream #0 would lose its rotation (90°); .mp4, .mov, .m4v keep it, or a transcode turns the pixels upright"),
+     "mkv1080", "stream #0 video: rotate 90° into the pixels: .mkv has no display matrix"),
+    ("a bitmap subtitle and a data stream: the remux drops them as the transcode does", .make([.h264(0, 1920, 1080), .aac(1),
+     SourceStream(index: 2, kind: .subtitle, codec: "hdmv_pgs_subtitle", fitsIn: [.mkv]), SourceStream(index: 3, kind: .data, codec: "bin_data")]),
+     "1920x1080", nil),
+    ("a 44.1 kHz audio stream: the transcode's resampling up gives nothing a copy lacks", .make([.h264(0, 1920, 1080), .aac(1, rate: 44_100)]),
+     "1920x1080", nil),
 ]
 
 /// A 1920x1080 HLG video stream.
@@ -57,27 +63,19 @@ func interlacedH264() -> SourceStream {
     return s
 }
 
-@Suite struct BatchFitTests {
-    @Test(arguments: misfitCases)
-    func misfit(_ name: String, _ source: SourceInfo, _ preset: String, _ expected: String?) {
-        #expect(ExportPlanner.misfit(source, preset: Presets.named(preset)) == expected, "\(name)")
-    }
+/// Why `source` does not already fit `preset` under `--policy needed` (nil: it fits, and the export remuxes or copies
+/// it), as the one judge a batch and a single export share says.
+func unfit(_ source: SourceInfo, preset: Preset) -> String? {
+    var request = ExportRequest(input: "/in/clip.mov", output: "/out/clip", preset: preset)
+    request.policy = .needed
+    let question = StartQuestion(request: request, source: source, resourceExtension: "mov")
+    let decision = ExportPlanner.start(question, truncation: { nil })
+    return decision.route == .transcode ? decision.reason.description : nil
+}
 
-    /// (source, preset, fits, bytes): the source size for a remux or copy; bits per pixel from the CRF otherwise.
-    @Test(arguments: [
-        (SourceInfo.landscape1080, "highest", true, Int64?(12_345_678)),
-        (.make([.h264(0, 640, 360)], duration: nil), "highest", true, 12_345_678),
-        (.make([.h264(0, 640, 360)], duration: nil), "highest", false, nil),
-        (.landscape1080, "highest", false, 14_095_256),
-        (.landscape1080, "hevc-highest", false, 5_476_958),
-        // 30 fps when the rate is unknown (VFR): 640x360 at CRF 28 + 64 kb/s.
-        (.vfr, "low", false, 564_903),
-        // Fitted at the displayed size (1080x1920 → 360x640): the same pixels as landscape 640x360.
-        (.portraitRotated, "low", false, 564_903),
-        (.landscape1080, "m4a", false, 240_000),
-        (.videoOnly, "m4a", false, 0),
-    ])
-    func estimate(_ source: SourceInfo, _ preset: String, _ fits: Bool, _ expected: Int64?) {
-        #expect(ExportPlanner.estimatedBytes(source, preset: Presets.named(preset), fits: fits) == expected)
+@Suite struct BatchFitTests {
+    @Test(arguments: fitCases)
+    func whyNotFitting(_ name: String, _ source: SourceInfo, _ preset: String, _ expected: String?) {
+        #expect(unfit(source, preset: Presets.named(preset)) == expected, "\(name)")
     }
 }

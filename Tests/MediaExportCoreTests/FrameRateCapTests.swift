@@ -168,9 +168,9 @@ import Testing
     }
 
     @Test func aBatchTranscodesAFileAboveTheCap() {
-        #expect(ExportPlanner.misfit(Self.source(fps: 240, frames: 480, seconds: 2), preset: Self.capped(30))
-                == "240 fps is above the preset's 30 fps")
-        #expect(ExportPlanner.misfit(Self.source(fps: 240, frames: 480, seconds: 2), preset: Presets.highest)
-                != "240 fps is above the preset's 30 fps")
+        #expect(unfit(Self.source(fps: 240, frames: 480, seconds: 2), preset: Self.capped(30))
+                == "stream #0 video: 240 → 30 fps")
+        #expect(unfit(Self.source(fps: 240, frames: 480, seconds: 2), preset: Presets.highest)
+                != "stream #0 video: 240 → 30 fps")
     }
 }

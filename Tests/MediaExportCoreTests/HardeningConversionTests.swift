@@ -42,9 +42,10 @@ extension HardeningConversionTests {
         let source = SourceInfo.make([.h264(0, 1920, 1080, sar: Rational(2_147_483_647, 1), bitRate: 8_000_000), .aac(1)], duration: 1e18)
         for name in ["highest", "low"] {
             let preset = Presets.named(name)
-            // Under `highest` (no box) such a file fits, and is remuxed as it is: no encoder is asked for its size.
-            #expect((ExportPlanner.misfit(source, preset: preset) != nil) == (name == "low"))
-            #expect(ExportPlanner.estimatedBytes(source, preset: preset, fits: false) == Int64.max)
+            // Under `highest` (no box) the transcode plan refuses its size (the chain then remuxes it as it is); `low` scales it.
+            #expect(unfit(source, preset: preset)?.contains(name == "low" ? "scaled" : "above") == true, "\(unfit(source, preset: preset) ?? "fits")")
+            let plan = try ExportPlanner.plan(source: source, preset: preset, route: .transcode, container: .mp4, edits: nil, range: nil)
+            #expect(!plan.isPossible || OutputSize.estimatedBytes(plan: plan, source: source, videoBitrate: nil) == Int64.max)
         }
         let plain = SourceInfo.make([.h264(0, 1280, 720), .aac(1)], duration: 1e18)
         let plan = try ExportPlanner.plan(source: plain, preset: Presets.named("highest"), route: .transcode, container: .mp4, edits: nil, range: nil)

@@ -184,7 +184,7 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
     @Test func remuxBlockersAreListedAndJoined() throws {
         let source = SourceInfo.make([SourceStream(index: 0, kind: .video, codec: "prores", fitsIn: [.mov, .mkv], width: 1920, height: 1080), .pcm(1)])
         let plan = try planned(source, Presets.highest, route: .remux)
-        #expect(plan.blockers == [".mp4 cannot hold video stream #0 (prores); .mov, .mkv can", ".mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can"])
+        #expect(plan.blockers.map(\.description) == [".mp4 cannot hold video stream #0 (prores); .mov, .mkv can", ".mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can"])
         #expect(plan.impossible == "no stream can be exported with preset highest (remux) to .mp4 (#0 video prores: .mp4 cannot hold prores; "
                 + "#1 audio pcm_s16le: .mp4 cannot hold pcm_s16le); .mp4 cannot hold video stream #0 (prores); .mov, .mkv can; "
                 + ".mp4 cannot hold audio stream #1 (pcm_s16le); .mov, .mkv can")
@@ -201,7 +201,7 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
             #expect(a.streams == b.streams && a.impossible == b.impossible)
         }
         // A main video no container can hold makes passthrough impossible (the chain goes on to the byte copy).
-        #expect(try planned(.noDecodable, Presets.passthrough).blockers == [".mov cannot hold video stream #0 (unknown 'zzv9'); no container mediaexport writes can"])
+        #expect(try planned(.noDecodable, Presets.passthrough).blockers.map(\.description) == [".mov cannot hold video stream #0 (unknown 'zzv9'); no container mediaexport writes can"])
         #expect(try planned(.noDecodable, Presets.passthrough).isPossible == false)
     }
 
@@ -219,9 +219,11 @@ let dropCases: [(String, SourceInfo, String, Container, [String])] = [
         let transcode = try planned(.anamorphic, Presets.low, edits: EditSidecar(volume: 2))
         var video = StreamPlan(index: 0, type: "video", codec: "h264", action: .transcode, outputCodec: "h264", width: 640, height: 360)
         video.changes = [StreamChange(kind: .scale, from: "1440x1080", to: "640x360")]
+        var audio = StreamPlan(index: 1, type: "audio", codec: "aac", action: .transcode, outputCodec: "aac")
+        audio.changes = [StreamChange(kind: .bitRate, from: "128", to: "64")]
         #expect(transcode.streamPlans == [
             video,
-            StreamPlan(index: 1, type: "audio", codec: "aac", action: .transcode, outputCodec: "aac"),
+            audio,
         ])
     }
 

@@ -93,7 +93,7 @@ import Testing
         var clip = Self.cameraClip()
         clip.streams[0] = .h264(0, 1280, 720, fps: 25, bitRate: 2_000_000)
         clip.streams[0].timecode = "10:00:00:00"
-        #expect(ExportPlanner.misfit(clip, preset: Presets.named("1280x720")) == nil)
+        #expect(unfit(clip, preset: Presets.named("1280x720")) == nil)
     }
 
     /// The verifier reads the output's timecode against the plan's.

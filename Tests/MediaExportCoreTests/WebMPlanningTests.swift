@@ -35,14 +35,14 @@ import Testing
     @Test func h264PresetIntoWebMIsRefused() throws {
         let plan = try planned(.landscape1080, Presets.named("1280x720"), container: .webm)
         #expect(plan.isPossible == false)
-        #expect(plan.blockers == ["every video stream would be dropped (#0 h264: .webm cannot hold h264 video (preset 1280x720); "
+        #expect(plan.blockers.map(\.description) == ["every video stream would be dropped (#0 h264: .webm cannot hold h264 video (preset 1280x720); "
                                   + ".mp4, .mov, .m4v, .mkv can; .webm takes av1 video)"])
     }
 
     @Test func passthroughOfH264AndAACIntoWebMNamesTheContainersThatCan() throws {
         let plan = try planned(.landscape1080, Presets.passthrough, container: .webm)
         #expect(plan.isPossible == false)
-        #expect(plan.blockers == [".webm cannot hold video stream #0 (h264); .mp4, .mov, .m4v, .mkv can",
+        #expect(plan.blockers.map(\.description) == [".webm cannot hold video stream #0 (h264); .mp4, .mov, .m4v, .mkv can",
                                   ".webm cannot hold audio stream #1 (aac); .mp4, .mov, .m4v, .m4a, .mkv can"])
         #expect(plan.impossible?.hasSuffix("; .webm cannot hold video stream #0 (h264); .mp4, .mov, .m4v, .mkv can; "
                                            + ".webm cannot hold audio stream #1 (aac); .mp4, .mov, .m4v, .m4a, .mkv can") == true)
@@ -73,9 +73,9 @@ import Testing
     @Test func av1SourceFitsAnAV1PresetInABatch() {
         let fitting = SourceInfo.make([SourceStream(index: 0, kind: .video, codec: "av1", fitsIn: [.mp4, .mkv, .webm], bitRate: 1_000_000,
                                                     width: 1280, height: 720, frameRate: 30, pixelFormat: "yuv420p"), .aac(1)])
-        #expect(ExportPlanner.misfit(fitting, preset: Self.av1) == nil)
-        #expect(ExportPlanner.misfit(.landscape1080, preset: Self.av1) == "video codec h264 is not av1")
-        #expect(ExportPlanner.misfit(fitting, preset: Presets.named("hevc-1920x1080")) == "video codec av1 is not hevc")
+        #expect(unfit(fitting, preset: Self.av1) == nil)
+        #expect(unfit(.landscape1080, preset: Self.av1) == "video codec h264 is not av1")
+        #expect(unfit(fitting, preset: Presets.named("hevc-1920x1080")) == "video codec av1 is not hevc")
     }
 
     @Test func aSizeLimitEncodesAV1InOnePass() {

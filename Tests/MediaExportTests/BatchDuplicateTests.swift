@@ -112,7 +112,7 @@ extension BatchDuplicateTests {
         #expect(try ExportDatabase(path: path, readOnly: true).rows() == ["a.mov": row], "a read-only open reads schema 2 as it is")
         let database = try ExportDatabase(path: path)
         #expect(try database.rows() == ["a.mov": row])
-        #expect(try DatabaseMigrationTests.migrations(path) == ["v1", "v2", "v3"])
+        #expect(try DatabaseMigrationTests.migrations(path) == ExportDatabase.migrationIdentifiers)
         row.assetKey = "b.mov"
         row.duplicateOf = "a.mov"
         try database.upsert(row)

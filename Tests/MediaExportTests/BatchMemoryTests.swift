@@ -11,7 +11,7 @@ import Testing
         let dir = TestSupport.tempDir()
         let clip = dir.appendingPathComponent("clip.mov").path
         try FileManager.default.copyItem(atPath: TestSupport.fixture("landscape.mov"), toPath: clip)
-        let item = BatchItem(key: "clip.mov", input: clip, resources: [clip], output: "", action: .transcode, reason: "",
+        let item = BatchItem(key: "clip.mov", input: clip, resources: [clip], output: "", route: .transcode, reason: "",
                              duration: nil, sourceBytes: 0, estimatedBytes: nil, created: 0)
         var dictionary: [String: String] = [:]
         let expected = try BatchPlanner.sources(of: item, hashes: &dictionary)

@@ -117,7 +117,7 @@ import Testing
 
     @Test func olderReportsAreStillReadInTodaysWords() throws {
         func row(_ key: String, _ status: String, error: String? = nil) -> BatchReportRow {
-            BatchReportRow(key: key, input: "/in/" + key, action: status == "skipped" ? .skip : .transcode, reason: "", status: status,
+            BatchReportRow(key: key, input: "/in/" + key, action: status == "skipped" ? "skip" : "transcode", reason: "", status: status,
                            route: "transcode", fallbacks: 0, versionRequested: "current", versionDelivered: "current", output: nil,
                            bytesIn: 1, bytesOut: 1, estimatedBytes: nil, outputSHA256: nil, error: error, wallTime: nil)
         }

@@ -113,7 +113,7 @@ import Testing
 
         // A dry run reads the legacy file as it is, without migrating it.
         let dry = try await BatchRunner(options: { var o = try Self.options(uploads, out); o.dryRun = true; return o }()).run()
-        #expect(dry.rows.first { $0.key == "landscape.mov" }?.action == .skip, "\(dry.rows)")
+        #expect(dry.rows.first { $0.key == "landscape.mov" }?.action == "skip", "\(dry.rows)")
         #expect(try Self.migrations(dbPath).isEmpty, "a dry run writes nothing")
 
         // A new asset beside it; the rerun skips the completed one and exports only the new one.
@@ -164,6 +164,28 @@ import Testing
         // Reopened: nothing to migrate, rows intact.
         #expect(try ExportDatabase(path: path).rows() == ["a.mov": changed])
         #expect(try ExportDatabase(path: path, readOnly: true).rows() == ["a.mov": changed])
+    }
+
+    @Test("v4: a route written with the fallback prefix of schema 3 reads as the route alone; the count says it was a fallback")
+    func fallbackPrefixTakenOff() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let path = dir.appendingPathComponent(ExportDatabase.fileName).path
+        let row = ExportDatabase.Row(assetKey: "a.mov", sources: [.init(path: "/x/a.mov", size: 3, modified: 1.5, sha256: "abc")],
+                                     sourceFingerprint: "f", presetName: "low", presetHash: "h", versionRequested: "current",
+                                     versionDelivered: "current", action: "transcode", route: "remux", fallbacks: 1, outputPath: "/y/a.mp4",
+                                     outputSize: 10, outputSHA256: "def", status: "completed", error: nil, startedAt: 1, finishedAt: 2,
+                                     wallTime: 1, ffmpegVersions: "libavcodec 59.")
+        try ExportDatabase(path: path).upsert(row)
+        // As schema 3 wrote it: the prefix in the column, v4 not yet run.
+        let queue = try Self.connection(path)
+        try queue.write { db in
+            try db.execute(sql: "UPDATE assets SET route = 'fallback:remux'")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v4'")
+        }
+        try queue.close()
+        #expect(try ExportDatabase(path: path).rows() == ["a.mov": row])
+        #expect(try Self.migrations(path) == ExportDatabase.migrationIdentifiers)
     }
 
     @Test("a file that is not a database is refused as an unwritable output, not crashed on")

@@ -366,7 +366,7 @@ import Testing
     func csvCellsAreNeutralised(cell: String) throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
-        let row = BatchReportRow(key: cell, input: "/in/" + cell, action: .transcode, reason: cell, status: "failed", route: nil,
+        let row = BatchReportRow(key: cell, input: "/in/" + cell, action: "transcode", reason: cell, status: "failed", route: nil,
                                  fallbacks: 0, versionRequested: "current", versionDelivered: nil, output: nil, bytesIn: 1,
                                  bytesOut: nil, estimatedBytes: nil, outputSHA256: nil, error: cell, wallTime: nil)
         let path = dir.path + "/r.csv"

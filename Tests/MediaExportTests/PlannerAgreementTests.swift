@@ -109,4 +109,49 @@ struct PlannerAgreementTests {
             #expect(r.dry == r.run, "\(preset): the dry run exits \(r.dry), the run \(r.run)")
         }
     }
+
+    /// A 1-second 640x360 H.264 + AAC clip, as `ffmpeg` writes it to `path` with `extra` arguments (after the inputs).
+    static func clip(_ path: String, extra: [String] = []) throws {
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=1", "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=1"]
+                               + extra + ["-c:v", "libx264", "-preset", "ultrafast", "-crf", "40", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k",
+                                          "-ac", "1", "-shortest", path])
+    }
+
+    @Test("policy needed: the batch plans, and a single export starts from, the same route for the same file (fits, same container, rotated into .mkv, an attachment)")
+    func batchAndSingleExportStartAlike() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let inputs = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        try Self.clip(inputs.appendingPathComponent("fits.mp4").path)
+        try Self.clip(dir.appendingPathComponent("plain.mp4").path)
+        try TestSupport.ffmpeg(["-i", dir.appendingPathComponent("plain.mp4").path, "-c", "copy", "-metadata:s:v:0", "rotate=90",
+                                inputs.appendingPathComponent("rotated.mp4").path])
+        let font = dir.appendingPathComponent("f.ttf").path
+        try Data(repeating: 7, count: 64).write(to: URL(fileURLWithPath: font))
+        try TestSupport.ffmpeg(["-i", dir.appendingPathComponent("plain.mp4").path, "-attach", font, "-metadata:s:t", "mimetype=application/x-truetype-font",
+                                "-c", "copy", inputs.appendingPathComponent("font.mkv").path])
+        var mkv = try TestSupport.preset("low")
+        mkv.name = "low-mkv"
+        mkv.defaultExtension = "mkv"
+        let expected: [String: [String: ExportRoute]] = [
+            "low": ["fits.mp4": .copy, "rotated.mp4": .copy, "font.mkv": .remux],
+            "low-mkv": ["fits.mp4": .remux, "rotated.mp4": .transcode, "font.mkv": .copy],
+        ]
+        for preset in [try TestSupport.preset("low"), mkv] {
+            let out = dir.appendingPathComponent("out-\(preset.name)")
+            var hashes: [String: String] = [:]
+            let items = try BatchPlanner.plan(BatchOptions(inputs: [inputs.path], outputDirectory: out.path, preset: preset, policy: .needed),
+                                              hashes: &hashes)
+            #expect(items.count == 3)
+            for item in items {
+                #expect(item.route == expected[preset.name]?[item.key], "\(preset.name) \(item.key): \(item.reason)")
+                var request = ExportRequest(input: item.input, output: dir.appendingPathComponent("single-\(preset.name)-\(item.key)").path
+                                            + "." + preset.defaultExtension, preset: preset)
+                request.policy = .needed
+                let done = try ExportSession(request: request).run()
+                #expect(done.route == item.route && done.fallbacks.isEmpty, "\(preset.name) \(item.key): ran \(done.route), planned \(item.route?.rawValue ?? "skip")")
+            }
+        }
+    }
 }

@@ -24,14 +24,15 @@ extension BatchPlanner {
             return .notMedia(reason)
         }
 
-        var item = BatchItem(key: key, input: main.path, resources: asset.resources.map(\.path), output: "", action: .transcode,
+        var item = BatchItem(key: key, input: main.path, resources: asset.resources.map(\.path), output: "", route: .transcode,
                              reason: "", duration: nil, sourceBytes: main.size, estimatedBytes: nil, created: 0)
         let selection: VersionSelection, source: ProbedSource
         switch probe {
         case .success(let probed): (selection, source) = probed
         case .failure(let error):
             // Planned as a transcode so that the run records the failure with its reason (the fallback may still deliver it).
-            item.reason = cannotProbe + error.description
+            item.probeFailure = error.description
+            item.reason = "cannot be probed: " + error.description
             item.created = modificationTime(main.path)
             let reserved = reserveOutput(relativeOutput, outRoot: outRoot, taken: &takenOutputs)
             item.output = reserved.output
@@ -44,13 +45,13 @@ extension BatchPlanner {
 
         let reserved = reserveOutput(relativeOutput, outRoot: outRoot, taken: &takenOutputs)
         item.output = reserved.output
-        let info = decideAction(&item, selection: selection, source: source, options: options)
+        let decision = ExportPlanner.start(question(item, selection: selection, info: source.info, options: options),
+                                           truncation: { source.measuredTruncation() })
+        (item.route, item.reason) = (decision.route, decision.reason.description)
+        let info = source.info  // with where its data ends, when the packets were scanned
         followImpossiblePlans(&item, info: info, selection: selection, options: options)
-        item.estimatedBytes = ExportPlanner.estimatedBytes(info, preset: options.preset, fits: item.action != .transcode)
-        if options.dryRun && item.action == .transcode,
-           let estimate = sampledEstimate(item, selection: selection, source: source, info: info, options: options) {
-            item.estimatedBytes = estimate
-        }
+        item.estimatedBytes = item.route == .transcode ? plannedEstimate(item, selection: selection, source: source, info: info, options: options)
+            : info.size
         return .planned(item, note: reserved.note)
     }
 
@@ -105,66 +106,19 @@ extension BatchPlanner {
         return nil
     }
 
-    /// The plan: the item's action and reason. Returns the facts to estimate the output from (those after the
-    /// packets were scanned when that found the file cut short).
-    private static func decideAction(_ item: inout BatchItem, selection: VersionSelection, source: ProbedSource,
-                                     options: BatchOptions) -> SourceInfo {
-        var info = source.info
-        let preset = options.preset
-        if preset.passthrough {
-            item.action = .remux
-            item.reason = "passthrough preset"
-        } else if options.policy == .always {
-            item.reason = "policy always"
-        } else if let edits = selection.edits, !edits.isEmpty {
-            item.reason = "edits from \(selection.editsFile.map(PathName.lastComponent) ?? "a sidecar") to apply"
-        } else if let limit = options.maxFileSize ?? preset.maxFileSize, info.size > limit {
-            item.reason = "larger than the size limit (\(info.size) > \(limit) bytes)"
-        } else if let misfit = ExportPlanner.misfit(info, preset: preset) {
-            item.reason = misfit
-        } else if let truncation = try? measuredTruncation(source) {
-            // Judged as a single export would: a file cut short is not "already fitting"; its transcode falls back.
-            item.reason = truncation
-            info = source.info
-        } else {
-            fits(&item, info: info, selection: selection, options: options)
-        }
-        return info
-    }
-
-    /// The action for a file that already fits the preset (`misfit`, which asks the plans whether a remux delivers
-    /// what the transcode would): a byte copy into the same container, else a remux.
-    private static func fits(_ item: inout BatchItem, info: SourceInfo, selection: VersionSelection, options: BatchOptions) {
-        let preset = options.preset
-        let ext = PathName.pathExtension(selection.report.resource).lowercased()
-        let tags = tagsToDrop(info, level: preset.metadataLevel)
-        if tags == nil && ext == preset.defaultExtension.lowercased() {
-            item.action = .copy
-            item.reason = "already fits the preset, in the same container"
-            return
-        }
-        item.action = .remux
-        // A byte copy keeps every tag: a file that fits but must lose some is remuxed, which drops them.
-        item.reason = tags.map { "already fits the preset; remuxed to drop \($0) (--metadata \(preset.metadataLevel.rawValue))" }
-            ?? "already fits the preset; only the container changes (.\(ext) → .\(preset.defaultExtension))"
-    }
-
-    /// What the metadata level drops of the source's tags (container and streams), as `3 tags`; nil when nothing.
-    private static func tagsToDrop(_ info: SourceInfo, level: MetadataLevel) -> String? {
-        guard level != .all else { return nil }
-        let container = OutputTags.forOutput(resource: info.tags, original: nil, level: level).dropped.count
-        let streams = MetadataPlan.streams(info, kept: Set(info.streams.map(\.index)), level: level).values.map(\.count).reduce(0, +)
-        let n = container + streams
-        return n == 0 ? nil : "\(n) tag\(n == 1 ? "" : "s")"
+    /// What the export of `item` asks the planner for its first route: what its session asks (`ExportSession.startRoute`).
+    private static func question(_ item: BatchItem, selection: VersionSelection, info: SourceInfo, options: BatchOptions) -> StartQuestion {
+        var request = ExportRequest(input: item.input, output: item.output, preset: options.preset)
+        (request.policy, request.tracks, request.maxFileSize) = (options.policy, options.tracks, options.maxFileSize)
+        return StartQuestion(request: request, source: info, resourceExtension: PathName.pathExtension(selection.report.resource),
+                             edits: selection.edits, editsName: selection.editsFile.map(PathName.lastComponent))
     }
 
     /// The action the run will take, as the planner sees it: a route whose plan is impossible (a container that
     /// cannot hold a main stream, no decoder for one) is skipped by the run, so the item names the route the
     /// fallback chain then takes, and why — the dry run shows what the run will do.
     private static func followImpossiblePlans(_ item: inout BatchItem, info: SourceInfo, selection: VersionSelection, options: BatchOptions) {
-        guard item.action == .transcode || item.action == .remux else { return }
-        let first: ExportRoute = item.action == .remux ? .remux : .transcode
-        var route = first
+        guard var route = item.route, route == .transcode || route == .remux else { return }
         let container = Container(extension: PathName.pathExtension(item.output))
         while route != .copy, let plan = try? ExportPlanner.plan(source: info, preset: options.preset, route: route, container: container,
                                                                  edits: selection.edits, range: nil, tracks: options.tracks), !plan.isPossible {
@@ -177,33 +131,23 @@ extension BatchPlanner {
             item.reason += "; \(route.rawValue) impossible (\(plan.impossible ?? "")): \(next.rawValue)"
             route = next
         }
-        guard route != first else { return }
-        item.firstRoute = first
-        item.action = route == .copy ? .copy : .remux
+        item.route = route
     }
 
-    /// What the export's `started` record would say: the plan's streams at their rates, a CRF video measured on samples.
-    private static func sampledEstimate(_ item: BatchItem, selection: VersionSelection, source: ProbedSource, info: SourceInfo,
+    /// What the export's `started` record would say of a transcode: the plan's streams at their rates, a CRF video measured on
+    /// samples in a dry run (without them, bits per pixel from the CRF).
+    private static func plannedEstimate(_ item: BatchItem, selection: VersionSelection, source: ProbedSource, info: SourceInfo,
                                         options: BatchOptions) -> Int64? {
         let preset = options.preset
         guard let plan = try? ExportPlanner.plan(source: info, preset: preset, route: .transcode, container: Container(extension: PathName.pathExtension(item.output)),
                                                  edits: selection.edits, range: nil, tracks: options.tracks), plan.isPossible else { return nil }
-        let sampled = SampleEncode.videoBitrate(source: source, plan: plan, cancel: CancelToken(), activity: {})
+        let sampled = options.dryRun ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: CancelToken(), activity: {}) : nil
         guard let estimate = OutputSize.estimatedBytes(plan: plan, source: info, videoBitrate: sampled) else { return nil }
         let limit = options.maxFileSize ?? preset.maxFileSize
         return limit.map { min($0, estimate) } ?? estimate
     }
 
-    /// The start of the reason of an asset whose file does not open as media: its export will fail.
-    static let cannotProbe = "cannot be probed: "
-
     static func modificationTime(_ path: String) -> Double { FileSystem.stat(path).map { Double($0.st_mtim.tv_sec) } ?? 0 }
-
-    /// Scans the packets of a file that otherwise fits; the reason it is truncated, if it is.
-    private static func measuredTruncation(_ source: ProbedSource) throws -> String? {
-        try source.measureDataEnd()
-        return source.info.truncation
-    }
 
     static func creationTime(_ info: SourceInfo) -> Double? {
         guard let text = info.creationTime else { return nil }

@@ -23,7 +23,7 @@ enum BatchDuplicates {
     static func find(_ items: [BatchItem], previous: [String: ExportDatabase.Row], options: BatchOptions,
                      hashes: HashCache) -> [Int: String] {
         let hash = options.settingsHash
-        let work = items.indices.filter { items[$0].action != .skip }
+        let work = items.indices.filter { items[$0].route != nil }
         let workKeys = Set(work.map { items[$0].key })
         var earlier: [String: String] = [:]  // identity → key of an earlier run's asset whose output is there
         for row in previous.values.sorted(by: { precedes($0.assetKey, $1.assetKey) })
@@ -36,7 +36,7 @@ enum BatchDuplicates {
         var groups: [String: [Int]] = [:]
         for i in work {
             guard let sources = try? BatchPlanner.sources(of: items[i], cached: hashes.hash(_:), store: hashes.store(_:_:)),
-                  let id = identity(sources, action: items[i].action.rawValue, output: items[i].output) else { continue }
+                  let id = identity(sources, action: items[i].action, output: items[i].output) else { continue }
             groups[id, default: []].append(i)
         }
         var duplicates: [Int: String] = [:]
@@ -113,11 +113,11 @@ extension BatchRunner {
         for (i, key) in BatchDuplicates.find(items, previous: previous, options: options, hashes: hashes) {
             rows[i].reason += "; the same content as \(key): its output would be linked, not exported again"
         }
-        for (i, item) in items.enumerated() where item.action != .skip {
+        for (i, item) in items.enumerated() where item.route != nil {
             // A file that does not open as media fails its export: the run's failure, said now.
-            if item.reason.hasPrefix(BatchPlanner.cannotProbe) {
+            if let failure = item.probeFailure {
                 rows[i].status = BatchRowStatus.failed
-                rows[i].error = String(item.reason.dropFirst(BatchPlanner.cannotProbe.count))
+                rows[i].error = failure
                 rows[i].output = nil
                 continue
             }

@@ -13,13 +13,13 @@ extension BatchPlanner {
             && row.versionRequested == options.version.rawValue
         if same && row.status == "completed" {
             if let out = row.outputPath, let size = fileSize(out), size == row.outputSize {
-                item.action = .skip
+                item.route = nil
                 item.reason = "unchanged since the last run"
             } else {
                 item.reason = "output missing or changed since the last run: redo"
             }
         } else if same && row.status == "failed" && !options.retryFailed && row.error?.contains(BatchError.foreignOutputText) != true {
-            item.action = .skip
+            item.route = nil
             item.reason = "failed in the last run (\(row.error ?? "unknown error")); use --retry-failed"
         } else if !same {
             item.reason += "; changed since the last run"

@@ -11,13 +11,8 @@ public struct BatchOptions: Codable, Sendable {
     public enum MediaFilter: String, Codable, Sendable, CaseIterable { case video, audio, all }
     /// Order of the work.
     public enum SortOrder: String, Codable, Sendable, CaseIterable { case name, created }
-    /// Whether to transcode assets that already fit the preset.
-    public enum Policy: String, Codable, Sendable, CaseIterable {
-        /// Transcode everything.
-        case always
-        /// Remux or copy assets that already fit the preset (codecs, container, size box, bit rate, pixel format).
-        case needed
-    }
+    /// Whether to transcode assets that already fit the preset (the export request's `policy`).
+    public typealias Policy = TranscodePolicy
 
     /// A deterministic share of the assets: shard `index` of `count` (0-based, as Kubernetes'
     /// `JOB_COMPLETION_INDEX` and Slurm's `SLURM_ARRAY_TASK_ID` count).

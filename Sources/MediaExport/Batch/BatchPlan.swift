@@ -2,11 +2,6 @@ import Foundation
 import MediaExportCore
 import MediaExportFFmpeg
 
-/// What a batch will do with one asset, decided before any work.
-public enum BatchAction: String, Codable, Sendable {
-    case transcode, remux, copy, skip
-}
-
 /// One asset of a batch and its plan.
 public struct BatchItem: Codable, Sendable, Equatable {
     /// Stable key: the asset's main file relative to its input (the database key and the shard hash input).
@@ -17,8 +12,9 @@ public struct BatchItem: Codable, Sendable, Equatable {
     public var resources: [String]
     /// Where the output goes, inside the output folder.
     public var output: String
-    /// Whether the asset is to be transcoded, remuxed, copied or skipped.
-    public var action: BatchAction
+    /// The route the asset's export is expected to deliver by — its first route (`ExportPlanner.start`, which its
+    /// session decides alike), or where the fallback chain goes when that route's plan is impossible; nil: skipped.
+    public var route: ExportRoute?
     /// Why that action was chosen, for people.
     public var reason: String
     /// Seconds of media, if known.
@@ -29,20 +25,28 @@ public struct BatchItem: Codable, Sendable, Equatable {
     public var estimatedBytes: Int64?
     /// Creation time used for `--sort created`.
     public var created: Double
-    /// The route the export starts from when the plan found it impossible and `action` is where the fallback chain
-    /// will deliver (the run tries it, is skipped and falls back, counted as a fallback). nil: the route `action` says.
-    public var firstRoute: ExportRoute?
     /// Why the export will be refused before any work (`ExportPlan.refusal`: the preset's codec or a passthrough the
     /// output's container cannot hold, for this healthy file): the run fails the asset, and the dry run says so.
     public var refusal: String?
 
-    /// The route the item's export starts from (nil: the session's own start, a transcode or a passthrough's remux).
-    var startRoute: ExportRoute? {
-        switch firstRoute ?? (action == .remux ? .remux : action == .copy ? .copy : .transcode) {
-        case .remux: return .remux
-        case .copy: return .copy
-        case .transcode, .salvage: return nil
-        }
+    /// The file's export fails before any work: why it does not open as media (`ExportError.description`).
+    public var probeFailure: String?
+
+    /// The report's `action` column: `transcode`, `remux`, `copy` or `skip`.
+    public var action: String { route?.rawValue ?? "skip" }
+
+    private enum ActionKey: String, CodingKey { case action }
+
+    /// Every field, and `action` (the `planned` record's and the report's word for the route).
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(key, forKey: .key); try c.encode(input, forKey: .input); try c.encode(resources, forKey: .resources)
+        try c.encode(output, forKey: .output); try c.encodeIfPresent(route, forKey: .route); try c.encode(reason, forKey: .reason)
+        try c.encodeIfPresent(duration, forKey: .duration); try c.encode(sourceBytes, forKey: .sourceBytes)
+        try c.encodeIfPresent(estimatedBytes, forKey: .estimatedBytes); try c.encode(created, forKey: .created)
+        try c.encodeIfPresent(refusal, forKey: .refusal); try c.encodeIfPresent(probeFailure, forKey: .probeFailure)
+        var a = encoder.container(keyedBy: ActionKey.self)
+        try a.encode(action, forKey: .action)
     }
 }
 

@@ -11,8 +11,8 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
     public var key: String
     /// The file that was exported.
     public var input: String
-    /// The planned action.
-    public var action: BatchAction
+    /// The planned action: `transcode`, `remux`, `copy` or `skip` (`BatchItem.action`).
+    public var action: String
     /// Why that action was planned.
     public var reason: String
     /// The asset's state in the output folder (`BatchRowStatus`): `exported`, `unchanged`, `duplicate`, `failed`
@@ -98,7 +98,7 @@ public struct BatchCounts: Codable, Sendable, Equatable {
     public init(_ rows: [BatchReportRow] = []) {
         for r in rows {
             total += 1
-            if r.action == .skip { skipped += 1 }
+            if r.action == "skip" { skipped += 1 }
             switch BatchRowStatus.current(r.status, error: r.error) {
             case BatchRowStatus.exported:
                 bytesIn += r.bytesIn
@@ -255,14 +255,14 @@ public enum BatchReport {
         }
         var lines = [columns.joined(separator: ",")]
         for r in document.rows {
-            let values: [String?] = [r.key, r.input, r.action.rawValue, r.reason, r.status, r.route, String(r.fallbacks), r.versionRequested,
+            let values: [String?] = [r.key, r.input, r.action, r.reason, r.status, r.route, String(r.fallbacks), r.versionRequested,
                                      r.versionDelivered, r.output, String(r.bytesIn), r.bytesOut.map(String.init), r.estimatedBytes.map(String.init),
                                      r.outputSHA256, r.error, r.wallTime.map { String(format: "%.3f", $0) }, r.thumbnail, nil,
                                      r.duplicateOf, r.finishedAt]
             lines.append(values.map(field).joined(separator: ","))
         }
         for f in document.ignored {
-            let values: [String?] = [f.path, f.path, BatchAction.skip.rawValue, f.reason, "ignored", nil, "0", nil, nil, nil, "0", nil, nil,
+            let values: [String?] = [f.path, f.path, "skip", f.reason, "ignored", nil, "0", nil, nil, nil, "0", nil, nil,
                                      nil, nil, nil, nil, f.kind.rawValue, nil, nil]
             lines.append(values.map(field).joined(separator: ","))
         }
@@ -309,7 +309,7 @@ public enum BatchReport {
                 document.ignored.append(IgnoredFile(path: v[1], kind: kind, reason: v[3]))
                 continue
             }
-            document.rows.append(BatchReportRow(key: v[0], input: v[1], action: BatchAction(rawValue: v[2]) ?? .transcode, reason: v[3], status: v[4],
+            document.rows.append(BatchReportRow(key: v[0], input: v[1], action: v[2], reason: v[3], status: v[4],
                                                 route: opt(v[5]), fallbacks: Int(v[6]) ?? 0, versionRequested: v[7], versionDelivered: opt(v[8]),
                                                 output: opt(v[9]), bytesIn: Int64(v[10]) ?? 0, bytesOut: Int64(v[11]), estimatedBytes: Int64(v[12]),
                                                 outputSHA256: opt(v[13]), error: opt(v[14]), wallTime: Double(v[15]), thumbnail: opt(v[16]),

@@ -51,7 +51,7 @@ extension BatchReportRow {
             error = record.error
             return
         }
-        route = record.route.map { $0.hasPrefix("fallback:") ? String($0.dropFirst("fallback:".count)) : $0 }
+        route = record.route
         fallbacks = record.fallbacks
         versionDelivered = record.versionDelivered
         account = record.account
@@ -68,7 +68,7 @@ extension BatchReportRow {
     /// The row's status before the jobs run: a skipped item is `unchanged` (or `duplicate`) or `failed` as the
     /// database records it; the others are `planned` in a dry run, else `waiting`.
     static func initialStatus(of item: BatchItem, record: ExportDatabase.Row?, dryRun: Bool) -> String {
-        guard item.action == .skip else { return dryRun ? BatchRowStatus.planned : BatchRowStatus.waiting }
+        guard item.route == nil else { return dryRun ? BatchRowStatus.planned : BatchRowStatus.waiting }
         guard record?.status == "completed" else { return BatchRowStatus.failed }
         return record?.duplicateOf == nil ? BatchRowStatus.unchanged : BatchRowStatus.duplicate
     }

@@ -163,13 +163,13 @@ public final class BatchRunner: Sendable {
         var rows = plan.items.map { item in
             BatchReportRow(item: item, versionRequested: options.version.rawValue,
                            status: BatchReportRow.initialStatus(of: item, record: previous[item.key], dryRun: options.dryRun),
-                           record: item.action == .skip ? previous[item.key] : nil)
+                           record: item.route == nil ? previous[item.key] : nil)
         }
         if !options.dryRun, let database {
             let cache = HashCache(hashes)
             let duplicates = BatchDuplicates.find(plan.items, previous: previous, options: options, hashes: cache)
             rows = await runJobs(plan.items, rows: rows, except: Set(duplicates.keys), database: database, previous: previous, hashes: cache)
-            let exports = plan.items.indices.filter { plan.items[$0].action != .skip }.count - duplicates.count
+            let exports = plan.items.indices.filter { plan.items[$0].route != nil }.count - duplicates.count
             linkDuplicates(duplicates, items: plan.items, rows: &rows, database: database, previous: previous, hashes: cache, firstID: exports + 1)
             rows = rows.map { row in
                 var r = row
@@ -215,7 +215,7 @@ public final class BatchRunner: Sendable {
     /// never started stay `waiting`.
     private func runJobs(_ items: [BatchItem], rows: [BatchReportRow], except duplicates: Set<Int>, database: ExportDatabase, previous: [String: ExportDatabase.Row],
                          hashes: HashCache) async -> [BatchReportRow] {
-        let work = items.indices.filter { items[$0].action != .skip && !duplicates.contains($0) }
+        let work = items.indices.filter { items[$0].route != nil && !duplicates.contains($0) }
         for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: FileName.display(items[index].key), status: .waiting)) }
         observe { $0.observed.jobs = work.count }
         let jobs = work.enumerated().map { (id: $0.offset + 1, index: $0.element) }
@@ -310,12 +310,13 @@ public final class BatchRunner: Sendable {
     }
 
     /// A job's export request: the batch's `request` with the item's input and output, the output folder as its
-    /// sandbox, the overwrite allowed, the job's threads and the item's start route.
+    /// sandbox, the overwrite allowed, the job's threads and the batch's policy (its session decides the first
+    /// route as the plan did).
     func request(for item: BatchItem, overwrite: Bool, threads: Int) -> ExportRequest {
         var request = options.request
         (request.input, request.output, request.overwrite, request.sandbox) = (item.input, item.output, overwrite, options.outputDirectory)
         request.threads = threads
-        request.startRoute = item.startRoute
+        request.policy = options.policy
         return request
     }
 
@@ -341,7 +342,7 @@ public final class BatchRunner: Sendable {
     /// A delivered export in the job's database row (the report row is made from it).
     private func record(_ done: ExportEvent.Completed, in dbRow: inout ExportDatabase.Row) throws {
         dbRow.status = "completed"
-        dbRow.route = done.fallbacks.isEmpty ? done.route.rawValue : "fallback:\(done.route.rawValue)"
+        dbRow.route = done.route.rawValue
         dbRow.fallbacks = done.fallbacks.count
         dbRow.versionDelivered = done.version?.delivered.rawValue
         dbRow.outputPath = done.output
@@ -355,7 +356,7 @@ public final class BatchRunner: Sendable {
     func databaseRow(for item: BatchItem, began: Date) -> ExportDatabase.Row {
         ExportDatabase.Row(assetKey: item.key, sources: [], sourceFingerprint: "", presetName: options.preset.name,
                            presetHash: options.settingsHash,
-                           versionRequested: options.version.rawValue, versionDelivered: nil, action: item.action.rawValue, route: nil,
+                           versionRequested: options.version.rawValue, versionDelivered: nil, action: item.action, route: nil,
                            fallbacks: 0, outputPath: item.output, outputSize: nil, outputSHA256: nil, status: "running", error: nil,
                            startedAt: began.timeIntervalSince1970, finishedAt: nil, wallTime: nil,
                            ffmpegVersions: FFmpegVersions.lines.joined(separator: ", "))

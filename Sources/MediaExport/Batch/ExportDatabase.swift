@@ -22,13 +22,13 @@ public final class ExportDatabase: Sendable {
     /// The file name inside the output folder.
     public static let fileName = ".mediaexport.sqlite"
     /// Schema version stored in `meta` (kept for tools that read it; the migrations are GRDB's `grdb_migrations`).
-    static let schemaVersion = 3
+    static let schemaVersion = 4
 
     /// The migrations, in order. "v1" is the schema the first batches wrote (`meta` and `assets`); "v2" adds the
     /// per-export account; "v3" the asset whose output a duplicate's is (`duplicate_of`) and the poster frame's SHA-256
     /// (`thumbnail_sha256`). A database written before
     /// GRDB managed it is adopted by `adoptLegacySchema`.
-    static let migrationIdentifiers = ["v1", "v2", "v3"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4"]
 
     private let queue: DatabaseQueue
     /// The output folder, kept open while its name holds bytes that are not UTF-8 (SQLite is given
@@ -174,6 +174,11 @@ public final class ExportDatabase: Sendable {
             }
             try MetaRecord(key: "schema_version", value: "3").insert(db, onConflict: .replace)
         }
+        // Version 4: the route is the route alone (`fallbacks` counts the fallbacks); earlier rows wrote a prefix.
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: "UPDATE assets SET route = substr(route, 10) WHERE route LIKE 'fallback:%'")
+            try MetaRecord(key: "schema_version", value: "4").insert(db, onConflict: .replace)
+        }
         return migrator
     }()
 
@@ -263,7 +268,7 @@ public final class ExportDatabase: Sendable {
         public var versionDelivered: String?
         /// The planned action (`transcode`, `remux`, `copy`).
         public var action: String
-        /// How the output was made; `fallback:` before it when a fallback was taken. Nil when nothing was delivered.
+        /// The route that made the output (`fallbacks` says whether it was a fallback). Nil when nothing was delivered.
         public var route: String?
         /// How many fallbacks were taken.
         public var fallbacks: Int

@@ -118,7 +118,7 @@ public enum BaselineComparison {
     }
 
     private static func layout(_ a: MediaExportCore.Measurement, _ b: MediaExportCore.Measurement) -> [Difference] {
-        [exact("route", a.route, b.route), exact("container", a.container, b.container), exact("codecs", a.codecs, b.codecs),
+        [exact("route", a.route, b.route), exact("fallback", a.fallback ?? false, b.fallback ?? false), exact("container", a.container, b.container), exact("codecs", a.codecs, b.codecs),
          exact("videoProfile", a.videoProfile, b.videoProfile), exact("width", a.width, b.width),
          exact("height", a.height, b.height), exact("pixelFormat", a.pixelFormat, b.pixelFormat)].flatMap { $0 }
     }

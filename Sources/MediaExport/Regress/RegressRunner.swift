@@ -231,8 +231,8 @@ public final class RegressRunner {
         // The output stays for the caller (`--keep-failed`), who removes it.
         let done = try session.run()
         let source = done.version?.resource ?? input
-        let route = done.fallbacks.isEmpty ? done.route.rawValue : "fallback:\(done.route.rawValue)"
-        var m = try Measurer.measure(output: done.output, source: source, route: route)
+        var m = try Measurer.measure(output: done.output, source: source, route: done.route.rawValue)
+        if !done.fallbacks.isEmpty { m.fallback = true }
         if deterministic { m.outputSHA256 = try SHA256Hasher.file(done.output) }
         if let estimated = estimate.withLock({ $0 }), m.size > 0 {
             m.estimatedBytes = estimated
@@ -241,7 +241,7 @@ public final class RegressRunner {
         let edits = try done.version?.sidecar.map { try EditSidecar.load(path: $0) }
         let trimmed = edits?.trim != nil
         var quality: QualityDetail?
-        if done.route == .transcode && !preset.passthrough && preset.video != nil && m.width != nil && edits?.crop == nil {
+        if done.route == .transcode && preset.video != nil && m.width != nil && edits?.crop == nil {
             if let (score, detail) = try QualityMeter.compare(output: done.output, source: source, origin: edits?.trim?.start ?? 0,
                                                                keepFrames: collectFrames) {
                 m.psnr = score.psnr

@@ -45,11 +45,8 @@ final class ExportAttempt {
         }
     }
 
-    /// The route a salvage plans with: a transcode (a stream copy for `passthrough`), as the export asked.
-    static func salvagePlanRoute(_ preset: Preset) -> ExportRoute { preset.passthrough ? .remux : .transcode }
-
-    /// The route the planner plans for this one (a salvage is a transcode or a remux that keeps what decodes).
-    private var planRoute: ExportRoute { route == .salvage ? Self.salvagePlanRoute(request.preset) : route }
+    /// The route the planner plans for this one (`ExportPlanner.plannedRoute`).
+    private var planRoute: ExportRoute { ExportPlanner.plannedRoute(route, preset: request.preset) }
 
     /// What the prepare and plan steps settled, and the size limit's state: the plan as it stands (a size limit
     /// may plan again with lower rates), the notes of the `started` event.
@@ -260,7 +257,7 @@ final class ExportAttempt {
                                         pass: log.map { .second(log: $0.file) }, pipelined: request.pipeline.isOn(cores: Cores.available),
                                         codecs: CodecRun(request))
         transcoder.salvage = route == .salvage
-        transcoder.debugStallAtOutputTime = route == .transcode && !request.preset.passthrough ? session.debugStallAtOutputTime : nil
+        transcoder.debugStallAtOutputTime = route == .transcode && planRoute == .transcode ? session.debugStallAtOutputTime : nil
         transcoder.debugLoseStreamKind = route == .transcode ? session.debugLoseStreamKind : nil
         var checkedSize: Int64?
         var outcome = try transcoder.run(beforeCommit: {
@@ -381,9 +378,9 @@ struct RouteSkipped: Error {
         guard !plan.blockers.isEmpty, plan.streams.contains(where: \.isKept) else { return .noUsableStreams(path: path, reason: reason) }
         if plan.route == .transcode {
             // A stream kind lost whole for want of parameters: nothing the preset asks for can be delivered.
-            guard plan.blockers.allSatisfy({ $0.hasPrefix("no decoder") }) else { return .noUsableStreams(path: path, reason: reason) }
+            guard plan.blockers.allSatisfy(\.isNoDecoder) else { return .noUsableStreams(path: path, reason: reason) }
             return .ffmpeg(stage: .decode, path: path, code: FFmpegCodes.decoderNotFound,
-                           message: plan.blockers.joined(separator: "; ") + " in this FFmpeg build")
+                           message: ExportPlanner.joined(plan.blockers) + " in this FFmpeg build")
         }
         return .ffmpeg(stage: .mux, path: path, code: -1, message: reason)
     }

@@ -168,7 +168,7 @@ public final class ExportSession: Sendable {
                                                    editsPath: request.editsPath, requireCurrent: request.requireCurrent)
         let snapshot = try InputSnapshot(path: selection.report.resource)
         let run = Run(selection: selection, began: began, snapshot: snapshot, watchdog: watchdog)
-        var route: ExportRoute = request.startRoute ?? (request.preset.passthrough ? .remux : .transcode)
+        var route = startRoute(run)
         var fallbacks: [ExportEvent.Fallback] = []
         var damage: String?
         while true {
@@ -189,6 +189,17 @@ public final class ExportSession: Sendable {
                 route = next
             }
         }
+    }
+
+    /// The route the chain starts from (`ExportPlanner.start`): under `needed`, a source that already fits is
+    /// remuxed or copied. A source that does not open starts at the transcode, which reports why.
+    private func startRoute(_ run: Run) -> ExportRoute {
+        if let decided = ExportPlanner.start(preset: request.preset, policy: request.policy) { return decided.route }
+        let selection = run.selection
+        guard let source = try? run.source(cancel: token) else { return .transcode }
+        let question = StartQuestion(request: request, source: source.info, resourceExtension: PathName.pathExtension(selection.report.resource),
+                                     edits: selection.edits, editsName: selection.editsFile.map(PathName.lastComponent))
+        return ExportPlanner.start(question, truncation: { source.measuredTruncation() }).route
     }
 
     /// The fallback from `route` to `next`, announced; refused when `--require-current` forbids what `next` loses.
@@ -277,7 +288,7 @@ public final class ExportSession: Sendable {
     /// The edits a fallback route cannot apply, if the version delivered would then not be the current one (a
     /// salvage applies what its plan's route does).
     func editsLost(by route: ExportRoute, selection: VersionSelection) -> String? {
-        ExportPlanner.editsLost(by: route == .salvage ? ExportAttempt.salvagePlanRoute(request.preset) : route, edits: selection.edits, sidecarName: selection.editsFile.map(PathName.lastComponent),
+        ExportPlanner.editsLost(by: ExportPlanner.plannedRoute(route, preset: request.preset), edits: selection.edits, sidecarName: selection.editsFile.map(PathName.lastComponent),
                                 timeRangeGiven: request.timeRange != nil, deliversCurrent: selection.report.delivered == .current)
     }
 
@@ -313,5 +324,13 @@ public final class ExportSession: Sendable {
         }
         handler?(event)
         continuation.yield(event)
+    }
+}
+
+extension ProbedSource {
+    /// Scans the packets; why the file is cut short, if it is (nil too when the scan fails).
+    func measuredTruncation() -> String? {
+        guard (try? measureDataEnd()) != nil else { return nil }
+        return info.truncation
     }
 }

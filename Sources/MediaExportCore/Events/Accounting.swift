@@ -8,7 +8,7 @@ package enum Accounting {
                                 audioGaps: [AudioGap] = [], lostFrames: [LostFrames] = [], version: VersionReport?) -> [String] {
         var out: [String] = []
         for d in plan.streams {
-            guard case .drop(let reason) = d.action, reason != ExportPlanner.chapterTrackReason, !ExportPlanner.isTimecodeTrackReason(reason) else { continue }
+            guard case .drop(let reason) = d.action, !d.carriedElsewhere else { continue }
             out.append("stream #\(d.index) \(d.kind.rawValue) (\(d.codec)) dropped: \(reason)")
         }
         if let line = plan.timecode?.warning { out.append(line) }

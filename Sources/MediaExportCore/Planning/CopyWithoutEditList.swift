@@ -28,19 +28,17 @@ extension ExportPlanner {
     /// again (`SourceStream.preSkip`; mutagen's Opus sample: 1.365 s). The stream is dropped and the route blocked,
     /// naming what can: a container with an edit list, or a transcode (whose decoder drops it once, before the cut).
     static func preSkipsReplayed(_ decisions: inout [StreamDecision], source: SourceInfo, container: Container,
-                                 timeline: PlannedTimeline) -> [String] {
+                                 timeline: PlannedTimeline) -> [PlanBlocker] {
         guard !container.keeps.editList, timeline.origin - source.startTime > 0.0005 else { return [] }
-        var blockers: [String] = []
+        var blockers: [PlanBlocker] = []
         for i in decisions.indices {
             guard case .copy = decisions[i].action, decisions[i].kind == .audio else { continue }
             let skip = source.streams[decisions[i].index].preSkip
             guard skip > 4096.0 / 48_000 else { continue }
-            let can = Container.allCases.filter { $0.keeps.editList && source.streams[decisions[i].index].fitsIn.contains($0) }.map { ".\($0.rawValue)" }
-            let reason = String(format: ".%@ has no edit list: a copy of audio stream #%d (%@) cut after its start would lose its first %.3f s "
-                                + "(its pre-skip, dropped again by players); %@a transcode can", container.rawValue,
-                                decisions[i].index, decisions[i].codec, skip, can.isEmpty ? "" : can.joined(separator: ", ") + " or ")
-            decisions[i].action = .drop(reason: reason)
-            blockers.append(reason)
+            let can = Container.allCases.filter { $0.keeps.editList && source.streams[decisions[i].index].fitsIn.contains($0) }
+            let blocker = PlanBlocker.preSkipReplayed(stream: decisions[i].index, codec: decisions[i].codec, container: container, seconds: skip, can: can)
+            decisions[i].action = .drop(reason: blocker.description)
+            blockers.append(blocker)
         }
         return blockers
     }

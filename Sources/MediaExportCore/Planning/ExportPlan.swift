@@ -16,19 +16,13 @@ package struct ExportPlan: Sendable, Equatable {
     /// nil when the route can run; otherwise why it cannot (the fallback chain skips it with this reason; the
     /// session throws `noUsableStreams` only when the last route of its chain is impossible).
     package var impossible: String?
-    /// Set with `impossible` when the route is impossible because of what was asked, not because of the input's
-    /// health: the container cannot carry what the preset keeps of this source (a codec, a rotation a stream copy
-    /// would lose, no stream at all) — `ExportPlanner.refusal`. The session refuses the export before any work
-    /// instead of falling back: the chain is for inputs that cannot be decoded, and a byte copy would deliver what
-    /// was not asked. Never set on the remux fallback of a transcoding preset (the transcode has failed by then).
+    /// Set with `impossible` when what was asked cannot be delivered from a healthy input (`ExportPlanner.refusal`):
+    /// the session refuses the export before any work instead of falling back.
     package var refusal: String?
-    /// Main streams (the main video or audio, kept by the preset) this route had to drop. For a stream copy: the
-    /// container cannot hold them, as `.mp4 cannot hold audio stream #1 (pcm_s16le)` — today's `remuxBlockers`; they
-    /// make a transcoding preset's remux impossible (it would not deliver what the preset keeps), while a passthrough
-    /// preset just drops such streams. For a transcode: no decoder, as `no decoder for video stream #0 (unknown
-    /// 'zzv9')`; they make the transcode impossible. Kept apart from `impossible` so that the session can tell a
-    /// skipped route from an input with nothing to export (and, for a transcode, report a decode failure as today).
-    package var blockers: [String]
+    /// What the route cannot deliver that makes it impossible (`PlanBlocker`): a main stream without a decoder, a
+    /// container that cannot hold one, a kind of stream lost whole. Kept apart from `impossible` so that the session
+    /// can tell a skipped route from an input with nothing to export.
+    package var blockers: [PlanBlocker]
     /// The audio stream the output marks as its default, when a track selection chose among them (the first kept).
     package var defaultAudio: Int?
     /// The kept streams' input indices in the order the output holds them; nil: the input's order. An
@@ -58,7 +52,7 @@ package struct ExportPlan: Sendable, Equatable {
 
     /// Creates a plan.
     package init(route: ExportRoute, container: Container?, streams: [StreamDecision], timeline: PlannedTimeline,
-                notes: [String] = [], impossible: String? = nil, blockers: [String] = []) {
+                notes: [String] = [], impossible: String? = nil, blockers: [PlanBlocker] = []) {
         self.route = route; self.container = container; self.streams = streams; self.timeline = timeline
         self.notes = notes; self.impossible = impossible; self.blockers = blockers
     }
@@ -75,7 +69,7 @@ package struct ExportPlan: Sendable, Equatable {
         return plan
     }
 
-    /// The `StreamPlan` records of the `started` event. Empty for the byte copy, as today: it copies bytes, not streams.
+    /// The `StreamPlan` records of the `started` event. Empty for the byte copy: it copies bytes, not streams.
     package var streamPlans: [StreamPlan] {
         route == .copy ? [] : streams.map(\.streamPlan)
     }
@@ -160,6 +154,9 @@ package struct StreamDecision: Sendable, Equatable {
     package var shownLeadIn: Double = 0
     /// What a transcode changes that a person would notice (downmix, resampling, …), decided by the planner.
     package var changes: [StreamChange] = []
+    /// A dropped chapter or timecode track: what it holds is carried otherwise (the chapters, the planned
+    /// timecode), so its drop is no loss to warn of.
+    package var carriedElsewhere = false
 
     /// Creates a decision.
     package init(index: Int, kind: SourceStream.Kind, codec: String, action: Action, note: String? = nil, width: Int? = nil, height: Int? = nil) {

@@ -4,13 +4,22 @@ import Foundation
 /// Pure: it reads a `SourceInfo` the FFmpeg layer built and returns an `ExportPlan` the FFmpeg layer runs.
 ///
 /// The routes:
-/// - `.transcode`: decode and encode with the preset; for a passthrough preset, a stream copy (as today). Impossible
-///   when a main stream the preset keeps has no decoder (`blockers`).
+/// - `.transcode`: decode and encode with the preset; for a passthrough preset, a stream copy of each kept stream
+///   (`plannedRoute`). Impossible when a main stream the preset keeps has no decoder (`blockers`).
 /// - `.remux`: a stream copy. For a transcoding preset (the remux fallback) it keeps only the kinds of stream the
 ///   preset keeps, ignores the crop and volume edits (they need a transcode), and is impossible when the container
 ///   cannot hold a main stream the preset keeps (`blockers`).
 /// - `.copy`: a byte copy of the resource; always possible, applies no edit and no range.
 package enum ExportPlanner {
+    /// The route planned for a route of the chain: a passthrough preset copies every stream it keeps (a remux)
+    /// wherever the chain would transcode or salvage; a salvage keeps what decodes by the transcode.
+    package static func plannedRoute(_ route: ExportRoute, preset: Preset) -> ExportRoute {
+        switch route {
+        case .copy, .remux: return route
+        case .transcode, .salvage: return preset.passthrough ? .remux : .transcode
+        }
+    }
+
     /// Why a QuickTime chapter track is not a stream of the output (its chapters are; not a loss, so no warning).
     package static let chapterTrackReason = "chapter track: the chapters themselves are carried over"
     /// The note on a copied video whose rotation or flip went into the display matrix.
@@ -24,7 +33,7 @@ package enum ExportPlanner {
     ///   - container: the output's container; nil makes a transcode or remux impossible ("no container for this
     ///     extension"); the byte copy needs none.
     ///   - edits: the sidecar's edits. A passthrough preset asked for crop or volume is refused by the session before
-    ///     planning (`editNeedsTranscode`), as today; planned anyway, a stream copy simply does not apply them.
+    ///     planning (`editNeedsTranscode`); planned anyway, a stream copy simply does not apply them.
     /// - Throws: `ExportError.invalidTimeRange` (bad range), `noUsableStreams` (an `--audio-language` that matches
     ///   no audio stream) — everything else is a plan (an impossible one carries its reason). The byte copy never throws: it does not read the range.
     ///   - tracks: which audio streams to keep (`--audio-language`, `--audio first`); every one by default.
@@ -37,7 +46,6 @@ package enum ExportPlanner {
         var (timeline, notes) = try TimeRangePlanning.timeline(for: source, range: TimeRangePlanning.sourceRange(timeRange: range, edits: edits),
                                                                streamCopy: mode.streamCopy, editList: container?.keeps.editList ?? false)
         guard let container else {
-            // Today the output target refuses the name before anything is planned (`outputUnwritable`).
             return ExportPlan(route: route, container: nil, streams: [], timeline: timeline, notes: notes,
                               impossible: "no container for this extension")
         }
@@ -155,8 +163,8 @@ package enum ExportPlanner {
     /// stream had to be dropped — no picture size, no sample rate, only cover art left — the route cannot deliver
     /// what was asked, and the chain goes on (the byte copy keeps everything). The blockers this adds to `blockers`.
     static func kindsLost(_ decisions: [StreamDecision], source: SourceInfo, preset: Preset, mode: Mode, container: Container,
-                          edits: EditSidecar?, blockers: [String]) -> [String] {
-        var added: [String] = []
+                          edits: EditSidecar?, blockers: [PlanBlocker]) -> [PlanBlocker] {
+        var added: [PlanBlocker] = []
         for kind in [SourceStream.Kind.video, .audio] {
             let presetKeeps: Bool
             if mode.streamCopy {
@@ -169,29 +177,25 @@ package enum ExportPlanner {
             let candidates = source.streams.filter { $0.kind == kind && !$0.isAttachedPicture }
             guard !candidates.isEmpty, !candidates.contains(where: { decisions[$0.index].isKept }) else { continue }
             // Already said by a blocker naming one of them (a container that cannot hold it, no decoder)?
-            guard !(blockers + added).contains(where: { b in candidates.contains { b.contains("stream #\($0.index) ") } }) else { continue }
+            guard !(blockers + added).contains(where: { b in candidates.contains { b.stream == $0.index } }) else { continue }
             let reasons = candidates.map { c in "#\(c.index) \(c.codec): \(decisions[c.index].streamPlan.reason ?? "dropped")" }
-            added.append("every \(kind.rawValue) stream would be dropped (\(reasons.joined(separator: "; ")))")
+            added.append(.kindLost(kind, reasons: reasons))
         }
         return added
     }
 
     /// Why the route cannot run, or nil.
     static func impossibleReason(_ decisions: [StreamDecision], source: SourceInfo, mode: Mode, container: Container,
-                                 blockers: [String]) -> String? {
+                                 blockers: [PlanBlocker]) -> String? {
         if !decisions.contains(where: \.isKept) {
-            // Today's `noUsableStreams` reason. It comes before the remux blockers, as today (the old plan threw it
-            // before the session looked at the blockers).
             let kinds = decisions.map { "#\($0.index) \($0.kind.rawValue) \($0.codec): \($0.streamPlan.reason ?? "")" }.joined(separator: "; ")
             // A stream copy's blockers follow: they name the containers that can hold what this one cannot.
-            let can = mode.streamCopy && !blockers.isEmpty ? "; \(blockers.joined(separator: "; "))" : ""
+            let can = mode.streamCopy && !blockers.isEmpty ? "; \(joined(blockers))" : ""
             return source.streams.isEmpty ? "the file has no streams"
                 : "no stream can be exported with preset \(mode.presetName) to .\(container.rawValue) (\(kinds))\(can)"
         }
-        // Today's `RouteSkipped` text for the remux. The transcode's is new: today a main stream without a decoder
-        // failed the transcode when its decoder was opened (an input fault, so the chain went on); dropping it
-        // instead would deliver, say, the audio alone as a successful transcode. Skipping the route keeps the chain.
-        return blockers.isEmpty ? nil : "\(mode.streamCopy ? "remux" : "transcode") skipped: \(blockers.joined(separator: "; "))"
+        // A main stream without a decoder skips the transcode: dropping it would deliver the rest as a success.
+        return blockers.isEmpty ? nil : "\(mode.streamCopy ? "remux" : "transcode") skipped: \(joined(blockers))"
     }
 
     /// The request's own route (a transcode, or a passthrough preset's stream copy) cannot give what was asked of this
@@ -201,8 +205,11 @@ package enum ExportPlanner {
     /// remux fallback of a transcoding preset (it runs only after the transcode failed on the input).
     static func refusal(_ plan: ExportPlan, source: SourceInfo, mode: Mode, inputFault: Bool) -> String? {
         guard !mode.remuxOfTranscodingPreset, let reason = plan.impossible, !inputFault, !source.streams.isEmpty else { return nil }
-        return plan.blockers.isEmpty ? reason : plan.blockers.joined(separator: "; ")
+        return plan.blockers.isEmpty ? reason : joined(plan.blockers)
     }
+
+    /// The blockers' words, joined for a reason.
+    package static func joined(_ blockers: [PlanBlocker]) -> String { blockers.map(\.description).joined(separator: "; ") }
 
     /// The audio streams in `--audio-language`'s order (a language's streams in the source's), in the audio's
     /// places; nil when that is the source's order or fewer than two languages were asked for.
@@ -230,8 +237,7 @@ package enum ExportPlanner {
         return checked.start
     }
 
-    /// The edits (and the time range) a fallback route cannot apply, joined for a message — today's
-    /// `ExportSession.editsLost`: nil when the version delivered is not the current one, for a transcode, or when
+    /// The edits (and the time range) a fallback route cannot apply, joined for a message: nil when the version delivered is not the current one, for a transcode, or when
     /// nothing is lost. A remux loses the crop and volume; a byte copy loses the whole sidecar and the time range.
     ///
     /// - Parameters:
@@ -263,14 +269,13 @@ package enum ExportPlanner {
 
     // MARK: - Streams
 
-    /// How a route treats a preset: today's session turns a transcoding preset's remux into a passthrough preset
-    /// named "<name> (remux)" that keeps the preset's video/audio sections; the names in reasons come from it.
+    /// How a route treats a preset: the remux fallback of a transcoding preset is named "<name> (remux)" in reasons.
     struct Mode {
         /// Packets are copied, not decoded (passthrough preset, or any remux).
         var streamCopy: Bool
         /// The remux fallback of a transcoding preset: blockers make it impossible, crop/volume are ignored.
         var remuxOfTranscodingPreset: Bool
-        /// The preset name in reasons (today's "<name> (remux)" for the remux fallback).
+        /// The preset name in reasons ("<name> (remux)" for the remux fallback).
         var presetName: String
         /// A stream copy keeps video unless the preset keeps audio only.
         var keepVideo: Bool
@@ -278,8 +283,8 @@ package enum ExportPlanner {
         var keepAudio: Bool
 
         init(preset: Preset, route: ExportRoute) {
-            remuxOfTranscodingPreset = route == .remux && !preset.passthrough
-            streamCopy = preset.passthrough || route == .remux
+            streamCopy = ExportPlanner.plannedRoute(route, preset: preset) == .remux
+            remuxOfTranscodingPreset = streamCopy && !preset.passthrough
             presetName = remuxOfTranscodingPreset ? "\(preset.name) (remux)" : preset.name
             keepVideo = preset.video != nil || preset.audio == nil
             keepAudio = preset.audio != nil || preset.video == nil
@@ -366,7 +371,7 @@ package enum ExportPlanner {
             StreamDecision(index: s.index, kind: s.kind, codec: s.codec, action: .copy(displayMatrix: nil),
                            width: s.kind == .video ? s.width : nil, height: s.kind == .video ? s.height : nil)
         }
-        // No expected duration: the started event of a byte copy has none today (its progress is not time-based).
+        // No expected duration: a byte copy's progress is not time-based.
         return ExportPlan(route: .copy, container: nil, streams: streams, timeline: PlannedTimeline(origin: source.startTime),
                           notes: range != nil ? ["time range not applied by a byte copy"] : [])
     }

@@ -24,6 +24,11 @@ public struct StreamChange: Codable, Sendable, Equatable {
         /// The display matrix turned into the pixels (`from`: `90°`, `180° mirrored`…; `to`: the container, `.webm`,
         /// that keeps no matrix).
         case rotate
+        /// Another pixel format of the same bit depth or more (`from`/`to`: pixel format names; `from` "unknown").
+        case pixelFormat
+        /// A bit rate above what the preset gives, brought down (`from`/`to`: kb/s; `to` the preset's cap, average or
+        /// what its CRF gives).
+        case bitRate
     }
 
     /// What changes.
@@ -49,12 +54,18 @@ public struct StreamChange: Codable, Sendable, Equatable {
         case .deinterlace: return "deinterlaced \(from) → \(to)"
         case .scale: return "scaled \(from) → \(to)"
         case .rotate: return "rotate \(from) into the pixels: \(to) has no display matrix"
+        case .pixelFormat: return "pixel format \(from) → \(to)"
+        case .bitRate: return "bit rate \(from) → at most \(to) kb/s"
         }
     }
 
     /// True for the kinds another note of the plan already names (tone mapping, deinterlacing, the frame-rate cap) or
     /// the plan line's size says (scaling): the others become notes of their own (`note(stream:)`).
-    public var hasOwnNote: Bool { kind == .toneMap || kind == .deinterlace || kind == .frameRate || kind == .scale }
+    /// A pixel format or bit rate brought to the preset's is what a transcode is for: said in the plan line only.
+    public var hasOwnNote: Bool { [.toneMap, .deinterlace, .frameRate, .scale, .pixelFormat, .bitRate].contains(kind) }
+
+    /// True for a change a copy of the source gives up nothing by skipping: audio resampled to a higher rate.
+    public var losesNothing: Bool { kind == .sampleRate && (Int(from) ?? 0) < (Int(to) ?? 0) }
 
     /// `stream #1 audio: downmix 6 → 2 channels`: the note for a change no other note names.
     package func note(stream index: Int, kind streamKind: SourceStream.Kind) -> String {
@@ -69,6 +80,9 @@ public struct StreamChange: Codable, Sendable, Equatable {
             if s.channels > a.channels { changes.append(.init(kind: .downmix, from: "\(s.channels)", to: "\(a.channels)")) }
             if s.sampleRate > 0 && s.sampleRate != a.settings.sampleRate {
                 changes.append(.init(kind: .sampleRate, from: "\(s.sampleRate)", to: "\(a.settings.sampleRate)"))
+            }
+            if let b = s.bitRate, Double(b) > Double(a.settings.bitrate) * 1.25 {
+                changes.append(.init(kind: .bitRate, from: "\(b / 1000)", to: "\(a.settings.bitrate / 1000)"))
             }
             return changes
         case .transcodeVideo(let v): return video(v, stream: s, container: container)
@@ -94,11 +108,32 @@ public struct StreamChange: Codable, Sendable, Equatable {
         if let depth = s.color?.bitDepth, depth > bitDepth(v.pixelFormat) {
             changes.append(.init(kind: .bitDepth, from: "\(depth)", to: "\(bitDepth(v.pixelFormat))"))
         }
+        if !changes.contains(where: { $0.kind == .bitDepth }), s.pixelFormat != v.pixelFormat {
+            changes.append(.init(kind: .pixelFormat, from: s.pixelFormat ?? "unknown", to: v.pixelFormat))
+        }
         if let t = v.toneMap { changes.append(.init(kind: .toneMap, from: t.source.rawValue.uppercased(), to: "SDR")) }
         if case .fields(let order) = v.deinterlace {
             changes.append(.init(kind: .deinterlace, from: order.topFieldFirst ? "top field first" : "bottom field first", to: "progressive"))
         }
+        if let ceiling = bitRateCeiling(v.settings, stream: s), let b = s.bitRate, b > ceiling {
+            changes.append(.init(kind: .bitRate, from: "\(b / 1000)", to: "\(ceiling / 1000)"))
+        }
         return changes
+    }
+
+    /// The most video bits a second the preset gives a source like `s`: at most its `maxBitrate`, and 1.25 times its
+    /// average bit rate, or without one what its CRF gives at the source's displayed size and rate (about 0.25 bits
+    /// a pixel at CRF 18, halving every 6 steps). nil when unknown (no rate: a variable frame rate, and no cap).
+    static func bitRateCeiling(_ settings: VideoSettings, stream s: SourceStream) -> Int64? {
+        let cap = settings.maxBitrate.map(Double.init)
+        var rate: Double?
+        if let average = settings.bitrate {
+            rate = Double(average) * 1.25
+        } else if let fps = s.frameRate, s.displaySize.width > 0, s.displaySize.height > 0 {
+            rate = 0.25 * pow(2, (18 - settings.x264EquivalentCRF) / 6) * Double(s.displaySize.width) * Double(s.displaySize.height) * fps * 1.5
+        }
+        guard let ceiling = [cap, rate].compactMap({ $0 }).min() else { return nil }
+        return Int64(min(ceiling, 1e15))
     }
 
     /// Bits a sample of a pixel format: 10 or 12 when its name says so (`yuv420p10le`), else 8.

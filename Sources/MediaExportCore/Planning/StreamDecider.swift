@@ -1,5 +1,5 @@
-/// The decision for each stream of one route's plan (`ExportPlanner.plan`). Order of the checks (and so which
-/// reason wins) is today's. A main stream the route cannot deliver adds a blocker, which makes the route impossible.
+/// The decision for each stream of one route's plan (`ExportPlanner.plan`). A main stream the route cannot deliver
+/// adds a blocker (`PlanBlocker`), which makes the route impossible.
 struct StreamDecider {
     let source: SourceInfo
     let preset: Preset
@@ -8,7 +8,7 @@ struct StreamDecider {
     let edits: EditSidecar?
     let tracks: TrackSelection
     /// Why the route cannot run, gathered stream by stream.
-    var blockers: [String] = []
+    var blockers: [PlanBlocker] = []
     /// A stream was dropped for the input's own fault (no decoder, a size or rate the probe could not read): an
     /// impossible route is then the input's, which the fallback chain may work around. Otherwise an impossible route
     /// is the request's (a container that cannot carry what the preset keeps), refused before any work.
@@ -19,8 +19,11 @@ struct StreamDecider {
     /// The decision for one stream.
     mutating func decide(_ s: SourceStream) -> StreamDecision {
         let d = StreamDecision(index: s.index, kind: s.kind, codec: s.codec, action: .drop(reason: ""))
-        if s.isChapterTrack { return d.dropped(ExportPlanner.chapterTrackReason) }
-        if s.isTimecodeTrack { return d.dropped(ExportPlanner.timecodeTrackReason) }
+        if s.isChapterTrack || s.isTimecodeTrack {
+            var carried = d.dropped(s.isChapterTrack ? ExportPlanner.chapterTrackReason : ExportPlanner.timecodeTrackReason)
+            carried.carriedElsewhere = true
+            return carried
+        }
         if s.isAttachedPicture { return coverArt(s, d) }
         if edits?.mute == true && s.kind == .audio { return d.dropped("muted by the edit sidecar") }
         if s.kind == .audio && !tracks.wants(language: s.language) {
@@ -36,12 +39,11 @@ struct StreamDecider {
         }
     }
 
-    /// New: a stream to transcode without a decoder is dropped (today its decoder failed to open mid-setup and
-    /// took the whole transcode down). A main one blocks the transcode instead (see `plan`).
+    /// A stream to transcode without a decoder is dropped; a main one blocks the transcode instead (see `plan`).
     private mutating func undecodable(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
         inputFault = true
         if s.index == source.mainVideo || s.index == source.mainAudio {
-            blockers.append("no decoder for \(s.kind.rawValue) stream #\(s.index) (\(s.codec))")
+            blockers.append(.noDecoder(stream: s.index, kind: s.kind, codec: s.codec))
         }
         return d.dropped("no decoder for \(s.codec)")
     }
@@ -76,15 +78,14 @@ struct StreamDecider {
             // A rotated main video: only the containers that keep its display matrix can take its copy.
             let rotated = s.kind == .video && s.index == source.mainVideo && PixelOrientation(matrix: copiedMatrix(s)) != nil
             if !s.codecKnown { inputFault = true }  // no container can carry a codec FFmpeg does not know
-            let can = Container.allCases.filter { s.fitsIn.contains($0) && (!rotated || $0.keeps.displayMatrix) }.map { ".\($0.rawValue)" }
-            blockers.append("\(ext) cannot hold \(s.kind.rawValue) stream #\(s.index) (\(s.codec))"
-                            + (can.isEmpty ? "; no container mediaexport writes can" : "; \(can.joined(separator: ", ")) can"))
+            let can = Container.allCases.filter { s.fitsIn.contains($0) && (!rotated || $0.keeps.displayMatrix) }
+            blockers.append(.containerCannot(stream: s.index, kind: s.kind, codec: s.codec, container: container, can: can))
             return d.dropped("\(ext) cannot hold \(s.codec)")
         }
         // MP4/MOV write each audio track's sample rate in its header: a copy of one whose rate no probe found fails
         // there ("sample rate not set"), so the plan says so instead (a camcorder fragment, a cut TS).
         if s.kind == .audio && s.sampleRate <= 0 && container.isQuickTimeFamily {
-            blockers.append("audio stream #\(s.index) (\(s.codec)): sample rate unknown, which \(ext) needs")
+            blockers.append(.sampleRateUnknown(stream: s.index, codec: s.codec, container: container))
             inputFault = true
             return d.dropped("sample rate unknown")
         }
@@ -152,7 +153,6 @@ struct StreamDecider {
         if !container.holds(a.codec) { return d.dropped("\(ext) cannot hold \(a.codec.rawValue)") }
         if !s.decodable { return undecodable(s, d) }
         if s.sampleRate <= 0 { inputFault = true; return d.dropped("sample rate unknown") }
-        // New: today an unknown count was taken for stereo.
         if s.channels <= 0 { inputFault = true; return d.dropped("channel count unknown") }
         var d = d
         d.action = .transcodeAudio(AudioPlan(channels: max(1, min(a.channels, s.channels)), settings: a, gain: edits?.volume ?? 1))
@@ -210,11 +210,10 @@ extension StreamDecider {
 
     /// Why a stream copy of the main video into this container would lose its orientation (nil when it keeps it):
     /// the matrix needs a container that writes one, or a transcode (which turns the pixels).
-    func orientationRefusal(_ s: SourceStream, finalMatrix: [Int32]?) -> String? {
+    func orientationRefusal(_ s: SourceStream, finalMatrix: [Int32]?) -> PlanBlocker? {
         guard !container.keeps.displayMatrix, let orientation = PixelOrientation(matrix: finalMatrix) else { return nil }
-        let can = Container.allCases.filter { $0.keeps.displayMatrix && s.fitsIn.contains($0) }.map { ".\($0.rawValue)" }
-        return "\(ext) keeps no display matrix: a stream copy of video stream #\(s.index) would lose its rotation (\(orientation.description))"
-            + (can.isEmpty ? "; a transcode turns the pixels upright" : "; \(can.joined(separator: ", ")) keep it, or a transcode turns the pixels upright")
+        let can = Container.allCases.filter { $0.keeps.displayMatrix && s.fitsIn.contains($0) }
+        return .orientationLost(stream: s.index, container: container, orientation: orientation, can: can)
     }
 
     /// Why the preset's video codec cannot go into this container, naming the containers that hold it and, for WebM,

@@ -85,10 +85,6 @@ extension ExportPlanner {
     /// timecode is planned on its own (`TimecodePlan`: a new track or tag, or dropped with a warning of its own).
     package static let timecodeTrackReason = "timecode track: not copied as a stream; the output's timecode is planned on its own"
 
-    /// True for the reason of a source timecode track (`timecodeTrackReason`, and what `planTimecode` makes of it):
-    /// not a loss in itself (a dropped timecode has a warning of its own).
-    package static func isTimecodeTrackReason(_ reason: String) -> Bool { reason.hasPrefix("timecode track: ") }
-
     /// Plans the output's timecode (`ExportPlan.timecode`), with a note when it changes, and says in the source's
     /// timecode track's reason what becomes of it.
     static func planTimecode(_ plan: inout ExportPlan, source: SourceInfo, container: Container) {
@@ -97,7 +93,7 @@ extension ExportPlanner {
         if let note = timecodeNote(t) { plan.notes.append(note) }
         let fate = t.output.map { "its timecode (\($0)) is written anew on the video, as \(t.asTrack ? "a timecode track" : "its TIMECODE tag")" }
             ?? "the timecode is dropped (\(t.dropReason ?? ""))"
-        for k in plan.streams.indices where plan.streams[k].action == .drop(reason: timecodeTrackReason) {
+        for k in plan.streams.indices where source.streams[plan.streams[k].index].isTimecodeTrack && !plan.streams[k].isKept {
             plan.streams[k].action = .drop(reason: "timecode track: not copied as a stream; \(fate)")
         }
     }

@@ -70,7 +70,7 @@ package struct SourceInfo: Sendable, Equatable, Codable {
         return ["mov", "matroska", "ogg", "flac", "wav", "aiff", "caf", "w64"].contains(name)
     }
 
-    /// The video a transcode delivers, which the batch judges (`misfit`, `estimatedBytes`) and a crop is checked
+    /// The video a transcode delivers, which the batch estimates (`estimatedBytes`) and a crop is checked
     /// against: the main video (`mainVideo`, the planner's), unless it is cover art; else the first that is not.
     package var firstVideo: SourceStream? {
         if let i = mainVideo, i >= 0, i < streams.count, streams[i].kind == .video, !streams[i].isAttachedPicture { return streams[i] }

@@ -35,8 +35,10 @@ public struct Measurement: Codable, Sendable, Equatable {
     public var timestampsIncreasing: Bool
     /// File size in bytes.
     public var size: Int64
-    /// `transcode`, `remux`, `copy`, or `fallback:ROUTE`.
+    /// `transcode`, `remux`, `copy` or `salvage`: the route that delivered the file.
     public var route: String
+    /// True when `route` was a fallback (another route failed first); nil when it was the export's own.
+    public var fallback: Bool?
     /// Luma PSNR (dB) and SSIM against the source, for a transcoded video.
     public var psnr: Double?
     /// See `psnr`.

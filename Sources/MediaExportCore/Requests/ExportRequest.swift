@@ -72,9 +72,9 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     public var fallback: FallbackPolicy
     /// When decoding gives up.
     public var errors: ErrorPolicy
-    /// Start the chain at this route instead of the preset's (a batch that knows a file already fits the
-    /// preset asks for `remux` or `copy`); later fallbacks follow `fallback`.
-    public var startRoute: ExportRoute?
+    /// `always` transcodes; `needed` remuxes or copies a source that already fits the preset (the route the chain
+    /// starts from: `ExportPlanner.start`); later fallbacks follow `fallback`.
+    public var policy: TranscodePolicy = .always
     /// Which audio streams to keep (every decodable one by default).
     public var tracks: TrackSelection = .all
     /// The most bytes the output may have (`--max-size`); replaces the preset's `maxFileSize`. nil: the preset's.
@@ -113,7 +113,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, startRoute, tracks
+        case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, policy, tracks
         case maxFileSize, estimate, pipeline, threads, deterministic
     }
 
@@ -129,7 +129,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         version = try c.decodeIfPresent(AssetVersion.self, forKey: .version) ?? .current
         editsPath = try c.decodeIfPresent(String.self, forKey: .editsPath)
         requireCurrent = try c.decodeIfPresent(Bool.self, forKey: .requireCurrent) ?? false
-        startRoute = try c.decodeIfPresent(ExportRoute.self, forKey: .startRoute)
+        policy = try c.decodeIfPresent(TranscodePolicy.self, forKey: .policy) ?? .always
         fallback = try c.decodeIfPresent(FallbackPolicy.self, forKey: .fallback) ?? .auto
         errors = try c.decodeIfPresent(ErrorPolicy.self, forKey: .errors) ?? ErrorPolicy()
         tracks = try c.decodeIfPresent(TrackSelection.self, forKey: .tracks) ?? .all
@@ -139,4 +139,12 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         threads = try c.decodeIfPresent(Int.self, forKey: .threads)
         deterministic = try c.decodeIfPresent(Bool.self, forKey: .deterministic) ?? false
     }
+}
+
+/// Whether an export transcodes every source, or only one that does not already fit its preset.
+public enum TranscodePolicy: String, Codable, Sendable, CaseIterable {
+    /// Transcode everything (a passthrough preset copies its streams).
+    case always
+    /// Remux or copy a source that already fits the preset (`ExportPlanner.start`).
+    case needed
 }

@@ -35,8 +35,8 @@ final class BatchRenderer: Sendable {
     /// The dry-run summary: how many assets each action.
     static func planSummary(_ rows: [BatchReportRow]) -> String {
         let counts = Dictionary(grouping: rows, by: \.action).mapValues(\.count)
-        let parts = [BatchAction.transcode, .remux, .copy, .skip].map { "\(counts[$0] ?? 0) \($0.rawValue)" }
-        let estimate = rows.filter { $0.action != .skip }.compactMap(\.estimatedBytes).reduce(0, +)
+        let parts = ["transcode", "remux", "copy", "skip"].map { "\(counts[$0] ?? 0) \($0)" }
+        let estimate = rows.filter { $0.action != "skip" }.compactMap(\.estimatedBytes).reduce(0, +)
         let failed = BatchCounts(rows)
         return "\(rows.count) assets planned: " + parts.joined(separator: ", ") + "; about \(HumanSummary.bytes(estimate)) to write"
             + (failed.failed > 0 ? "; \(Self.failed(failed)) in an earlier run" : "") + " (dry run: nothing exported)"
@@ -46,7 +46,7 @@ final class BatchRenderer: Sendable {
     static func planTable(_ rows: [BatchReportRow]) -> String {
         var table = [["ASSET", "PLAN", "EST. SIZE", "REASON"]]
         for r in rows {
-            table.append([r.key, r.action.rawValue, r.estimatedBytes.map { HumanSummary.bytes($0) } ?? "?", r.reason])
+            table.append([r.key, r.action, r.estimatedBytes.map { HumanSummary.bytes($0) } ?? "?", r.reason])
         }
         return PresetTable.align(table)
     }
@@ -69,7 +69,7 @@ private struct Canvas {
         guard mode != .none else { return }
         switch event {
         case .planned(let item):
-            if item.action != .skip { total += 1 }
+            if item.route != nil { total += 1 }
         case .job(let id, let key, let status):
             switch status {
             case .exporting: running[id] = (key, 0)
