@@ -148,7 +148,8 @@ struct Batch: ToolCommand {
 
     /// The batch options these arguments make: the shared export options as every job's request.
     func batchOptions() throws -> BatchOptions {
-        let template = try exportOptions.request(input: "", output: "", catalog: PresetCatalog.builtIn())
+        var template = try exportOptions.request(input: "", output: "", catalog: PresetCatalog.builtIn())
+        template.policy = policy
         var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: template.preset, jobs: jobs, policy: policy, dryRun: dryRun,
                                    media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
                                    sort: sort, retryFailed: retryFailed, force: force, shard: try resolvedShard())

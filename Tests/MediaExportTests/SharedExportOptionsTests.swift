@@ -56,11 +56,12 @@ import Testing
         #expect(template.version == .original && template.deterministic && template.estimate == .samples)
         #expect(template.preset.name == "low" && options.preset.audio?.bitrate == 96_000)
 
-        let item = BatchItem(key: "a.mov", input: "/in/a.mov", resources: ["/in/a.mov"], output: "/o/a.mp4", action: .transcode,
+        let item = BatchItem(key: "a.mov", input: "/in/a.mov", resources: ["/in/a.mov"], output: "/o/a.mp4", route: .transcode,
                              reason: "", duration: nil, sourceBytes: 0, estimatedBytes: nil, created: 0)
         var job = BatchRunner(options: options).request(for: item, overwrite: true, threads: 2)
         #expect(job.input == "/in/a.mov" && job.output == "/o/a.mp4" && job.overwrite && job.sandbox == "o")
-        (job.input, job.output, job.overwrite, job.sandbox) = ("in.mov", "out.mp4", false, nil)
+        #expect(job.policy == .needed, "batch's own --policy, default needed")
+        (job.input, job.output, job.overwrite, job.sandbox, job.policy) = ("in.mov", "out.mp4", false, nil, .always)
         #expect(job == (try Export.parse(shared + ["in.mov", "out.mp4"]).request(catalog: PresetCatalog.builtIn())))
     }
 

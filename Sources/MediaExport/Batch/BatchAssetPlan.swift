@@ -108,10 +108,9 @@ extension BatchPlanner {
 
     /// What the export of `item` asks the planner for its first route: what its session asks (`ExportSession.startRoute`).
     private static func question(_ item: BatchItem, selection: VersionSelection, info: SourceInfo, options: BatchOptions) -> StartQuestion {
-        var request = ExportRequest(input: item.input, output: item.output, preset: options.preset)
-        (request.policy, request.tracks, request.maxFileSize) = (options.policy, options.tracks, options.maxFileSize)
-        return StartQuestion(request: request, source: info, resourceExtension: PathName.pathExtension(selection.report.resource),
-                             edits: selection.edits, editsName: selection.editsFile.map(PathName.lastComponent))
+        StartQuestion(request: options.request(input: item.input, output: item.output), source: info,
+                      resourceExtension: PathName.pathExtension(selection.report.resource), edits: selection.edits,
+                      editsName: selection.editsFile.map(PathName.lastComponent))
     }
 
     /// The action the run will take, as the planner sees it: a route whose plan is impossible (a container that

@@ -53,8 +53,6 @@ public struct BatchOptions: Codable, Sendable {
     public var request: ExportRequest
     /// How many exports run at once (`--jobs`).
     public var jobs: Int
-    /// Whether assets that already fit the preset are transcoded anyway or remuxed/copied.
-    public var policy: Policy
     /// Plan and estimate only; export nothing (`--dry-run`).
     public var dryRun: Bool
     /// Which assets to take: video, audio or all (`--media`).
@@ -90,12 +88,20 @@ public struct BatchOptions: Codable, Sendable {
                 include: [String] = [], exclude: [String] = [], sort: SortOrder = .name,
                 retryFailed: Bool = false, force: Bool = false, shard: Shard? = nil) {
         self.inputs = inputs; self.outputDirectory = outputDirectory; self.request = ExportRequest(input: "", output: "", preset: preset)
-        self.jobs = max(1, jobs); self.policy = policy; self.dryRun = dryRun; self.media = media; self.minDuration = minDuration
+        self.request.policy = policy  // assets that already fit are remuxed or copied (`ExportPlanner.start`)
+        self.jobs = max(1, jobs); self.dryRun = dryRun; self.media = media; self.minDuration = minDuration
         self.maxDuration = maxDuration; self.include = include; self.exclude = exclude; self.sort = sort; self.retryFailed = retryFailed
         self.force = force; self.shard = shard
     }
 
     /// An export setting of `request`, read and written through: `options.preset`, `options.threads` …
+    /// The export request of one asset: the template's, with the asset's input and output.
+    func request(input: String, output: String) -> ExportRequest {
+        var request = self.request
+        (request.input, request.output) = (input, output)
+        return request
+    }
+
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ExportRequest, Value>) -> Value {
         get { request[keyPath: keyPath] }
         set { request[keyPath: keyPath] = newValue }

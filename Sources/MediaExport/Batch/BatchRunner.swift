@@ -310,13 +310,10 @@ public final class BatchRunner: Sendable {
     }
 
     /// A job's export request: the batch's `request` with the item's input and output, the output folder as its
-    /// sandbox, the overwrite allowed, the job's threads and the batch's policy (its session decides the first
-    /// route as the plan did).
+    /// sandbox, the overwrite allowed and the job's threads (its session decides the first route as the plan did).
     func request(for item: BatchItem, overwrite: Bool, threads: Int) -> ExportRequest {
-        var request = options.request
-        (request.input, request.output, request.overwrite, request.sandbox) = (item.input, item.output, overwrite, options.outputDirectory)
-        request.threads = threads
-        request.policy = options.policy
+        var request = options.request(input: item.input, output: item.output)
+        (request.overwrite, request.sandbox, request.threads) = (overwrite, options.outputDirectory, threads)
         return request
     }
 

@@ -98,9 +98,10 @@ public enum OutputSize {
         return (guess, .guess)
     }
 
-    /// A CRF video's bit rate guessed from its picture size and frame rate (`guessedBitsPerPixel`; 30 fps unknown).
+    /// A CRF video's bit rate guessed from its picture size and frame rate (`EncoderProfile.guessedBitsPerPixel`; 30
+    /// fps unknown).
     static func guessedVideoBitrate(_ v: VideoPlan, frameRate: Double?) -> Double {
-        guessedBitsPerPixel(v.settings) * Double(v.width * v.height) * (frameRate ?? 30)
+        v.settings.codec.profile.guessedBitsPerPixel(crf: v.settings.crf) * Double(v.width * v.height) * (frameRate ?? 30)
     }
 
     /// How `estimatedBytes(plan:source:videoBitrate:)` will have made its figure for `plan` (nil when it gives none).
@@ -122,9 +123,6 @@ public enum OutputSize {
         guard fraction >= 0.1, written > 0 else { return nil }
         return Int64(saturating: (Double(written) / min(1, fraction)).rounded())
     }
-
-    /// The bits a pixel a CRF encode spends, guessed without measuring (`EncoderProfile.guessedBitsPerPixel`).
-    static func guessedBitsPerPixel(_ settings: VideoSettings) -> Double { settings.codec.profile.guessedBitsPerPixel(crf: settings.crf) }
 
     /// The bit rates chosen to fit a limit.
     package struct Budget: Sendable, Equatable {

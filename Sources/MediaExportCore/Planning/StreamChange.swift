@@ -130,7 +130,7 @@ public struct StreamChange: Codable, Sendable, Equatable {
         if let average = settings.bitrate {
             rate = Double(average) * 1.25
         } else if let fps = s.frameRate, s.displaySize.width > 0, s.displaySize.height > 0 {
-            rate = 0.25 * pow(2, (18 - settings.x264EquivalentCRF) / 6) * Double(s.displaySize.width) * Double(s.displaySize.height) * fps * 1.5
+            rate = settings.codec.profile.bitRateCeiling(crf: settings.crf, width: s.displaySize.width, height: s.displaySize.height, frameRate: fps)
         }
         guard let ceiling = [cap, rate].compactMap({ $0 }).min() else { return nil }
         return Int64(min(ceiling, 1e15))

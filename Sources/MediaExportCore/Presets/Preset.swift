@@ -122,9 +122,6 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         case maxFrameRate
     }
 
-    /// The CRF on x264's scale, for the rough bit-rate guesses (`EncoderProfile.x264EquivalentCRF`).
-    package var x264EquivalentCRF: Double { codec.profile.x264EquivalentCRF(crf) }
-
     /// Reads a preset's `video` section: only `codec` is required; the other fields take their defaults.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
