@@ -20,7 +20,7 @@ public enum BatchRowStatus {
     /// Not started yet (only while the batch runs).
     static let waiting = "waiting"
 
-    /// The status an older report wrote, in today's words (`completed` → `exported`, `skipped` → `unchanged`, or
+    /// The status an older report wrote, in this version's words (`completed` → `exported`, `skipped` → `unchanged`, or
     /// `failed` when the row has an error).
     static func current(_ status: String, error: String?) -> String {
         switch status {

@@ -303,7 +303,7 @@ public final class RegressRunner {
         guard let a = after.measurement, let b = before.measurement else { return notes }
         let diffs = BaselineComparison.differences(a, b, Tolerances(durationFrames: 0, sizeRatio: 0, psnrDrop: 0, ssimDrop: 0))
         notes += diffs.map { "\($0.property) \($0.baseline) → \($0.actual)" }
-        // Values the old baseline did not record are not differences, but the file now has them: say so.
+        // Values an older baseline did not record are not differences, but the file now has them: say so.
         if a.color != b.color && !diffs.contains(where: { $0.property.hasPrefix("color.") }) { notes.append("colour now recorded") }
         return notes
     }

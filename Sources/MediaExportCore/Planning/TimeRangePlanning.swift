@@ -1,7 +1,7 @@
 import Foundation
 
 /// The time arithmetic of an export: the sidecar's trim merged with the request's range, the range checked against
-/// the media, the stream copy's keyframe snap, and the resulting timeline. Messages are today's, word for word.
+/// the media, the stream copy's keyframe snap, and the resulting timeline.
 package enum TimeRangePlanning {
     /// The range to read from the source: the sidecar's trim, narrowed by `timeRange` (which counts from the trim's
     /// start) — `ExportRequest.sourceRange(edits:)` without the request around it.
@@ -40,7 +40,7 @@ package enum TimeRangePlanning {
     /// edit list hides them (`leadIn`), as `ffmpeg -ss 1 -i in -c copy out.mp4` does. Into one without (Matroska)
     /// the output starts at the keyframe, and a note says so. Without a lookup — no main video, or the FFmpeg layer
     /// did not look — the requested start is used and no note is added: the copy then starts at whatever packet
-    /// the demuxer's seek lands on, which is what the old code did for a source without video.
+    /// the demuxer's seek lands on.
     package static func timeline(for source: SourceInfo, range: TimeRange?, streamCopy: Bool,
                                  editList: Bool = false) throws -> (timeline: PlannedTimeline, notes: [String]) {
         let checked = try validate(range, duration: source.duration, path: source.path)

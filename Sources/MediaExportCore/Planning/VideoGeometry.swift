@@ -21,7 +21,7 @@ package struct PixelRect: Sendable, Equatable, Codable {
 /// Rotation and flips are never applied to pixels: they compose into the display matrix, losslessly, so a player
 /// shows the picture as edited (the source's own rotation included).
 ///
-/// Integers are `Int` rather than the old code's `Int32`: a crop the session has not checked yet cannot trap here;
+/// Integers are `Int` rather than FFmpeg's `Int32`: a crop the session has not checked yet cannot trap here;
 /// the FFmpeg layer converts (validated sidecars keep every value within ±65 536).
 package enum VideoGeometry {
     /// A display-space rectangle (after the source's clockwise rotation `sourceClockwise`) as a coded-space rectangle.

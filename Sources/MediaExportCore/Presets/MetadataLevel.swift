@@ -4,7 +4,7 @@ import Foundation
 /// each level drops is `sharingRules` and `noneKeepsStreamKeys` here (and docs/streams.md). Technical properties (codecs, the display
 /// matrix, stream disposition, languages, chapters, the timecode) are never metadata here: every level keeps them.
 public enum MetadataLevel: String, Codable, Sendable, CaseIterable {
-    /// Every tag the output gets today (the default: no change for those who do not ask).
+    /// Every tag the source has (the default: no change for those who do not ask).
     case all
     /// No location in any form, no owner or author names, no serial numbers or unique identifiers of a device or
     /// capture (Apple's `AVMetadataItemFilter.forSharing()`); creation date, make/model/software, title and the

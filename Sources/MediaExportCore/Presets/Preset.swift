@@ -23,7 +23,7 @@ public struct Preset: Codable, Sendable, Equatable {
     /// is chosen from the duration and the audio, encoded in two passes, and the result checked; nil: no limit.
     /// In JSON a number of bytes or a size such as `"16MB"` (see `ByteSize`).
     public var maxFileSize: Int64?
-    /// How much descriptive metadata the output keeps (`MetadataLevel`); nil: `all`, as before (and left out of the
+    /// How much descriptive metadata the output keeps (`MetadataLevel`); nil: `all` (and left out of the
     /// preset's JSON, so that a batch's settings hash stays what it was).
     public var metadata: MetadataLevel?
     /// The metadata level in effect.

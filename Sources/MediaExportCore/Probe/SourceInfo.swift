@@ -11,8 +11,8 @@ package struct SourceInfo: Sendable, Equatable, Codable {
     package var duration: Double?
     /// The container's start time in seconds (0 when unknown): the origin of the source's clock.
     package var startTime: Double
-    /// The file's size in bytes when it was probed. Not in the brief's sketch: the batch estimate of a remux or a
-    /// byte copy is the source size (today's `estimate` reads `MediaInfo.size`), and the planner reads no files.
+    /// The file's size in bytes when it was probed: the batch estimate of a remux or a byte copy is the source size,
+    /// and the planner reads no files.
     package var size: Int64
     /// Every stream, in index order (`streams[i].index == i`).
     package var streams: [SourceStream]

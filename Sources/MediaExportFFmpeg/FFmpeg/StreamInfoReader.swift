@@ -13,7 +13,7 @@ import MediaExportCore
 /// So, for an H.264 stream (`avc1`) of a MOV/MP4 whose single SPS parses and agrees with the sample description's
 /// size, those fields are set from the SPS as FFmpeg 5.1's decoder sets them (`h264_slice.c`, `get_pixel_format`),
 /// and the stream's probe decoder is refused (a `codec_whitelist` of none, its error shifted out of every level).
-/// Any other stream, or any doubt, is decoded as before. Matroska, MPEG-TS, AVI and FLV keep the decode: their
+/// Any other stream, or any doubt, is probed by decoding. Matroska, MPEG-TS, AVI and FLV keep the decode: their
 /// decoding times are derived with that delay.
 enum StreamInfoReader {
     /// `avformat_find_stream_info` on `context`, with the H.264 header read described above. Returns its code.
