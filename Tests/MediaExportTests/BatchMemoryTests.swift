@@ -14,7 +14,7 @@ import Testing
         let item = BatchItem(key: "clip.mov", input: clip, resources: [clip], output: "", route: .transcode, reason: "",
                              duration: nil, sourceBytes: 0, estimatedBytes: nil, created: 0)
         var dictionary: [String: String] = [:]
-        let expected = try BatchPlanner.sources(of: item, hashes: &dictionary)
+        let expected = try BatchPlanner.sources(of: item, cached: { dictionary[$0] }, store: { dictionary[$0] = $1 })
 
         let cache = HashCache(["unrelated|1|2.0": "beef"])
         var asked: [String] = []

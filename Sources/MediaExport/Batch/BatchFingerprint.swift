@@ -8,8 +8,8 @@ extension BatchPlanner {
     static func applyResume(_ item: inout BatchItem, options: BatchOptions, database: [String: ExportDatabase.Row],
                             hashes: inout [String: String]) throws {
         guard !options.force, let row = database[item.key] else { return }
-        let fingerprint = try fingerprintOf(item, hashes: &hashes)
-        let same = row.sourceFingerprint == fingerprint && row.presetHash == options.settingsHash
+        let records = try sources(of: item, cached: { hashes[$0] }, store: { hashes[$0] = $1 })
+        let same = row.sourceFingerprint == fingerprint(of: records) && row.presetHash == options.settingsHash
             && row.versionRequested == options.version.rawValue
         if same && row.status == "completed" {
             if let out = row.outputPath, let size = fileSize(out), size == row.outputSize {
@@ -44,13 +44,8 @@ extension BatchPlanner {
     }
 
     /// Size, modification time and content hash of every resource, reusing hashes of files whose size and time
-    /// did not change (`hashes` is keyed by `path|size|mtime`).
-    static func sources(of item: BatchItem, hashes: inout [String: String]) throws -> [ExportDatabase.SourceRecord] {
-        try sources(of: item, cached: { hashes[$0] }, store: { hashes[$0] = $1 })
-    }
-
-    /// The same, with the hashes looked up and stored one by one: a job asks the run's shared cache for its own
-    /// files only, instead of copying every hash of the run (which grows with the folder).
+    /// did not change (keyed by `path|size|mtime`), looked up and stored one by one: a job asks the run's shared cache
+    /// for its own files only, instead of copying every hash of the run (which grows with the folder).
     static func sources(of item: BatchItem, cached: (String) -> String?,
                         store: (String, String) -> Void) throws -> [ExportDatabase.SourceRecord] {
         try item.resources.map { path in
@@ -63,10 +58,6 @@ extension BatchPlanner {
             if regular { store(cacheKey, sha) }
             return ExportDatabase.SourceRecord(path: path, size: Int64(st.st_size), modified: modified, sha256: sha)
         }
-    }
-
-    static func fingerprintOf(_ item: BatchItem, hashes: inout [String: String]) throws -> String {
-        fingerprint(of: try sources(of: item, hashes: &hashes))
     }
 
     /// One hash over the resources' names, sizes and content hashes.

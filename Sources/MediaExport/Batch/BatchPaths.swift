@@ -24,9 +24,6 @@ extension BatchPlanner {
         return result
     }
 
-    /// The output folder, created, with symlinks resolved.
-    static func canonicalDirectory(_ path: String) throws -> String { try outputRoot(path, create: true) }
-
     /// `mkdir -p` on byte-exact names.
     static func makeDirectories(_ path: String) throws {
         if FileSystem.isDirectory(path) { return }

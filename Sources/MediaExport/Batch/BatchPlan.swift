@@ -32,22 +32,8 @@ public struct BatchItem: Codable, Sendable, Equatable {
     /// The file's export fails before any work: why it does not open as media (`ExportError.description`).
     public var probeFailure: String?
 
-    /// The report's `action` column: `transcode`, `remux`, `copy` or `skip`.
+    /// The report's `action` column: `transcode`, `remux`, `copy` or `skip` (the `planned` record adds it).
     public var action: String { route?.rawValue ?? "skip" }
-
-    private enum ActionKey: String, CodingKey { case action }
-
-    /// Every field, and `action` (the `planned` record's and the report's word for the route).
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(key, forKey: .key); try c.encode(input, forKey: .input); try c.encode(resources, forKey: .resources)
-        try c.encode(output, forKey: .output); try c.encodeIfPresent(route, forKey: .route); try c.encode(reason, forKey: .reason)
-        try c.encodeIfPresent(duration, forKey: .duration); try c.encode(sourceBytes, forKey: .sourceBytes)
-        try c.encodeIfPresent(estimatedBytes, forKey: .estimatedBytes); try c.encode(created, forKey: .created)
-        try c.encodeIfPresent(refusal, forKey: .refusal); try c.encodeIfPresent(probeFailure, forKey: .probeFailure)
-        var a = encoder.container(keyedBy: ActionKey.self)
-        try a.encode(action, forKey: .action)
-    }
 }
 
 /// A batch's plan: the items, what was left out and why, and how many assets the inputs held at all.

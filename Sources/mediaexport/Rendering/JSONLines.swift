@@ -36,25 +36,16 @@ extension BatchEvent {
             shown.output = FileName.display(item.output); shown.resources = item.resources.map(FileName.display)
             shown.reason = FileName.display(item.reason)
             record = try? JSONLine(kind: "planned", payload: shown, asset: shown.key)
+            record?.setPayload("action", .string(item.action))
         case .job(let id, let key, let status): record = try? JSONLine(kind: "job", payload: ["status": status.rawValue], job: id, asset: key)
         case .export(let id, let key, let event):
             record = event.record
             record?.job = id
             record?.asset = key
-        case .finished(let f): record = try? JSONLine(kind: "batchFinished", payload: FinishedRecord(f))
+        case .finished(let f):
+            record = try? JSONLine(kind: "batchFinished", payload: f)
+            record?.setPayload("exitCode", .number(Double(ExitStatus.code(for: f.outcome))))
         }
         return record?.shown ?? ""
-    }
-}
-
-/// The `batchFinished` payload as written: the library's, plus the tool's exit code.
-private struct FinishedRecord: Encodable {
-    var finished: BatchEvent.BatchFinished
-    init(_ f: BatchEvent.BatchFinished) { finished = f }
-    private enum Keys: String, CodingKey { case exitCode }
-    func encode(to encoder: Encoder) throws {
-        try finished.encode(to: encoder)
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(ExitStatus.code(for: finished.outcome), forKey: .exitCode)
     }
 }
