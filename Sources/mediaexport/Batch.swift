@@ -148,13 +148,12 @@ struct Batch: ToolCommand {
 
     /// The batch options these arguments make: the shared export options as every job's request.
     func batchOptions() throws -> BatchOptions {
-        var template = try exportOptions.request(input: "", output: "", catalog: PresetCatalog.builtIn())
-        template.policy = policy
-        var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: template.preset, jobs: jobs, policy: policy, dryRun: dryRun,
-                                   media: media, minDuration: minDuration, maxDuration: maxDuration, include: include, exclude: exclude,
-                                   sort: sort, retryFailed: retryFailed, force: force, shard: try resolvedShard())
+        let template = try exportOptions.request(input: "", output: "", catalog: PresetCatalog.builtIn())
+        var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: template.preset, jobs: jobs, dryRun: dryRun)
         options.request = template
-        (options.thumbnails, options.wait, options.overwrite) = (thumbnails, wait, overwrite)
+        (options.policy, options.media, options.minDuration, options.maxDuration) = (policy, media, minDuration, maxDuration)
+        (options.include, options.exclude, options.sort, options.shard) = (include, exclude, sort, try resolvedShard())
+        (options.retryFailed, options.force, options.thumbnails, options.wait, options.overwrite) = (retryFailed, force, thumbnails, wait, overwrite)
         return options
     }
 
@@ -208,7 +207,7 @@ struct Report: ParsableCommand {
             }
             try BatchReport.write(merged.rows, ignored: merged.ignored, to: out)
             printLine(BatchRenderer.summary(BatchCounts(merged.rows)))
-            if let ignored = BatchRenderer.ignoredSummary(merged.ignored) { printHuman(ignored) }
+            if let ignored = IgnoredFile.summary(merged.ignored) { printHuman(ignored) }
         }
     }
 }

@@ -31,9 +31,7 @@ extension Formats: JSONOutputCommand {}
 /// `message`, `stage`, `path`, `exitCode`) under the command's kind.
 enum FailureRecord {
     /// The record for a command line that does not parse: error `usage`, exit 64, ArgumentParser's first line.
-    static func usage(kind: String, message: String) -> String {
-        record(kind: kind, error: ExportError.usage(reason: message))
-    }
+    static func usage(kind: String, message: String) -> String { record(kind: kind, error: .usage(reason: message)) }
 
     /// The record for `error`, or nil when the command already ended with its own final record (an `ExitCode`: a
     /// batch or regress run that finished and exits non-zero).
@@ -44,7 +42,7 @@ enum FailureRecord {
         case let e as BatchError:
             let payload: [String: JSONValue] = ["error": .string("batchRefused"), "message": .string(e.description), "stage": .string("write"),
                                                 "exitCode": .number(Double(e.exitCode))]
-            return record(kind: kind, payload: .object(payload))
+            return JSONLine.shown(kind, JSONValue.object(payload))
         default:
             return record(kind: kind, error: ExportError.usage(reason: MediaExportCommand.usageLine(for: error)))
         }
@@ -53,10 +51,6 @@ enum FailureRecord {
     private static func record(kind: String, error: ExportError) -> String {
         var line = ExportEvent.failed(.init(error)).line
         line.setPayload("exitCode", .number(Double(SignalCancellation.exitCode(for: error.exitCode))))  // a cancellation exits as its signal
-        return record(kind: kind, payload: line.payload)
-    }
-
-    private static func record(kind: String, payload: JSONValue) -> String {
-        JSONLine.shown(kind, payload)
+        return JSONLine.shown(kind, line.payload)
     }
 }

@@ -104,20 +104,26 @@ func printLine(_ line: String) {
 /// cancelled as if by SIGPIPE (`SignalCancellation.outputClosed`).
 func writeAll(_ fd: Int32, _ text: String) {
     if OutputStreams.isClosed(fd) { return }
+    if !writeFully(fd, text) && errno == EPIPE {
+        OutputStreams.markClosed(fd)
+        SignalCancellation.outputClosed()
+    }
+}
+
+/// Writes all of `text` to `fd` with write(2), retrying short writes and EINTR; false when a write failed (`errno`
+/// says why). Progress drawing calls it directly (FileHandle.write traps when the reader has gone; a lost line is no
+/// reason to crash).
+@discardableResult
+func writeFully(_ fd: Int32, _ text: String) -> Bool {
     var bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            if errno == EPIPE {
-                OutputStreams.markClosed(fd)
-                SignalCancellation.outputClosed()
-            }
-            return
-        }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return false }
         offset += n
     }
+    return true
 }
 
 /// Which of stdout and stderr lost their reader.

@@ -114,27 +114,19 @@ extension BatchRunner {
             rows[i].reason += "; the same content as \(key): its output would be linked, not exported again"
         }
         for (i, item) in items.enumerated() where item.route != nil {
-            // A file that does not open as media fails its export: the run's failure, said now.
-            if let failure = item.probeFailure {
-                rows[i].status = BatchRowStatus.failed
-                rows[i].error = failure
-                rows[i].output = nil
-                continue
-            }
-            // A request the plan refuses for this file fails its export before any work: said now, as the run will.
-            if let refusal = item.refusal {
-                rows[i].status = BatchRowStatus.failed
-                rows[i].error = ExportError.noUsableStreams(path: item.input, reason: refusal).description
-                rows[i].output = nil
-                continue
-            }
-            do { _ = try BatchOutputs.mayReplace(item.output, previous: previous[item.key], overwrite: options.overwrite) } catch {
-                rows[i].status = BatchRowStatus.failed
-                rows[i].error = "\(error)"
-                rows[i].output = nil
-            }
+            guard let error = runFailure(of: item, previous: previous[item.key]) else { continue }
+            (rows[i].status, rows[i].error, rows[i].output) = (BatchRowStatus.failed, error, nil)
         }
         return rows
+    }
+
+    /// Why the run will fail `item`'s export before any work, if it will: a file that does not open as media, a
+    /// request the plan refuses for this file, a foreign file at its output path.
+    private func runFailure(of item: BatchItem, previous: ExportDatabase.Row?) -> String? {
+        if let failure = item.probeFailure { return failure }
+        if let refusal = item.refusal { return ExportError.noUsableStreams(path: item.input, reason: refusal).description }
+        do { _ = try BatchOutputs.mayReplace(item.output, previous: previous, overwrite: options.overwrite) } catch { return "\(error)" }
+        return nil
     }
 
     /// Gives each duplicate (item index → its original's key) its original's output, once the exports are done:

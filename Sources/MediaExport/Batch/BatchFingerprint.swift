@@ -12,7 +12,7 @@ extension BatchPlanner {
         let same = row.sourceFingerprint == fingerprint(of: records) && row.presetHash == options.settingsHash
             && row.versionRequested == options.version.rawValue
         if same && row.status == "completed" {
-            if let out = row.outputPath, let size = fileSize(out), size == row.outputSize {
+            if let out = row.outputPath, let size = FileSystem.size(out), size == row.outputSize {
                 item.route = nil
                 item.reason = "unchanged since the last run"
             } else {

@@ -56,21 +56,21 @@ public struct BatchOptions: Codable, Sendable {
     /// Plan and estimate only; export nothing (`--dry-run`).
     public var dryRun: Bool
     /// Which assets to take: video, audio or all (`--media`).
-    public var media: MediaFilter
+    public var media: MediaFilter = .all
     /// Leave out assets shorter than this many seconds; nil: no minimum.
     public var minDuration: Double?
     /// Leave out assets longer than this many seconds; nil: no maximum.
     public var maxDuration: Double?
     /// Glob patterns on the asset key; when not empty, only assets matching one are taken (`--include`).
-    public var include: [String]
+    public var include: [String] = []
     /// Glob patterns on the asset key; assets matching any are left out (`--exclude`).
-    public var exclude: [String]
+    public var exclude: [String] = []
     /// The order of the work: by name or by creation time (`--sort`).
-    public var sort: SortOrder
+    public var sort: SortOrder = .name
     /// Export again assets that failed in an earlier run with the same source and preset (otherwise they are skipped).
-    public var retryFailed: Bool
+    public var retryFailed = false
     /// Ignore the export database and redo every asset, even unchanged completed ones (`--force`).
-    public var force: Bool
+    public var force = false
     /// Take only this shard of the assets (`--shard K/N`); nil: all of them.
     public var shard: Shard?
     /// Write a poster frame (`NAME.jpg`) next to each output.
@@ -81,20 +81,15 @@ public struct BatchOptions: Codable, Sendable {
     /// and a changed asset replace only the outputs the export database records (same path, size and SHA-256).
     public var overwrite = false
 
-    /// Creates options with the defaults of the `batch` command: every job exports with `preset` and the other
-    /// settings of `request` at their defaults.
+    /// Creates options with the defaults of the `batch` command: every job exports with `preset` under `policy` (by
+    /// default `needed`: assets that already fit are remuxed or copied), the other settings of `request` at their defaults.
     public init(inputs: [String], outputDirectory: String, preset: Preset, jobs: Int = BatchOptions.defaultJobs, policy: Policy = .needed,
-                dryRun: Bool = false, media: MediaFilter = .all, minDuration: Double? = nil, maxDuration: Double? = nil,
-                include: [String] = [], exclude: [String] = [], sort: SortOrder = .name,
-                retryFailed: Bool = false, force: Bool = false, shard: Shard? = nil) {
-        self.inputs = inputs; self.outputDirectory = outputDirectory; self.request = ExportRequest(input: "", output: "", preset: preset)
-        self.request.policy = policy  // assets that already fit are remuxed or copied (`ExportPlanner.start`)
-        self.jobs = max(1, jobs); self.dryRun = dryRun; self.media = media; self.minDuration = minDuration
-        self.maxDuration = maxDuration; self.include = include; self.exclude = exclude; self.sort = sort; self.retryFailed = retryFailed
-        self.force = force; self.shard = shard
+                dryRun: Bool = false) {
+        (self.inputs, self.outputDirectory, self.jobs, self.dryRun) = (inputs, outputDirectory, max(1, jobs), dryRun)
+        request = ExportRequest(input: "", output: "", preset: preset)
+        request.policy = policy
     }
 
-    /// An export setting of `request`, read and written through: `options.preset`, `options.threads` …
     /// The export request of one asset: the template's, with the asset's input and output.
     func request(input: String, output: String) -> ExportRequest {
         var request = self.request
@@ -102,6 +97,7 @@ public struct BatchOptions: Codable, Sendable {
         return request
     }
 
+    /// An export setting of `request`, read and written through: `options.preset`, `options.threads` …
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ExportRequest, Value>) -> Value {
         get { request[keyPath: keyPath] }
         set { request[keyPath: keyPath] = newValue }

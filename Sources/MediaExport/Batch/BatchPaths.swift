@@ -46,6 +46,4 @@ extension BatchPlanner {
         let p = FileName.cString(pattern)
         return fnmatch(p, FileName.cString(path), caseFold) == 0 || fnmatch(p, FileName.cString(PathName.lastComponent(path)), caseFold) == 0
     }
-
-    static func fileSize(_ path: String) -> Int64? { FileSystem.size(path) }
 }

@@ -28,10 +28,6 @@ final class BatchRenderer: Sendable {
         "\(counts.failed) failed" + (counts.failedAssets.isEmpty ? "" : " (" + counts.failedAssets.map(FileName.display).joined(separator: ", ") + ")")
     }
 
-    /// The files of the inputs not exported as assets of their own, counted by reason
-    /// (`4 files are not exported as an asset of their own: 2 not media (a.txt, b.xyz), 1 sidecar, 1 hidden`); nil for none.
-    static func ignoredSummary(_ ignored: [IgnoredFile]) -> String? { IgnoredFile.summary(ignored) }
-
     /// The dry-run summary: how many assets each action.
     static func planSummary(_ rows: [BatchReportRow]) -> String {
         let counts = Dictionary(grouping: rows, by: \.action).mapValues(\.count)
@@ -76,7 +72,7 @@ private struct Canvas {
             case .completed, .failed, .cancelled:
                 running[id] = nil
                 done += 1
-                if mode == .lines { write("[\(done)/\(total)] \(status.rawValue): \(TerminalText.escaped(key))\n") }
+                if mode == .lines { writeFully(2, "[\(done)/\(total)] \(status.rawValue): \(TerminalText.escaped(key))\n") }
             default: break
             }
             if mode == .bar { draw(force: true) }
@@ -103,24 +99,12 @@ private struct Canvas {
             lines.append(String(format: "  job %d %3d%%  ", id, Int(job.fraction * 100)) + TerminalText.escaped(job.key))
         }
         clear()
-        write(lines.joined(separator: "\n") + "\n")
+        writeFully(2, lines.joined(separator: "\n") + "\n")
         drawnLines = lines.count
     }
 
     private mutating func clear() {
-        if drawnLines > 0 { write("\u{1B}[\(drawnLines)A\u{1B}[J") }
+        if drawnLines > 0 { writeFully(2, "\u{1B}[\(drawnLines)A\u{1B}[J") }
         drawnLines = 0
-    }
-
-    /// write(2) in a loop: FileHandle.write traps when the reader has gone (EPIPE); a lost line is no reason to crash.
-    private func write(_ s: String) {
-        var bytes = Array(s.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Foundation.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
-        }
     }
 }

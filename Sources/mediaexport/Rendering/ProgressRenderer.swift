@@ -62,16 +62,16 @@ final class ProgressRenderer: Sendable {
             state.recent.append((p.elapsed, p.fraction))
             state.recent.removeAll { p.elapsed - $0.elapsed > ProgressRenderer.etaWindow }
             p.eta = ProgressRenderer.smoothedETA(state.recent)
-            write("\r" + ProgressRenderer.bar(p, columns: columns) + "\u{1B}[K")
+            writeFully(fd, "\r" + ProgressRenderer.bar(p, columns: columns) + "\u{1B}[K")
             state.drawn = true
         case (.lines, .progress(let p)):
             let decile = Int(p.fraction * 10)
             if decile > state.lastDecile {
                 state.lastDecile = decile
-                write(ProgressRenderer.line(p) + "\n")
+                writeFully(fd, ProgressRenderer.line(p) + "\n")
             }
         case (.bar, _) where event.isFinal:
-            if state.drawn { write("\r\u{1B}[K") }
+            if state.drawn { writeFully(fd, "\r\u{1B}[K") }
         default:
             return
         }
@@ -107,16 +107,6 @@ final class ProgressRenderer: Sendable {
     static func clock(_ seconds: Double) -> String {
         let s = Int(saturating: seconds.rounded())  // an ETA from a file claiming a duration of 1e21 s
         return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
-    }
-
-    private func write(_ s: String) {
-        var bytes = Array(s.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { return }
-            offset += n
-        }
     }
 }
 
