@@ -42,8 +42,6 @@ struct TimeArgument: ExpressibleByArgument, Equatable {
         }
         return sign * total
     }
-
-    static var defaultCompletionKind: CompletionKind { .default }
 }
 
 /// The tool's side of swift-log: the library's log (and FFmpeg's lines) on stderr with `--verbose`; otherwise nothing,

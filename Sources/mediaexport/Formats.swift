@@ -23,12 +23,7 @@ struct Formats: ToolCommand {
     var json = false
 
     func perform() throws {
-        let catalog = FormatCatalog.current()
-        if json {
-            try printJSON(catalog)
-        } else {
-            printLine(FormatTable.render(catalog, all: all))
-        }
+        try printJSON(FormatCatalog.current(), or: { FormatTable.render($0, all: all) }, json: json)
     }
 }
 

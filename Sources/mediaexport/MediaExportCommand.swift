@@ -139,3 +139,8 @@ func printJSON<T: Encodable>(_ value: T, pretty: Bool = true) throws {
     encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
     printLine(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
+
+/// `value` as pretty JSON with `--json`, else as `text` renders it for people (probe, resources, formats).
+func printJSON<T: Encodable>(_ value: T, or text: (T) -> String, json: Bool) throws {
+    if json { try printJSON(value) } else { printLine(text(value)) }
+}

@@ -20,11 +20,6 @@ struct Probe: ToolCommand {
 
     func perform() throws {
         ToolProcess.quietFFmpegLog()
-        let info = try MediaFileProbe.probe(path: file)
-        if json {
-            try printJSON(info)
-        } else {
-            printLine(ProbeReport.render(info))
-        }
+        try printJSON(try MediaFileProbe.probe(path: file), or: ProbeReport.render, json: json)
     }
 }

@@ -24,11 +24,6 @@ struct Resources: ToolCommand {
     var json = false
 
     func perform() throws {
-        let asset = try Asset.discover(from: file).describingAdjustments()
-        if json {
-            try printJSON(asset)
-        } else {
-            printLine(ResourceTable.render(asset))
-        }
+        try printJSON(try Asset.discover(from: file).describingAdjustments(), or: ResourceTable.render, json: json)
     }
 }

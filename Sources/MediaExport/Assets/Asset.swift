@@ -114,17 +114,11 @@ public struct Asset: Codable, Sendable, Equatable {
     }
 }
 
-
-
 extension AdjustmentInfo {
     /// Reads an `.AAE` (XML or binary property list) of at most `UntrustedFile.maxBytes`, and decodes its
     /// `adjustmentData` (inflated with zlib to at most 4 MB).
     public static func load(path: String) throws -> AdjustmentInfo {
-        let data: Data
-        do { data = try UntrustedFile.read(path, kind: ".AAE files") } catch let refusal as UntrustedFile.Refusal {
-            throw ExportError.invalidSidecar(path: path, field: refusal.field, reason: refusal.reason)
-        }
-        return try parse(data, path: path)
+        try parse(try UntrustedFile.read(path, kind: ".AAE files", invalid: ExportError.invalidSidecar), path: path)
     }
 
     /// Parses an `.AAE`'s bytes with zlib as the inflater; `path` names the file in errors.

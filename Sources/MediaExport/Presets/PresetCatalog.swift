@@ -134,11 +134,7 @@ public struct PresetCatalog: Sendable {
     public static func load(file: URL) throws -> Preset {
         let path = file.path
         if !FileSystem.exists(path) { throw ExportError.presetNotFound(name: path, known: []) }
-        let data: Data
-        do { data = try UntrustedFile.read(path, kind: "preset files") } catch let refusal as UntrustedFile.Refusal {
-            throw ExportError.invalidPreset(path: path, field: refusal.field, reason: refusal.reason)
-        }
-        return try parse(data, path: path)
+        return try parse(try UntrustedFile.read(path, kind: "preset files", invalid: ExportError.invalidPreset), path: path)
     }
 
     /// Parses and validates a preset file's bytes; `path` names it in errors (`ExportError.invalidPreset`).
