@@ -173,7 +173,7 @@ import MediaExport
     @Test func libraryProbeIsTheTools() throws {
         let path = TestSupport.fixture("hdr-hlg.mov")
         #expect(try MediaFileProbe.probe(path: path) == MediaProbe.probe(path: path))
-        #expect(MediaFileProbe.isAllowedContainer("mov,mp4,m4a,3gp,3g2,mj2") && !MediaFileProbe.isAllowedContainer("hls"))
+        #expect(InputFormats.isAllowed("mov,mp4,m4a,3gp,3g2,mj2") && !InputFormats.isAllowed("hls"))
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let list = dir.appendingPathComponent("list.mp4").path

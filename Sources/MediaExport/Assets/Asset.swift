@@ -2,7 +2,6 @@ import Foundation
 import MediaExportCore
 import MediaExportFFmpeg
 
-
 /// One file of an asset.
 public struct Resource: Codable, Sendable, Equatable {
     /// What role the file plays in the asset (original, rendered edit, sidecar …).

@@ -216,24 +216,18 @@ public enum BatchReport {
         }
     }
 
-    /// Combines the reports of several shards: every row once, sorted by key; a key in two reports keeps the
-    /// row whose output is there (`exported`, `unchanged`, `duplicate`, or an older report's `completed`), else the later one.
-    public static func merge(_ reports: [[BatchReportRow]]) -> [BatchReportRow] {
-        var byKey: [String: BatchReportRow] = [:]
-        for rows in reports {
-            for row in rows {
-                let delivered = { (r: BatchReportRow) in BatchRowStatus.delivered(BatchRowStatus.current(r.status, error: r.error)) }
-                if let existing = byKey[row.key], delivered(existing), !delivered(row) { continue }
-                byKey[row.key] = row
-            }
-        }
-        return byKey.values.sorted { $0.key < $1.key }
-    }
-
-    /// Combines whole reports: the rows as `merge(_:)` does, and each ignored file once — without the files a
-    /// shard left to another (`notInShard`) that another planned or ignored for a reason of its own.
+    /// Combines the reports of several shards: every row once, sorted by key (a key in two reports keeps the row
+    /// whose output is there — `exported`, `unchanged`, `duplicate`, or an older report's `completed` — else the later
+    /// one), and each ignored file once, without the files a shard left to another (`notInShard`) that another
+    /// planned or ignored for a reason of its own.
     public static func merge(documents: [BatchReportDocument]) -> BatchReportDocument {
-        let rows = merge(documents.map(\.rows))
+        var byKey: [String: BatchReportRow] = [:]
+        let delivered = { (r: BatchReportRow) in BatchRowStatus.delivered(BatchRowStatus.current(r.status, error: r.error)) }
+        for row in documents.flatMap(\.rows) {
+            if let existing = byKey[row.key], delivered(existing), !delivered(row) { continue }
+            byKey[row.key] = row
+        }
+        let rows = byKey.values.sorted { $0.key < $1.key }
         let planned = Set(rows.map(\.input))
         var byPath: [String: IgnoredFile] = [:], order: [String] = []
         for file in documents.flatMap(\.ignored) where !planned.contains(file.path) {

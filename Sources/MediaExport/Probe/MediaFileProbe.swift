@@ -8,9 +8,6 @@ import MediaExportFFmpeg
 public enum MediaFileProbe {
     /// Probes the file at `path`. Throws `ExportError` (`inputUnreadable`, `notMedia`, ...).
     public static func probe(path: String) throws -> MediaInfo { try MediaProbe.probe(path: path) }
-
-    /// Whether `container` (libavformat's name, `MediaInfo.container`) is a demuxer inputs may be opened with.
-    public static func isAllowedContainer(_ container: String) -> Bool { InputFormats.isAllowed(container) }
 }
 
 extension FormatCatalog {
