@@ -110,22 +110,6 @@ func writeAll(_ fd: Int32, _ text: String) {
     }
 }
 
-/// Writes all of `text` to `fd` with write(2), retrying short writes and EINTR; false when a write failed (`errno`
-/// says why). Progress drawing calls it directly (FileHandle.write traps when the reader has gone; a lost line is no
-/// reason to crash).
-@discardableResult
-func writeFully(_ fd: Int32, _ text: String) -> Bool {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return false }
-        offset += n
-    }
-    return true
-}
-
 /// Which of stdout and stderr lost their reader.
 enum OutputStreams {
     private static let closed = LockedBox<Set<Int32>>([])

@@ -141,8 +141,8 @@ struct PlannerAgreementTests {
         for preset in [try TestSupport.preset("low"), mkv] {
             let out = dir.appendingPathComponent("out-\(preset.name)")
             var hashes: [String: String] = [:]
-            let items = try BatchPlanner.plan(BatchOptions(inputs: [inputs.path], outputDirectory: out.path, preset: preset, policy: .needed),
-                                              hashes: &hashes)
+            let items = try BatchPlanner.makePlan(BatchOptions(inputs: [inputs.path], outputDirectory: out.path, preset: preset, policy: .needed),
+                                                  hashes: &hashes).items
             #expect(items.count == 3)
             for item in items {
                 #expect(item.route == expected[preset.name]?[item.key], "\(preset.name) \(item.key): \(item.reason)")

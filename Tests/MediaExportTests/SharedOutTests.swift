@@ -69,9 +69,9 @@ import Testing
     }
 
     @Test func stateFileNamesByShard() {
-        #expect(BatchStateFiles.databaseName(nil) == ".mediaexport.sqlite" && BatchStateFiles.lockName(nil) == ".mediaexport.lock")
-        #expect(BatchStateFiles.databaseName(Shard(index: 2, count: 3)) == ".mediaexport.shard-2-of-3.sqlite")
-        #expect(BatchStateFiles.lockName(Shard(index: 0, count: 12)) == ".mediaexport.shard-0-of-12.lock")
+        #expect(BatchStateFiles.name(nil, ".sqlite") == ExportDatabase.fileName && BatchStateFiles.name(nil, ".lock") == BatchLock.fileName)
+        #expect(BatchStateFiles.name(Shard(index: 2, count: 3), ".sqlite") == ".mediaexport.shard-2-of-3.sqlite")
+        #expect(BatchStateFiles.name(Shard(index: 0, count: 12), ".lock") == ".mediaexport.shard-0-of-12.lock")
         #expect(BatchStateFiles.layout(ofName: ".mediaexport.shard-2-of-3.sqlite", suffix: ".sqlite") == .some(Shard(index: 2, count: 3)))
         #expect(BatchStateFiles.layout(ofName: ".mediaexport.sqlite", suffix: ".sqlite") == .some(nil))
         for other in [".mediaexport.shard-3-of-3.sqlite", ".mediaexport.shard-01-of-3.sqlite", ".mediaexport.sqlite-wal",

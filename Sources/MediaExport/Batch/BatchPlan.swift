@@ -60,12 +60,6 @@ public struct BatchPlan: Sendable {
 /// media. Only obvious non-media (`.txt`, `.json`, `.pdf` …), stills and sidecars are told by name. A file under
 /// a media name (`.mov`, `.ogv` …) that does not open is planned, so its failure is reported.
 public enum BatchPlanner {
-    /// Files and folders → planned items. `database` rows make unchanged assets `skip`.
-    public static func plan(_ options: BatchOptions, database: [String: ExportDatabase.Row] = [:],
-                            hashes: inout [String: String]) throws -> [BatchItem] {
-        try makePlan(options, database: database, hashes: &hashes).items
-    }
-
     /// An asset met in the inputs, with where its output goes (relative to the output folder).
     struct Met {
         var root: BatchScan.Root
@@ -75,8 +69,8 @@ public enum BatchPlanner {
         var output: String
     }
 
-    /// Files and folders → the plan, with notes on what was left out. An asset reached twice (a file given twice,
-    /// or reached through a symlink) is planned once, the first time, with a note.
+    /// Files and folders → the plan, with notes on what was left out; `database` rows make unchanged assets `skip`.
+    /// An asset reached twice (a file given twice, or reached through a symlink) is planned once, the first time, with a note.
     public static func makePlan(_ options: BatchOptions, database: [String: ExportDatabase.Row] = [:],
                                 hashes: inout [String: String]) throws -> BatchPlan {
         let outRoot = try outputRoot(options.outputDirectory, create: false)

@@ -187,7 +187,7 @@ public final class BatchRunner: Sendable {
     private func lockFolder(_ outRoot: String) throws -> (BatchLock?, [String]) {
         let waitNotes = LockedBox<[String]>([])
         let folderLock = options.dryRun ? nil : try BatchLock.acquire(
-            directory: outRoot, fileName: BatchStateFiles.lockName(options.shard), wait: options.wait, isCancelled: { self.isCancelled },
+            directory: outRoot, fileName: BatchStateFiles.name(options.shard, ".lock"), wait: options.wait, isCancelled: { self.isCancelled },
             onWait: { holder in
                 let text = BatchError.locked(directory: outRoot, holder: holder).description
                     .replacingOccurrences(of: "; use --wait to wait for it", with: "; waiting for it")

@@ -11,14 +11,10 @@ import Glibc
 /// Two layouts in one folder (a plain run and shards, or shards of two counts) would own some assets twice:
 /// `checkLayout` refuses that.
 enum BatchStateFiles {
-    /// The export database's file name for this shard (nil: a run without `--shard`).
-    static func databaseName(_ shard: BatchOptions.Shard?) -> String {
-        shard.map { ".mediaexport.shard-\($0.index)-of-\($0.count).sqlite" } ?? ExportDatabase.fileName
-    }
-
-    /// The lock's file name for this shard (nil: a run without `--shard`).
-    static func lockName(_ shard: BatchOptions.Shard?) -> String {
-        shard.map { ".mediaexport.shard-\($0.index)-of-\($0.count).lock" } ?? BatchLock.fileName
+    /// The name of this shard's state file ending in `suffix`, `.sqlite` (the export database) or `.lock` (nil: a run
+    /// without `--shard`, whose files are `ExportDatabase.fileName` and `BatchLock.fileName`).
+    static func name(_ shard: BatchOptions.Shard?, _ suffix: String) -> String {
+        ".mediaexport" + (shard.map { ".shard-\($0.index)-of-\($0.count)" } ?? "") + suffix
     }
 
     /// The layout a state file's name belongs to: `.some(nil)` for the plain run's, `.some(shard)` for a shard's,
@@ -53,7 +49,7 @@ enum BatchStateFiles {
     /// a live PID here). Leaving leftovers costs nothing; removing another host's live file would (see docs/batch.md).
     static func maySweep(_ directory: String, shard: BatchOptions.Shard?) -> Bool {
         guard let shard else { return true }
-        let own = lockName(shard)
+        let own = name(shard, ".lock")
         for name in FileSystem.contents(ofDirectory: directory) ?? [] where name != own {
             let path = PathName.join(directory, name)
             guard layout(ofName: name, suffix: ".lock") != nil else { continue }
@@ -71,7 +67,7 @@ enum BatchStateFiles {
     /// starting at once into one folder both find the other's database, and a database made by this run is removed
     /// again before the error, so at most one layout goes on.
     static func openDatabase(in root: String, options: BatchOptions) throws -> ExportDatabase? {
-        let path = PathName.join(root, databaseName(options.shard))
+        let path = PathName.join(root, name(options.shard, ".sqlite"))
         let existed = FileSystem.exists(path)
         if options.dryRun { return existed ? try ExportDatabase(path: path, readOnly: true) : nil }
         let database = try ExportDatabase(path: path, rollbackJournal: options.shard != nil)

@@ -153,23 +153,16 @@ public enum BaselineComparison {
         return out + exact("timestampsIncreasing", actual.timestampsIncreasing, base.timestampsIncreasing)
     }
 
+    /// PSNR (`12.345 dB`) and SSIM (`0.98765`) may drop below the baseline's by their tolerance, no further.
     private static func quality(_ actual: MediaExportCore.Measurement, _ base: MediaExportCore.Measurement, _ t: Tolerances) -> [Difference] {
-        var out: [Difference] = []
-        if let b = base.psnr {
-            let drop = t.psnrDrop ?? 0.5
-            if (actual.psnr ?? -Double.infinity) < b - drop {
-                out.append(Difference(property: "psnr", baseline: String(format: "%.3f dB", b),
-                                      actual: actual.psnr.map { String(format: "%.3f dB (may drop %.2f dB)", $0, drop) } ?? "not measured"))
-            }
+        func dropped(_ name: String, _ a: Double?, _ b: Double?, by drop: Double, digits: Int, unit: String) -> [Difference] {
+            guard let b, (a ?? -Double.infinity) < b - drop else { return [] }
+            let shown = { (x: Double, digits: Int) in String(format: "%.\(digits)f", x) + unit }
+            return [Difference(property: name, baseline: shown(b, digits),
+                               actual: a.map { shown($0, digits) + " (may drop \(shown(drop, digits - 1)))" } ?? "not measured")]
         }
-        if let b = base.ssim {
-            let drop = t.ssimDrop ?? 0.005
-            if (actual.ssim ?? -Double.infinity) < b - drop {
-                out.append(Difference(property: "ssim", baseline: String(format: "%.5f", b),
-                                      actual: actual.ssim.map { String(format: "%.5f (may drop %.4f)", $0, drop) } ?? "not measured"))
-            }
-        }
-        return out
+        return dropped("psnr", actual.psnr, base.psnr, by: t.psnrDrop ?? 0.5, digits: 3, unit: " dB")
+            + dropped("ssim", actual.ssim, base.ssim, by: t.ssimDrop ?? 0.005, digits: 5, unit: "")
     }
 
     private static func size(_ actual: MediaExportCore.Measurement, _ base: MediaExportCore.Measurement, _ t: Tolerances) -> [Difference] {
