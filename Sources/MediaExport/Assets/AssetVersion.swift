@@ -20,12 +20,10 @@ struct VersionSelection {
 /// another video that merely shares its base name. The report's `reason` says which, and carries the asset's
 /// notes (a rendered edit or sidecar that could be several assets' and was given to none).
 enum VersionResolver {
-    static func select(input: String, version: AssetVersion, editsPath: String?, requireCurrent: Bool) throws -> VersionSelection {
-        try select(asset: try Asset.discover(from: input), input: input, version: version, editsPath: editsPath, requireCurrent: requireCurrent)
-    }
-
-    /// Chooses within an asset already discovered (the batch planner groups whole folders at once).
-    static func select(asset: Asset, input: String, version: AssetVersion, editsPath: String?, requireCurrent: Bool) throws -> VersionSelection {
+    /// Chooses within the asset of `input`, or `asset` when it is already discovered (the batch planner groups whole
+    /// folders at once).
+    static func select(asset: Asset? = nil, input: String, version: AssetVersion, editsPath: String?, requireCurrent: Bool) throws -> VersionSelection {
+        let asset = try asset ?? Asset.discover(from: input)
         let name = { (p: String) in PathName.lastComponent(p) }
         let choice = Choice(asset: asset, requested: version, told: asset.notes.map { "; " + $0 }.joined())
         guard let original = asset.original ?? asset.renderedEdit else {
