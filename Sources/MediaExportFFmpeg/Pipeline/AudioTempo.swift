@@ -8,77 +8,35 @@ import MediaExportCore
 /// `atempo` gives short (its first and last half-windows, about 0.1 s) with silence to the region's exact length,
 /// so audio and video stay in step after every region.
 final class AudioTempo {
-    private var graph: UnsafeMutablePointer<AVFilterGraph>?
-    private let source: UnsafeMutablePointer<AVFilterContext>
-    private let sink: UnsafeMutablePointer<AVFilterContext>
-    private let path: String
-    private(set) var flushed = false
+    private let graph: FilterGraph
     /// Samples given in and taken out so far.
     private(set) var samplesIn = 0
     private(set) var samplesOut = 0
 
     /// Builds the graph for frames like `first` (sample format, rate and channel layout).
     init(first: UnsafeMutablePointer<AVFrame>, slowRate: Double, path: String) throws {
-        self.path = path
-        let factors = SlowMotion.tempoFactors(slowRate)
-        guard let g = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
-        graph = g
-        func fail(_ code: Int32, _ what: String) -> ExportError {
-            var gg: UnsafeMutablePointer<AVFilterGraph>? = g
-            avfilter_graph_free(&gg)
-            return ExportError.ffmpeg(stage: .filter, path: path, code: code, message: "\(what): \(ffmpegMessage(code))")
-        }
         let f = first.pointee
         var layout = [CChar](repeating: 0, count: 128)
         var chLayout = f.ch_layout
         if av_channel_layout_describe(&chLayout, &layout, layout.count) < 0 { layout = Array("mono".utf8CString) }
         let format = av_get_sample_fmt_name(AVSampleFormat(rawValue: f.format)).map { String(cString: $0) } ?? "fltp"
         let args = "time_base=1/\(f.sample_rate):sample_rate=\(f.sample_rate):sample_fmt=\(format):channel_layout=\(cText(layout))"
-        var src: UnsafeMutablePointer<AVFilterContext>? = nil
-        var code = avfilter_graph_create_filter(&src, avfilter_get_by_name("abuffer"), "in", args, nil, g)
-        if code < 0 { throw fail(code, "creating the audio tempo input") }
-        var previous = src!
-        for (i, factor) in factors.enumerated() {
-            var ctx: UnsafeMutablePointer<AVFilterContext>? = nil
-            code = avfilter_graph_create_filter(&ctx, avfilter_get_by_name("atempo"), "tempo\(i)", "tempo=\(factor)", nil, g)
-            if code < 0 { throw fail(code, "creating atempo") }
-            code = avfilter_link(previous, 0, ctx, 0)
-            if code < 0 { throw fail(code, "linking atempo") }
-            previous = ctx!
-        }
-        var out: UnsafeMutablePointer<AVFilterContext>? = nil
-        code = avfilter_graph_create_filter(&out, avfilter_get_by_name("abuffersink"), "out", nil, nil, g)
-        if code < 0 { throw fail(code, "creating the audio tempo output") }
-        code = avfilter_link(previous, 0, out, 0)
-        if code < 0 { throw fail(code, "linking the audio tempo output") }
-        code = avfilter_graph_config(g, nil)
-        if code < 0 { throw fail(code, "configuring the audio tempo graph") }
-        source = src!
-        sink = out!
+        let tempos = SlowMotion.tempoFactors(slowRate).map { "atempo=\($0)" }.joined(separator: ",")
+        graph = try FilterGraph(description: tempos, input: ("abuffer", args), output: "abuffersink", path: path)
     }
-
-    deinit { avfilter_graph_free(&graph) }
 
     /// Gives the graph a frame (its buffers move in).
     func push(_ frame: Frame) throws {
         samplesIn += Int(frame.pointer.pointee.nb_samples)
-        let code = av_buffersrc_add_frame_flags(source, frame.pointer, 0)
-        if code < 0 { try check(code, .filter, path, "slowing audio") }
+        try graph.push(frame)
     }
 
     /// End of stream: the graph gives up what it holds.
-    func flush() throws {
-        guard !flushed else { return }
-        flushed = true
-        let code = av_buffersrc_add_frame_flags(source, nil, 0)
-        if code < 0 && code != AVCode.eof { try check(code, .filter, path, "flushing the audio tempo") }
-    }
+    func flush() throws { try graph.flush() }
 
     /// The next slowed frame, or nil when the graph needs more input (or has ended).
     func pull(into frame: Frame) throws -> Bool {
-        let code = av_buffersink_get_frame(sink, frame.pointer)
-        if code == AVCode.again || code == AVCode.eof { return false }
-        if code < 0 { try check(code, .filter, path, "slowing audio") }
+        guard try graph.pull(into: frame) == .frame else { return false }
         samplesOut += Int(frame.pointer.pointee.nb_samples)
         return true
     }

@@ -32,7 +32,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     private let frame = Frame()
     private let plan: VideoPlan
     /// The filter graph, when the plan needs one (built from the first frame); nil: swscale alone.
-    private var graph: VideoFilterGraph?
+    private var graph: FilterGraph?
     /// The first frame has been seen and the graph built or not.
     private var graphDecided = false
     /// A frame taken from the graph.
@@ -366,8 +366,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         if plan.deinterlace == .flaggedFrames && flagged {
             decided.append("interlaced frames (\(f.top_field_first != 0 ? "top" : "bottom") field first, flagged by the decoder): deinterlaced (bwdif)")
         }
-        graph = try VideoFilterGraph(description: description, first: frame.pointer, timeBase: inTimeBase, frameRate: frameRate, path: path,
-                                     threads: codecs.count)
+        graph = try FilterGraph(video: description, first: frame.pointer, timeBase: inTimeBase, frameRate: frameRate, path: path,
+                                threads: codecs.count)
         graphInput = VideoScaler(width: f.width, height: f.height, format: AVPixelFormat(rawValue: f.format), path: path)
     }
 
