@@ -36,7 +36,7 @@ final class AudioTempo {
 
     /// The next slowed frame, or nil when the graph needs more input (or has ended).
     func pull(into frame: Frame) throws -> Bool {
-        guard try graph.pull(into: frame) == .frame else { return false }
+        guard try graph.pull(into: frame) == .ready else { return false }
         samplesOut += Int(frame.pointer.pointee.nb_samples)
         return true
     }

@@ -83,15 +83,8 @@ final class FilterGraph {
         if code < 0 && code != AVCode.eof { try check(code, .filter, path, "flushing the filter graph") }
     }
 
-    /// What `pull` produced.
-    enum Pulled { case frame, needsInput, ended }
-
     /// Takes the next filtered frame into `frame`.
-    func pull(into frame: Frame) throws -> Pulled {
-        let code = av_buffersink_get_frame(sink, frame.pointer)
-        if code == AVCode.again { return .needsInput }
-        if code == AVCode.eof { return .ended }
-        if code < 0 { try check(code, .filter, path, "filtering (\(description))") }
-        return .frame
+    func pull(into frame: Frame) throws -> Received {
+        try received(av_buffersink_get_frame(sink, frame.pointer), .filter, path, "filtering (\(description))")
     }
 }

@@ -185,7 +185,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             // The filter graph's output next: one frame at a time, each encoded before the next is taken.
             if let graph {
                 switch try graph.pull(into: filtered) {
-                case .frame:
+                case .ready:
                     let f = filtered.pointer
                     f.pointee.pts = av_rescale_q(f.pointee.pts, graph.outputTimeBase, inTimeBase)
                     f.pointee.pict_type = AV_PICTURE_TYPE_NONE
@@ -212,7 +212,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     /// needs a frame.
     private func takeEncoded() throws -> StageOutput? {
         switch try encoder.receive(into: outPacket) {
-        case .packet:
+        case .ready:
             let pts = outPacket.pointer.pointee.pts
             if pts != AVCode.noPTS && (timeline.slowMotion != nil || decimator != nil) {
                 // A frame in a slowed region is shown 1/rate times as long, one kept under the frame-rate cap
@@ -221,7 +221,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             }
             prepareEncoded(outPacket, from: encoder, to: outputStream, defaultDuration: frameDuration)
             return .packet(outPacket)
-        case .drained:
+        case .ended:
             phase = .finished
             return .finished
         case .needsInput:

@@ -53,12 +53,12 @@ enum ColorProbe {
             guard let read = try? demuxer.read(into: packet), case .packet = read else { break }
             defer { packet.unref() }
             guard Int(packet.pointer.pointee.stream_index) == streamIndex, (try? decoder.send(packet)) != nil else { continue }
-            if (try? decoder.receive(into: frame)) == .frame { gotFrame = true; break }
+            if (try? decoder.receive(into: frame)) == .ready { gotFrame = true; break }
         }
         if !gotFrame {
             // A short stream: its first frame may only come out when the decoder is drained.
             try? decoder.send(nil)
-            gotFrame = (try? decoder.receive(into: frame)) == .frame
+            gotFrame = (try? decoder.receive(into: frame)) == .ready
         }
         guard gotFrame else { return }
         defer { frame.unref() }

@@ -121,7 +121,7 @@ package enum ThumbnailRenderer {
         try graph.push(frame)
         try graph.flush()
         let out = Frame()
-        guard try graph.pull(into: out) == .frame else {
+        guard try graph.pull(into: out) == .ready else {
             throw ExportError.ffmpeg(stage: .filter, path: path, code: -1, message: "tone mapping gave no picture")
         }
         return out
