@@ -69,30 +69,19 @@ final class AudioTempo {
 
     /// `count` samples of silence shaped like `like` (format, rate, layout).
     static func silence(like: Frame, count: Int32, path: String) throws -> Frame {
-        let out = try allocate(like: like, count: count, path: path)
-        try check(av_samples_set_silence(out.pointer.pointee.extended_data, 0, count, like.pointer.pointee.ch_layout.nb_channels,
-                                         AVSampleFormat(rawValue: like.pointer.pointee.format)), .filter, path, "silence")
+        let l = like.pointer.pointee
+        let out = try Frame(audioSamples: count, format: l.format, rate: l.sample_rate, layout: l.ch_layout, path: path)
+        try check(av_samples_set_silence(out.pointer.pointee.extended_data, 0, count, l.ch_layout.nb_channels, AVSampleFormat(rawValue: l.format)),
+                  .filter, path, "silence")
         return out
     }
 
     /// The samples `[from, from + count)` of `frame` as a frame of their own (same format, layout and rate).
     static func slice(_ frame: Frame, from: Int32, count: Int32, path: String) throws -> Frame {
-        let out = try allocate(like: frame, count: count, path: path)
         let f = frame.pointer
+        let out = try Frame(audioSamples: count, format: f.pointee.format, rate: f.pointee.sample_rate, layout: f.pointee.ch_layout, path: path)
         try check(av_samples_copy(out.pointer.pointee.extended_data, f.pointee.extended_data, 0, from, count, f.pointee.ch_layout.nb_channels,
                                   AVSampleFormat(rawValue: f.pointee.format)), .filter, path, "copying audio")
-        return out
-    }
-
-    /// A new frame of `count` samples in `like`'s format, rate and layout (contents undefined).
-    private static func allocate(like: Frame, count: Int32, path: String) throws -> Frame {
-        let out = Frame()
-        let o = out.pointer, f = like.pointer
-        o.pointee.format = f.pointee.format
-        o.pointee.sample_rate = f.pointee.sample_rate
-        o.pointee.nb_samples = count
-        try check(av_channel_layout_copy(&o.pointee.ch_layout, &f.pointee.ch_layout), .filter, path, "copying a channel layout")
-        try check(av_frame_get_buffer(o, 0), .filter, path, "allocating audio")
         return out
     }
 }
