@@ -72,7 +72,7 @@ enum ColorProbe {
         }
     }
 
-    static func fieldOrder(_ f: AVFieldOrder) -> FieldOrder? {
+    private static func fieldOrder(_ f: AVFieldOrder) -> FieldOrder? {
         switch f {
         case AV_FIELD_PROGRESSIVE: return .progressive
         case AV_FIELD_TT: return .tt
