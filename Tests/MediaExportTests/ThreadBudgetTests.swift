@@ -55,7 +55,7 @@ import Testing
         let decision = try #require(plan.streams.first { if case .transcodeVideo = $0.action { return true }; return false })
         guard case .transcodeVideo(let video) = decision.action else { Issue.record("no video transcode in the plan"); return }
         let demuxer = try source.takeDemuxer()
-        let muxer = try Muxer(discardingFor: .mp4, cancel: CancelToken())
+        let muxer = try Muxer(target: nil, container: .mp4, cancel: CancelToken())
         let timeline = Timeline(origin: plan.timeline.origin, length: nil, slowMotion: nil)
         let stage = try VideoTranscodeStage(input: demuxer.streams[decision.index], plan: video, muxer: muxer, timeline: timeline,
                                             strict: false, path: source.info.path, codecs: CodecRun(threads: 1))

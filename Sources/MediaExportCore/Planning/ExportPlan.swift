@@ -194,20 +194,23 @@ package struct StreamDecision: Sendable, Equatable {
         return false
     }
 
+    /// The codec the output stream has: the encoder's for a transcode, the source's otherwise.
+    package var outputCodec: String {
+        switch action {
+        case .transcodeVideo(let v): return v.settings.codec.rawValue
+        case .transcodeAudio(let a): return a.settings.codec.rawValue
+        case .transcodeSubtitle(let codec): return codec
+        case .copy, .coverArt, .drop: return codec
+        }
+    }
+
     /// The `started` event's record for this stream.
     package var streamPlan: StreamPlan {
         var plan = StreamPlan(index: index, type: kind.rawValue, codec: codec, action: .drop)
         switch action {
-        case .transcodeVideo(let v):
-            plan.action = .transcode; plan.outputCodec = v.settings.codec.rawValue
-        case .transcodeAudio(let a):
-            plan.action = .transcode; plan.outputCodec = a.settings.codec.rawValue
-        case .transcodeSubtitle(let codec):
-            plan.action = .transcode; plan.outputCodec = codec
-        case .copy, .coverArt:
-            plan.action = .copy; plan.outputCodec = codec
-        case .drop(let reason):
-            plan.reason = reason
+        case .transcodeVideo, .transcodeAudio, .transcodeSubtitle: plan.action = .transcode; plan.outputCodec = outputCodec
+        case .copy, .coverArt: plan.action = .copy; plan.outputCodec = outputCodec
+        case .drop(let reason): plan.reason = reason
         }
         plan.width = width; plan.height = height
         if let note { plan.reason = note }

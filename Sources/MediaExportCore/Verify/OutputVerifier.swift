@@ -29,7 +29,7 @@ package enum OutputVerifier {
         let order = keptAll.indices.filter { !keptAll[$0].isCoverArt } + keptAll.indices.filter { keptAll[$0].isCoverArt }
         let kept = order.map { keptAll[$0] }
         let outStreams = facts.streams.filter { !$0.isAttachedPicture } + facts.streams.filter(\.isAttachedPicture)
-        let expectedKinds = kept.map { "\($0.kind.rawValue) \(outputCodec($0))\($0.isCoverArt ? " (cover art)" : "")" }
+        let expectedKinds = kept.map { "\($0.kind.rawValue) \($0.outputCodec)\($0.isCoverArt ? " (cover art)" : "")" }
         let measuredKinds = outStreams.map { "\($0.kind.rawValue) \($0.codec)\($0.isAttachedPicture ? " (cover art)" : "")" }
         let sameKinds = expectedKinds.count == measuredKinds.count
             && zip(expectedKinds, measuredKinds).allSatisfy { sameCodec($0, $1, container: plan.container) }
@@ -161,15 +161,6 @@ package enum OutputVerifier {
         .init(name: name, expected: expected, measured: measured, outcome: ok.map { $0 ? .passed : .failed } ?? .skipped)
     }
 
-    static func outputCodec(_ d: StreamDecision) -> String {
-        switch d.action {
-        case .transcodeVideo(let v): return v.settings.codec.rawValue
-        case .transcodeAudio(let a): return a.settings.codec.rawValue
-        case .transcodeSubtitle(let codec): return codec
-        case .copy, .coverArt, .drop: return d.codec
-        }
-    }
-
     /// The same stream as planned, allowing for names a container cannot tell apart: MP4/MOV store MPEG audio
     /// layers 1-3 under one object type, read back as `mp3`.
     static func sameCodec(_ planned: String, _ measured: String, container: Container?) -> Bool {
@@ -263,21 +254,17 @@ package enum OutputVerifier {
                 // Frames left out by the frame-rate cap: the plan's count takes the source's frames as evenly spaced,
                 // and a source slower than the cap in places (a phone's variable rate) keeps fewer. So: no more than
                 // the cap allows, and every frame written is in the file.
-                let ok = out.frameCount.map { $0 <= want + slack && $0 == written && written > 0 }
-                return .init(name: name, expected: "\(written) (as written), at most \(want + slack)", measured: measured,
-                             outcome: ok.map { $0 ? .passed : .failed } ?? .skipped)
+                return check(name, "\(written) (as written), at most \(want + slack)", measured,
+                             out.frameCount.map { $0 <= want + slack && $0 == written && written > 0 })
             }
             // A copy cut may also show its B-frame references past the end (`framesPastEnd`).
             let past = decision.framesPastEnd
-            let ok = out.frameCount.map { $0 - want <= slack + past && want - $0 <= slack }
-            return .init(name: name, expected: "\(want) ± \(slack)\(past > 0 ? " (or up to \(past) more past the end)" : "")", measured: measured,
-                         outcome: ok.map { $0 ? .passed : .failed } ?? .skipped)
+            return check(name, "\(want) ± \(slack)\(past > 0 ? " (or up to \(past) more past the end)" : "")", measured,
+                         out.frameCount.map { $0 - want <= slack + past && want - $0 <= slack })
         }
         guard let written = delivered.map({ $0.shown ?? $0.packets }) else {
-            return .init(name: name, expected: "unknown", measured: measured, outcome: .skipped)
+            return check(name, "unknown", measured, nil)
         }
-        let ok = out.frameCount.map { $0 == written }
-        return .init(name: name, expected: "\(written) (as written)", measured: measured,
-                     outcome: written == 0 ? .failed : ok.map { $0 ? .passed : .failed } ?? .skipped)
+        return check(name, "\(written) (as written)", measured, written == 0 ? false : out.frameCount.map { $0 == written })
     }
 }

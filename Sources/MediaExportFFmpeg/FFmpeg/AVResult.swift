@@ -32,6 +32,18 @@ func check(_ code: Int32, _ stage: ExportStage, _ path: String, _ what: String) 
     return code
 }
 
+/// What a codec's receive or a filter graph's pull produced: output (in the frame or packet given), or none until
+/// more input, or none ever again.
+enum Received { case ready, needsInput, ended }
+
+/// A receive's or a pull's result code as control flow (`again`: more input; `eof`: ended); a failure throws (`check`).
+func received(_ code: Int32, _ stage: ExportStage, _ path: String, _ what: @autoclosure () -> String) throws -> Received {
+    if code == AVCode.again { return .needsInput }
+    if code == AVCode.eof { return .ended }
+    if code < 0 { try check(code, stage, path, what()) }
+    return .ready
+}
+
 /// The versions of the FFmpeg libraries loaded at run time, e.g. "libavformat 59.27.100".
 public enum FFmpegVersions {
     private static func format(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }

@@ -50,15 +50,8 @@ final class StreamDecoder {
         try check(code, .decode, path, "stream #\(streamIndex)")
     }
 
-    /// What `receive` produced.
-    enum Output { case frame, needsInput, drained }
-
     /// Receives the next decoded frame into `frame`.
-    func receive(into frame: Frame) throws -> Output {
-        let code = avcodec_receive_frame(context, frame.pointer)
-        if code == AVCode.again { return .needsInput }
-        if code == AVCode.eof { return .drained }
-        if code < 0 { try check(code, .decode, path, "stream #\(streamIndex)") }
-        return .frame
+    func receive(into frame: Frame) throws -> Received {
+        try received(avcodec_receive_frame(context, frame.pointer), .decode, path, "stream #\(streamIndex)")
     }
 }

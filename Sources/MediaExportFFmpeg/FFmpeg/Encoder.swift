@@ -77,15 +77,8 @@ final class StreamEncoder {
         try check(code, .encode, path, name)
     }
 
-    /// What `receive` produced.
-    enum Output { case packet, needsInput, drained }
-
     /// Receives the next encoded packet.
-    func receive(into packet: Packet) throws -> Output {
-        let code = avcodec_receive_packet(context, packet.pointer)
-        if code == AVCode.again { return .needsInput }
-        if code == AVCode.eof { return .drained }
-        if code < 0 { try check(code, .encode, path, name) }
-        return .packet
+    func receive(into packet: Packet) throws -> Received {
+        try received(avcodec_receive_packet(context, packet.pointer), .encode, path, name)
     }
 }

@@ -13,6 +13,17 @@ final class Frame {
     }
     /// Drops the frame's buffers so the frame can be reused.
     func unref() { av_frame_unref(pointer) }
+
+    /// A new audio frame of `count` samples in this sample format, rate and channel layout (contents undefined).
+    convenience init(audioSamples count: Int32, format: Int32, rate: Int32, layout: AVChannelLayout, path: String) throws {
+        self.init()
+        var layout = layout
+        pointer.pointee.format = format
+        pointer.pointee.sample_rate = rate
+        pointer.pointee.nb_samples = count
+        try check(av_channel_layout_copy(&pointer.pointee.ch_layout, &layout), .filter, path, "copying a channel layout")
+        try check(av_frame_get_buffer(pointer, 0), .filter, path, "allocating audio")
+    }
 }
 
 /// Owns one `AVPacket` and frees it exactly once.

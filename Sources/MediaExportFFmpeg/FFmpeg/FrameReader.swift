@@ -23,10 +23,10 @@ final class FrameReader {
         let frame = Frame()
         while true {
             switch try decoder.receive(into: frame) {
-            case .frame:
+            case .ready:
                 let ts = frame.pointer.pointee.best_effort_timestamp
                 return (frame, (ts == AVCode.noPTS ? 0 : Double(ts) * av_q2d(timeBase)) - demuxer.startTime)
-            case .drained: return nil
+            case .ended: return nil
             case .needsInput:
                 if draining { return nil }
                 switch try demuxer.read(into: packet) {

@@ -27,9 +27,9 @@ final class Muxer {
     let container: Container
     /// Keeps the target's descriptors open for as long as FFmpeg may use them; nil for a muxer that writes nothing.
     private let target: OutputTarget?
-    /// Whether encoders must put codec headers in extradata for the real container (a first pass or a sample
-    /// encode into FFmpeg's `null` muxer opens its encoders as the real output's would).
-    private let globalHeader: Bool
+    /// Whether encoders must put codec headers in extradata for the real container (MP4/MOV/MKV do; a first pass
+    /// or a sample encode into FFmpeg's `null` muxer opens its encoders as the real output's would).
+    let needsGlobalHeader: Bool
     /// Retained while the context lives: FFmpeg's interrupt callback reads it.
     private let cancel: CancelToken?
     private var headerWritten = false
@@ -38,23 +38,30 @@ final class Muxer {
     /// The AVIO buffer: large writes, few system calls.
     static let bufferSize: Int32 = 256 << 10
 
-    init(target: OutputTarget, container: Container, cancel: CancelToken?) throws {
+    /// A muxer into `target`'s temporary file; with no target, FFmpeg's `null` format (as `-f null -`): a first
+    /// pass's packets, or a sample encode's, are counted and thrown away. Encoders are opened as for `container`.
+    init(target: OutputTarget?, container: Container, cancel: CancelToken?) throws {
         self.cancel = cancel
         self.target = target
-        self.path = target.finalPath
+        self.path = target?.finalPath ?? "(first pass)"
         self.container = container
-        globalHeader = av_guess_format(container.muxerName, nil, nil).map { ($0.pointee.flags & cff_fmt_globalheader()) != 0 } ?? false
+        needsGlobalHeader = av_guess_format(container.muxerName, nil, nil).map { ($0.pointee.flags & cff_fmt_globalheader()) != 0 } ?? false
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         // The context's url is the temporary file's name: the only name its io_open callback will reopen.
-        let code = target.temporaryName.withUnsafeBufferPointer { avformat_alloc_output_context2(&ctx, nil, container.muxerName, $0.baseAddress) }
+        let code = target?.temporaryName.withUnsafeBufferPointer { avformat_alloc_output_context2(&ctx, nil, container.muxerName, $0.baseAddress) }
+            ?? avformat_alloc_output_context2(&ctx, nil, "null", nil)
         guard code >= 0, let ctx else {
-            throw ExportError.outputUnwritable(path: target.finalPath, reason: "cannot create \(container.rawValue) muxer: \(ffmpegMessage(code))")
+            guard target != nil else {
+                throw ExportError.ffmpeg(stage: .mux, path: path, code: code, message: "cannot create the null muxer: \(ffmpegMessage(code))")
+            }
+            throw ExportError.outputUnwritable(path: path, reason: "cannot create \(container.rawValue) muxer: \(ffmpegMessage(code))")
         }
         context = ctx
+        if let cancel { cff_set_interrupt(ctx, cancel.pointer) }
+        guard let target else { return }
         // Matroska's segment and track UIDs are random unless bit-exact (then numbered), and would make every run's
         // bytes differ; bit-exact also writes `Lavf` without its version as the writing application.
         if container.isMatroskaFamily { ctx.pointee.flags |= AVFMT_FLAG_BITEXACT }
-        if let cancel { cff_set_interrupt(ctx, cancel.pointer) }
         if (ctx.pointee.oformat.pointee.flags & cff_fmt_nofile()) == 0 {
             let attached = target.temporaryName.withUnsafeBufferPointer {
                 cff_output_io_attach(ctx, target.directory, target.descriptor, $0.baseAddress, Muxer.bufferSize)
@@ -67,31 +74,11 @@ final class Muxer {
         }
     }
 
-    /// A muxer that writes nothing (FFmpeg's `null` format, as `-f null -`): a first pass's packets, or a sample
-    /// encode's, are counted and thrown away. Encoders are opened as for `container`.
-    init(discardingFor container: Container, cancel: CancelToken?) throws {
-        self.cancel = cancel
-        target = nil
-        path = "(first pass)"
-        self.container = container
-        globalHeader = av_guess_format(container.muxerName, nil, nil).map { ($0.pointee.flags & cff_fmt_globalheader()) != 0 } ?? false
-        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        let code = avformat_alloc_output_context2(&ctx, nil, "null", nil)
-        guard code >= 0, let ctx else {
-            throw ExportError.ffmpeg(stage: .mux, path: path, code: code, message: "cannot create the null muxer: \(ffmpegMessage(code))")
-        }
-        context = ctx
-        if let cancel { cff_set_interrupt(ctx, cancel.pointer) }
-    }
-
     deinit {
         // A failed or cancelled export: free without writing what is still buffered.
         if ioOpen { _ = cff_output_io_detach(context, 0) }
         avformat_free_context(context)
     }
-
-    /// Whether encoders must put codec headers in extradata (MP4/MOV/MKV do).
-    var needsGlobalHeader: Bool { globalHeader }
 
     /// Adds an output stream.
     func addStream() throws -> UnsafeMutablePointer<AVStream> {

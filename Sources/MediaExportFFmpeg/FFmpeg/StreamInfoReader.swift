@@ -40,48 +40,47 @@ enum StreamInfoReader {
             guard let par = context.pointee.streams[i]?.pointee.codecpar, par.pointee.codec_id == AV_CODEC_ID_H264,
                   par.pointee.codec_tag == cff_mktag(0x61, 0x76, 0x63, 0x31),
                   par.pointee.extradata_size > 0, let extradata = par.pointee.extradata,
-                  let header = decoderFields(extradata: Array(UnsafeBufferPointer(start: extradata, count: Int(par.pointee.extradata_size))), par.pointee)
+                  setDecoderFields(extradata: Array(UnsafeBufferPointer(start: extradata, count: Int(par.pointee.extradata_size))), on: par)
             else { continue }
-            header.apply(to: par)
             prepared.append(i)
         }
         return prepared
     }
 
-    /// What FFmpeg 5.1's H.264 decoder reports for a stream with this `avcC` in a container that says `par`; nil
-    /// when the SPS is missing, several, unreadable, or describes what the header read leaves to the decoder
-    /// (monochrome, separate colour planes, unequal or unsupported bit depths, a size other than the container's).
-    static func decoderFields(extradata: [UInt8], _ par: AVCodecParameters) -> DecoderFields? {
+    /// Sets on `par` (what the container says) the fields FFmpeg 5.1's H.264 decoder reports for a stream with this
+    /// `avcC`. False, setting nothing, when the SPS is missing, several, unreadable, or describes what the header read
+    /// leaves to the decoder (monochrome, separate colour planes, unequal or unsupported bit depths, a size other
+    /// than the container's).
+    static func setDecoderFields(extradata: [UInt8], on par: UnsafeMutablePointer<AVCodecParameters>) -> Bool {
         guard let sets = H264SequenceParameters.sequenceParameterSets(extradata: extradata), sets.count == 1,
-              let sps = H264SequenceParameters(rbsp: sets[0]) else { return nil }
+              let sps = H264SequenceParameters(rbsp: sets[0]) else { return false }
         let depth = sps.bitDepthLuma
-        guard !sps.separateColourPlanes, (1...3).contains(sps.chromaFormat), sps.bitDepthChroma == depth,
-              [8, 9, 10, 12, 14].contains(depth), sps.width == Int(par.width), sps.height == Int(par.height) else { return nil }
-        var f = DecoderFields(range: par.color_range, primaries: par.color_primaries, transfer: par.color_trc,
-                              space: par.color_space, chromaLocation: par.chroma_location,
-                              sampleAspectRatio: par.sample_aspect_ratio, format: AV_PIX_FMT_NONE, bitsPerRawSample: Int32(depth))
+        guard !sps.separateColourPlanes, (1...3).contains(sps.chromaFormat), sps.bitDepthChroma == depth, [8, 9, 10, 12, 14].contains(depth),
+              sps.width == Int(par.pointee.width), sps.height == Int(par.pointee.height) else { return false }
+        par.pointee.bits_per_raw_sample = Int32(depth)
         // h264_init_ps: the VUI's video signal type and colour description replace the container's.
-        if let full = sps.fullRange { f.range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG }
+        if let full = sps.fullRange { par.pointee.color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG }
         if let c = sps.colour {
             let p = AVColorPrimaries(UInt32(c.primaries)), t = AVColorTransferCharacteristic(UInt32(c.transfer))
             let m = AVColorSpace(UInt32(c.matrix))
-            f.primaries = av_color_primaries_name(p) != nil ? p : AVCOL_PRI_UNSPECIFIED
-            f.transfer = av_color_transfer_name(t) != nil ? t : AVCOL_TRC_UNSPECIFIED
-            f.space = av_color_space_name(m) != nil ? m : AVCOL_SPC_UNSPECIFIED
+            par.pointee.color_primaries = av_color_primaries_name(p) != nil ? p : AVCOL_PRI_UNSPECIFIED
+            par.pointee.color_trc = av_color_transfer_name(t) != nil ? t : AVCOL_TRC_UNSPECIFIED
+            par.pointee.color_space = av_color_space_name(m) != nil ? m : AVCOL_SPC_UNSPECIFIED
         }
         // h264_ps.c: chroma_sample_loc_type_top_field + 1, else left (the standard's default, type 0).
         if let location = sps.chromaSampleLocation {
-            f.chromaLocation = AVChromaLocation(UInt32(location + 1))  // location ≤ 5, colour code points are 8 bits (the SPS reader)
-        } else if f.chromaLocation == AVCHROMA_LOC_UNSPECIFIED {
-            f.chromaLocation = AVCHROMA_LOC_LEFT
+            par.pointee.chroma_location = AVChromaLocation(UInt32(location + 1))  // location ≤ 5, colour code points are 8 bits (the SPS reader)
+        } else if par.pointee.chroma_location == AVCHROMA_LOC_UNSPECIFIED {
+            par.pointee.chroma_location = AVCHROMA_LOC_LEFT
         }
         if let sar = sps.sampleAspectRatio, sar.num > 0, sar.den > 0 {
             var r = AVRational()
             av_reduce(&r.num, &r.den, Int64(sar.num), Int64(sar.den), Int64(Int32.max))
-            f.sampleAspectRatio = r
+            par.pointee.sample_aspect_ratio = r
         }
-        f.format = pixelFormat(depth: depth, chroma: sps.chromaFormat, full: f.range == AVCOL_RANGE_JPEG, rgb: f.space == AVCOL_SPC_RGB)
-        return f
+        par.pointee.format = pixelFormat(depth: depth, chroma: sps.chromaFormat, full: par.pointee.color_range == AVCOL_RANGE_JPEG,
+                                         rgb: par.pointee.color_space == AVCOL_SPC_RGB).rawValue
+        return true
     }
 
     /// `get_pixel_format` of FFmpeg 5.1's `h264_slice.c`, without hardware decoding. Deeper than 8 bits the
@@ -94,29 +93,6 @@ enum StreamInfoReader {
         default:
             let layout = chroma == 3 ? (rgb ? "gbrp" : "yuv444p") : chroma == 2 ? "yuv422p" : "yuv420p"
             return av_get_pix_fmt("\(layout)\(depth)\(UInt16(1).littleEndian == 1 ? "le" : "be")")
-        }
-    }
-
-    /// The fields the header read sets on a stream's parameters.
-    struct DecoderFields {
-        var range: AVColorRange
-        var primaries: AVColorPrimaries
-        var transfer: AVColorTransferCharacteristic
-        var space: AVColorSpace
-        var chromaLocation: AVChromaLocation
-        var sampleAspectRatio: AVRational
-        var format: AVPixelFormat
-        var bitsPerRawSample: Int32
-
-        func apply(to par: UnsafeMutablePointer<AVCodecParameters>) {
-            par.pointee.color_range = range
-            par.pointee.color_primaries = primaries
-            par.pointee.color_trc = transfer
-            par.pointee.color_space = space
-            par.pointee.chroma_location = chromaLocation
-            par.pointee.sample_aspect_ratio = sampleAspectRatio
-            par.pointee.format = format.rawValue
-            par.pointee.bits_per_raw_sample = bitsPerRawSample
         }
     }
 }

@@ -231,13 +231,8 @@ final class AudioResampler {
         let atEnd = flushing || (endSample.map { head + Int64(available) >= $0 } ?? false)
         let count: Int32 = available >= frameSize ? frameSize : (atEnd ? available : 0)
         guard count > 0 else { return nil }
-        let frame = Frame()
+        let frame = try Frame(audioSamples: count, format: outFormat.rawValue, rate: outRate, layout: outLayout, path: path)
         let f = frame.pointer
-        f.pointee.nb_samples = count
-        f.pointee.format = outFormat.rawValue
-        f.pointee.sample_rate = outRate
-        try check(av_channel_layout_copy(&f.pointee.ch_layout, &outLayout), .filter, path, "channel layout")
-        try check(av_frame_get_buffer(f, 0), .filter, path, "allocating audio frame")
         let read = av_audio_fifo_read(fifo, UnsafeMutableRawPointer(planes(f)).assumingMemoryBound(to: UnsafeMutableRawPointer?.self), count)
         if read < count { throw ExportError.ffmpeg(stage: .filter, path: path, code: read, message: "audio FIFO read failed") }
         f.pointee.pts = head

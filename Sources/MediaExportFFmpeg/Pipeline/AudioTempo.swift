@@ -8,77 +8,35 @@ import MediaExportCore
 /// `atempo` gives short (its first and last half-windows, about 0.1 s) with silence to the region's exact length,
 /// so audio and video stay in step after every region.
 final class AudioTempo {
-    private var graph: UnsafeMutablePointer<AVFilterGraph>?
-    private let source: UnsafeMutablePointer<AVFilterContext>
-    private let sink: UnsafeMutablePointer<AVFilterContext>
-    private let path: String
-    private(set) var flushed = false
+    private let graph: FilterGraph
     /// Samples given in and taken out so far.
     private(set) var samplesIn = 0
     private(set) var samplesOut = 0
 
     /// Builds the graph for frames like `first` (sample format, rate and channel layout).
     init(first: UnsafeMutablePointer<AVFrame>, slowRate: Double, path: String) throws {
-        self.path = path
-        let factors = SlowMotion.tempoFactors(slowRate)
-        guard let g = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
-        graph = g
-        func fail(_ code: Int32, _ what: String) -> ExportError {
-            var gg: UnsafeMutablePointer<AVFilterGraph>? = g
-            avfilter_graph_free(&gg)
-            return ExportError.ffmpeg(stage: .filter, path: path, code: code, message: "\(what): \(ffmpegMessage(code))")
-        }
         let f = first.pointee
         var layout = [CChar](repeating: 0, count: 128)
         var chLayout = f.ch_layout
         if av_channel_layout_describe(&chLayout, &layout, layout.count) < 0 { layout = Array("mono".utf8CString) }
         let format = av_get_sample_fmt_name(AVSampleFormat(rawValue: f.format)).map { String(cString: $0) } ?? "fltp"
         let args = "time_base=1/\(f.sample_rate):sample_rate=\(f.sample_rate):sample_fmt=\(format):channel_layout=\(cText(layout))"
-        var src: UnsafeMutablePointer<AVFilterContext>? = nil
-        var code = avfilter_graph_create_filter(&src, avfilter_get_by_name("abuffer"), "in", args, nil, g)
-        if code < 0 { throw fail(code, "creating the audio tempo input") }
-        var previous = src!
-        for (i, factor) in factors.enumerated() {
-            var ctx: UnsafeMutablePointer<AVFilterContext>? = nil
-            code = avfilter_graph_create_filter(&ctx, avfilter_get_by_name("atempo"), "tempo\(i)", "tempo=\(factor)", nil, g)
-            if code < 0 { throw fail(code, "creating atempo") }
-            code = avfilter_link(previous, 0, ctx, 0)
-            if code < 0 { throw fail(code, "linking atempo") }
-            previous = ctx!
-        }
-        var out: UnsafeMutablePointer<AVFilterContext>? = nil
-        code = avfilter_graph_create_filter(&out, avfilter_get_by_name("abuffersink"), "out", nil, nil, g)
-        if code < 0 { throw fail(code, "creating the audio tempo output") }
-        code = avfilter_link(previous, 0, out, 0)
-        if code < 0 { throw fail(code, "linking the audio tempo output") }
-        code = avfilter_graph_config(g, nil)
-        if code < 0 { throw fail(code, "configuring the audio tempo graph") }
-        source = src!
-        sink = out!
+        let tempos = SlowMotion.tempoFactors(slowRate).map { "atempo=\($0)" }.joined(separator: ",")
+        graph = try FilterGraph(description: tempos, input: ("abuffer", args), output: "abuffersink", path: path)
     }
-
-    deinit { avfilter_graph_free(&graph) }
 
     /// Gives the graph a frame (its buffers move in).
     func push(_ frame: Frame) throws {
         samplesIn += Int(frame.pointer.pointee.nb_samples)
-        let code = av_buffersrc_add_frame_flags(source, frame.pointer, 0)
-        if code < 0 { try check(code, .filter, path, "slowing audio") }
+        try graph.push(frame)
     }
 
     /// End of stream: the graph gives up what it holds.
-    func flush() throws {
-        guard !flushed else { return }
-        flushed = true
-        let code = av_buffersrc_add_frame_flags(source, nil, 0)
-        if code < 0 && code != AVCode.eof { try check(code, .filter, path, "flushing the audio tempo") }
-    }
+    func flush() throws { try graph.flush() }
 
     /// The next slowed frame, or nil when the graph needs more input (or has ended).
     func pull(into frame: Frame) throws -> Bool {
-        let code = av_buffersink_get_frame(sink, frame.pointer)
-        if code == AVCode.again || code == AVCode.eof { return false }
-        if code < 0 { try check(code, .filter, path, "slowing audio") }
+        guard try graph.pull(into: frame) == .ready else { return false }
         samplesOut += Int(frame.pointer.pointee.nb_samples)
         return true
     }
@@ -111,30 +69,19 @@ final class AudioTempo {
 
     /// `count` samples of silence shaped like `like` (format, rate, layout).
     static func silence(like: Frame, count: Int32, path: String) throws -> Frame {
-        let out = try allocate(like: like, count: count, path: path)
-        try check(av_samples_set_silence(out.pointer.pointee.extended_data, 0, count, like.pointer.pointee.ch_layout.nb_channels,
-                                         AVSampleFormat(rawValue: like.pointer.pointee.format)), .filter, path, "silence")
+        let l = like.pointer.pointee
+        let out = try Frame(audioSamples: count, format: l.format, rate: l.sample_rate, layout: l.ch_layout, path: path)
+        try check(av_samples_set_silence(out.pointer.pointee.extended_data, 0, count, l.ch_layout.nb_channels, AVSampleFormat(rawValue: l.format)),
+                  .filter, path, "silence")
         return out
     }
 
     /// The samples `[from, from + count)` of `frame` as a frame of their own (same format, layout and rate).
     static func slice(_ frame: Frame, from: Int32, count: Int32, path: String) throws -> Frame {
-        let out = try allocate(like: frame, count: count, path: path)
         let f = frame.pointer
+        let out = try Frame(audioSamples: count, format: f.pointee.format, rate: f.pointee.sample_rate, layout: f.pointee.ch_layout, path: path)
         try check(av_samples_copy(out.pointer.pointee.extended_data, f.pointee.extended_data, 0, from, count, f.pointee.ch_layout.nb_channels,
                                   AVSampleFormat(rawValue: f.pointee.format)), .filter, path, "copying audio")
-        return out
-    }
-
-    /// A new frame of `count` samples in `like`'s format, rate and layout (contents undefined).
-    private static func allocate(like: Frame, count: Int32, path: String) throws -> Frame {
-        let out = Frame()
-        let o = out.pointer, f = like.pointer
-        o.pointee.format = f.pointee.format
-        o.pointee.sample_rate = f.pointee.sample_rate
-        o.pointee.nb_samples = count
-        try check(av_channel_layout_copy(&o.pointee.ch_layout, &f.pointee.ch_layout), .filter, path, "copying a channel layout")
-        try check(av_frame_get_buffer(o, 0), .filter, path, "allocating audio")
         return out
     }
 }

@@ -102,10 +102,10 @@ final class AudioTranscodeStage: StreamStage {
             if phase == .finished { return .finished }
             // Encoder output first: a ready packet goes to the muxer before more work is fed in.
             switch try encoder.receive(into: outPacket) {
-            case .packet:
+            case .ready:
                 prepareEncoded(outPacket, from: encoder, to: outputStream, defaultDuration: 0)
                 return .packet(outPacket)
-            case .drained:
+            case .ended:
                 phase = .finished
                 return .finished
             case .needsInput:

@@ -26,8 +26,8 @@ extension StreamDecoder {
     func receiveSkippingDamage(into frame: Frame) throws -> TolerantOutput {
         do {
             switch try receive(into: frame) {
-            case .frame: return .frame
-            case .needsInput, .drained: return .noFrame
+            case .ready: return .frame
+            case .needsInput, .ended: return .noFrame
             }
         } catch let ExportError.ffmpeg(_, _, code, _) where code == AVCode.invalidData {
             return .damaged

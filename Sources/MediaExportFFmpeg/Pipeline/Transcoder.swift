@@ -119,8 +119,7 @@ package final class Transcoder {
 
     /// Opens the muxer, builds the stages, writes the header (with the chapters) and seeks to the timeline's start.
     private func start() throws -> RunState {
-        let muxer = try target.map { try Muxer(target: $0, container: container, cancel: cancel) }
-            ?? Muxer(discardingFor: container, cancel: cancel)
+        let muxer = try Muxer(target: target, container: container, cancel: cancel)
         let ordered = try makeStages(muxer: muxer)
         var byInput = [StreamStage?](repeating: nil, count: demuxer.streams.count)
         for stage in ordered { byInput[Int(stage.inputIndex)] = stage }

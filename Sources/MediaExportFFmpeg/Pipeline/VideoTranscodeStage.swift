@@ -32,7 +32,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     private let frame = Frame()
     private let plan: VideoPlan
     /// The filter graph, when the plan needs one (built from the first frame); nil: swscale alone.
-    private var graph: VideoFilterGraph?
+    private var graph: FilterGraph?
     /// The first frame has been seen and the graph built or not.
     private var graphDecided = false
     /// A frame taken from the graph.
@@ -185,7 +185,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             // The filter graph's output next: one frame at a time, each encoded before the next is taken.
             if let graph {
                 switch try graph.pull(into: filtered) {
-                case .frame:
+                case .ready:
                     let f = filtered.pointer
                     f.pointee.pts = av_rescale_q(f.pointee.pts, graph.outputTimeBase, inTimeBase)
                     f.pointee.pict_type = AV_PICTURE_TYPE_NONE
@@ -212,7 +212,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     /// needs a frame.
     private func takeEncoded() throws -> StageOutput? {
         switch try encoder.receive(into: outPacket) {
-        case .packet:
+        case .ready:
             let pts = outPacket.pointer.pointee.pts
             if pts != AVCode.noPTS && (timeline.slowMotion != nil || decimator != nil) {
                 // A frame in a slowed region is shown 1/rate times as long, one kept under the frame-rate cap
@@ -221,7 +221,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
             }
             prepareEncoded(outPacket, from: encoder, to: outputStream, defaultDuration: frameDuration)
             return .packet(outPacket)
-        case .drained:
+        case .ended:
             phase = .finished
             return .finished
         case .needsInput:
@@ -366,8 +366,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         if plan.deinterlace == .flaggedFrames && flagged {
             decided.append("interlaced frames (\(f.top_field_first != 0 ? "top" : "bottom") field first, flagged by the decoder): deinterlaced (bwdif)")
         }
-        graph = try VideoFilterGraph(description: description, first: frame.pointer, timeBase: inTimeBase, frameRate: frameRate, path: path,
-                                     threads: codecs.count)
+        graph = try FilterGraph(video: description, first: frame.pointer, timeBase: inTimeBase, frameRate: frameRate, path: path,
+                                threads: codecs.count)
         graphInput = VideoScaler(width: f.width, height: f.height, format: AVPixelFormat(rawValue: f.format), path: path)
     }
 

@@ -53,12 +53,12 @@ enum ColorProbe {
             guard let read = try? demuxer.read(into: packet), case .packet = read else { break }
             defer { packet.unref() }
             guard Int(packet.pointer.pointee.stream_index) == streamIndex, (try? decoder.send(packet)) != nil else { continue }
-            if (try? decoder.receive(into: frame)) == .frame { gotFrame = true; break }
+            if (try? decoder.receive(into: frame)) == .ready { gotFrame = true; break }
         }
         if !gotFrame {
             // A short stream: its first frame may only come out when the decoder is drained.
             try? decoder.send(nil)
-            gotFrame = (try? decoder.receive(into: frame)) == .frame
+            gotFrame = (try? decoder.receive(into: frame)) == .ready
         }
         guard gotFrame else { return }
         defer { frame.unref() }
@@ -72,7 +72,7 @@ enum ColorProbe {
         }
     }
 
-    static func fieldOrder(_ f: AVFieldOrder) -> FieldOrder? {
+    private static func fieldOrder(_ f: AVFieldOrder) -> FieldOrder? {
         switch f {
         case AV_FIELD_PROGRESSIVE: return .progressive
         case AV_FIELD_TT: return .tt

@@ -86,12 +86,12 @@ public enum MediaProbe {
                 info.displayAspectRatio = FFprobeText.q(AVRational(num: num, den: den), ":")
             }
             if par.format >= 0 { info.pixFmt = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.format)).map { String(cString: $0) } }
-            func named(_ p: UnsafePointer<CChar>?, unspecified: Bool) -> String? { unspecified ? nil : p.map { String(cString: $0) } }
-            info.colorRange = named(av_color_range_name(par.color_range), unspecified: par.color_range == AVCOL_RANGE_UNSPECIFIED)
-            info.colorSpace = named(av_color_space_name(par.color_space), unspecified: par.color_space == AVCOL_SPC_UNSPECIFIED)
-            info.colorTransfer = named(av_color_transfer_name(par.color_trc), unspecified: par.color_trc == AVCOL_TRC_UNSPECIFIED)
-            info.colorPrimaries = named(av_color_primaries_name(par.color_primaries), unspecified: par.color_primaries == AVCOL_PRI_UNSPECIFIED)
-            info.fieldOrder = ColorProbe.fieldOrder(par.field_order)?.rawValue
+            // The names the colour description read (`ColorProbe.color`: unspecified is none), as ffprobe's.
+            info.colorRange = f.color?.range
+            info.colorSpace = f.color?.matrix
+            info.colorTransfer = f.color?.transfer
+            info.colorPrimaries = f.color?.primaries
+            info.fieldOrder = f.color?.fieldOrder?.rawValue
         } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
             info.sampleFmt = av_get_sample_fmt_name(AVSampleFormat(rawValue: par.format)).map { String(cString: $0) }
             info.sampleRateText = String(par.sample_rate)

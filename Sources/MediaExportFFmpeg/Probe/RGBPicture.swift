@@ -143,7 +143,7 @@ struct RGBPicture {
         try encoder.send(nil)
         var data = Data()
         let packet = Packet()
-        while case .packet = try encoder.receive(into: packet) {
+        while case .ready = try encoder.receive(into: packet) {
             data.append(packet.pointer.pointee.data, count: Int(packet.pointer.pointee.size))
             packet.unref()
         }

@@ -32,7 +32,10 @@ package final class ProbedSource {
         if info.cutKeyframe?.requested == cut { return }
         let demuxer = try takeDemuxer()
         defer { unused = nil }
-        info.cutKeyframe = KeyframeLookup(requested: cut, keyframe: try SourceProbe.keyframeTime(demuxer: demuxer, atOrBefore: cut))
+        // By presentation time (an index holds decode times, which B-frames shift): the seek the copy makes.
+        let index = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        let keyframe = try index >= 0 ? max(0, demuxer.seek(toKeyframeOf: index, atOrBefore: cut) ?? cut) : cut
+        info.cutKeyframe = KeyframeLookup(requested: cut, keyframe: keyframe)
     }
 
     /// Reads every packet (no decoding) and records where the streams' data ends (`info.dataEnd`): what a byte
@@ -155,13 +158,5 @@ enum SourceProbe {
         s.color = f.color
         s.preSkip = f.preSkip
         return s
-    }
-
-    /// The time of the keyframe at or before `seconds` in the main video stream, by presentation time (an index
-    /// holds decode times, which B-frames shift): `Demuxer.seek(toKeyframeOf:atOrBefore:)`, the seek the copy makes.
-    static func keyframeTime(demuxer: Demuxer, atOrBefore seconds: Double) throws -> Double {
-        let index = av_find_best_stream(demuxer.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard index >= 0 else { return seconds }
-        return max(0, try demuxer.seek(toKeyframeOf: index, atOrBefore: seconds) ?? seconds)
     }
 }

@@ -116,12 +116,12 @@ package enum ThumbnailRenderer {
     static func toneMapped(_ frame: Frame, color: VideoColor, stream: UnsafeMutablePointer<AVStream>, path: String) throws -> Frame {
         guard let t = PictureProcessing.defaultToneMapping(for: color) else { return frame }
         let description = (PictureProcessing.toneMapFilters(t, source: color) + ["format=yuv420p"]).joined(separator: ",")
-        let graph = try VideoFilterGraph(description: description, first: frame.pointer, timeBase: stream.pointee.time_base,
-                                         frameRate: AVRational(num: 0, den: 1), path: path)
+        let graph = try FilterGraph(video: description, first: frame.pointer, timeBase: stream.pointee.time_base,
+                                    frameRate: AVRational(num: 0, den: 1), path: path)
         try graph.push(frame)
         try graph.flush()
         let out = Frame()
-        guard try graph.pull(into: out) == .frame else {
+        guard try graph.pull(into: out) == .ready else {
             throw ExportError.ffmpeg(stage: .filter, path: path, code: -1, message: "tone mapping gave no picture")
         }
         return out

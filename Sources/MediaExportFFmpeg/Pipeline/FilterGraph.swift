@@ -1,10 +1,10 @@
 internal import CFFmpeg
 import MediaExportCore
 
-/// One libavfilter graph for one video stream: `buffer` → the plan's filters (`PictureProcessing.filterGraph`) →
-/// `buffersink`. Built from the first decoded frame (its size, format and aspect are the `buffer`'s), as FFmpeg's
-/// `doc/examples/filtering_video.c` and fftools configure theirs. Owns the graph and frees it once.
-final class VideoFilterGraph {
+/// One libavfilter graph: a `buffer` (or `abuffer`) source → `description` → a `buffersink` (or `abuffersink`),
+/// built from the first decoded frame's properties, as FFmpeg's `doc/examples/filtering_video.c` and fftools
+/// configure theirs. Owns the graph and frees it once.
+final class FilterGraph {
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     private let source: UnsafeMutablePointer<AVFilterContext>
     private let sink: UnsafeMutablePointer<AVFilterContext>
@@ -16,12 +16,24 @@ final class VideoFilterGraph {
     /// End of stream has been sent in.
     private(set) var flushed = false
 
+    /// A video graph (`buffer` → `description` → `buffersink`).
     /// - Parameters:
     ///   - first: the first decoded frame (only its properties are read).
     ///   - timeBase: the time base of the timestamps the frames will carry.
     ///   - threads: the slice threads its filters may use (0: libavfilter's automatic count, one a core).
-    init(description: String, first: UnsafeMutablePointer<AVFrame>, timeBase: AVRational, frameRate: AVRational, path: String,
-         threads: Int32 = 0) throws {
+    convenience init(video description: String, first: UnsafeMutablePointer<AVFrame>, timeBase: AVRational, frameRate: AVRational,
+                     path: String, threads: Int32 = 0) throws {
+        let f = first.pointee
+        var sar = f.sample_aspect_ratio
+        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
+        var args = "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=\(timeBase.num)/\(timeBase.den)"
+            + ":pixel_aspect=\(sar.num)/\(sar.den)"
+        if frameRate.num > 0 && frameRate.den > 0 { args += ":frame_rate=\(frameRate.num)/\(frameRate.den)" }
+        try self.init(description: description, input: ("buffer", args), output: "buffersink", path: path, threads: threads)
+    }
+
+    /// A graph from `input` (a source filter and its arguments) through `description` into the sink filter `output`.
+    init(description: String, input: (filter: String, args: String), output: String, path: String, threads: Int32 = 0) throws {
         self.description = description
         self.path = path
         guard let g = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
@@ -29,12 +41,6 @@ final class VideoFilterGraph {
         g.pointee.nb_threads = threads
         // Scalers the graph inserts itself (format conversions) use bicubic, as the ffmpeg CLI's graphs do.
         g.pointee.scale_sws_opts = av_strdup("flags=bicubic")
-        let f = first.pointee
-        var sar = f.sample_aspect_ratio
-        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
-        var args = "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=\(timeBase.num)/\(timeBase.den)"
-            + ":pixel_aspect=\(sar.num)/\(sar.den)"
-        if frameRate.num > 0 && frameRate.den > 0 { args += ":frame_rate=\(frameRate.num)/\(frameRate.den)" }
         var src: UnsafeMutablePointer<AVFilterContext>? = nil
         var out: UnsafeMutablePointer<AVFilterContext>? = nil
         // Every stored property but the two contexts is set: a failure below frees the graph (and them) here.
@@ -43,9 +49,9 @@ final class VideoFilterGraph {
             avfilter_graph_free(&gg)
             return ExportError.ffmpeg(stage: .filter, path: path, code: code, message: "\(what): \(ffmpegMessage(code)) (\(description))")
         }
-        var code = avfilter_graph_create_filter(&src, avfilter_get_by_name("buffer"), "in", args, nil, g)
+        var code = avfilter_graph_create_filter(&src, avfilter_get_by_name(input.filter), "in", input.args, nil, g)
         if code < 0 { throw fail(code, "creating the filter graph's input") }
-        code = avfilter_graph_create_filter(&out, avfilter_get_by_name("buffersink"), "out", nil, nil, g)
+        code = avfilter_graph_create_filter(&out, avfilter_get_by_name(output), "out", nil, nil, g)
         if code < 0 { throw fail(code, "creating the filter graph's output") }
         var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
         defer { avfilter_inout_free(&outputs); avfilter_inout_free(&inputs) }
@@ -77,15 +83,8 @@ final class VideoFilterGraph {
         if code < 0 && code != AVCode.eof { try check(code, .filter, path, "flushing the filter graph") }
     }
 
-    /// What `pull` produced.
-    enum Pulled { case frame, needsInput, ended }
-
     /// Takes the next filtered frame into `frame`.
-    func pull(into frame: Frame) throws -> Pulled {
-        let code = av_buffersink_get_frame(sink, frame.pointer)
-        if code == AVCode.again { return .needsInput }
-        if code == AVCode.eof { return .ended }
-        if code < 0 { try check(code, .filter, path, "filtering (\(description))") }
-        return .frame
+    func pull(into frame: Frame) throws -> Received {
+        try received(av_buffersink_get_frame(sink, frame.pointer), .filter, path, "filtering (\(description))")
     }
 }
