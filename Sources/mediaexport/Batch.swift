@@ -6,7 +6,6 @@ import MediaExport
 
 extension BatchOptions.MediaFilter: ExpressibleByArgument {}
 extension BatchOptions.SortOrder: ExpressibleByArgument {}
-extension BatchOptions.Policy: ExpressibleByArgument {}
 
 struct Batch: ToolCommand {
     static let cancelledMessage: String? = "cancelled; nothing exported"
@@ -49,9 +48,6 @@ struct Batch: ToolCommand {
 
     @Option(help: "Write a report: FILE.json or FILE.csv.")
     var report: String?
-
-    @Option(help: "needed: remux or copy assets that already fit the preset; always: transcode everything.")
-    var policy: BatchOptions.Policy = .needed
 
     @Flag(name: .customLong("dry-run"), help: "Print the plan (transcode/remux/copy/skip, reason, estimated size); export nothing.")
     var dryRun = false
@@ -151,7 +147,7 @@ struct Batch: ToolCommand {
         let template = try exportOptions.request(input: "", output: "", catalog: PresetCatalog.builtIn())
         var options = BatchOptions(inputs: inputs, outputDirectory: out, preset: template.preset, jobs: jobs, dryRun: dryRun)
         options.request = template
-        (options.policy, options.media, options.minDuration, options.maxDuration) = (policy, media, minDuration, maxDuration)
+        (options.policy, options.media, options.minDuration, options.maxDuration) = (exportOptions.policy ?? .needed, media, minDuration, maxDuration)
         (options.include, options.exclude, options.sort, options.shard) = (include, exclude, sort, try resolvedShard())
         (options.retryFailed, options.force, options.thumbnails, options.wait, options.overwrite) = (retryFailed, force, thumbnails, wait, overwrite)
         return options

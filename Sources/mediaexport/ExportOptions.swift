@@ -24,6 +24,9 @@ struct ExportOptions: ParsableArguments {
     @OptionGroup var encoding: EncodingOverrideOptions
     @OptionGroup var metadataLevel: MetadataOption
 
+    @Option(help: ArgumentHelp("needed: remux or byte copy a file that already fits the preset (the transcode would change nothing); always: transcode. Default: always for export, needed for batch.", valueName: "needed|always"))
+    var policy: TranscodePolicy?
+
     @Option(help: "Fallback when the input cannot be transcoded: auto (remux, then byte copy), remux, copy, none.")
     var fallback: FallbackPolicy = .auto
 
@@ -67,12 +70,14 @@ struct ExportOptions: ParsableArguments {
         request.pipeline = pipeline
         request.threads = threads
         request.deterministic = deterministic
+        request.policy = policy ?? .always
         return request
     }
 }
 
 extension AssetVersion: ExpressibleByArgument {}
 extension FallbackPolicy: ExpressibleByArgument {}
+extension TranscodePolicy: ExpressibleByArgument {}
 extension DamagePolicy: ExpressibleByArgument {}
 extension SizeEstimation: ExpressibleByArgument {}
 extension PipelineMode: ExpressibleByArgument {}

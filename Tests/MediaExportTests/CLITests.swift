@@ -21,6 +21,23 @@ import Testing
         #expect(again.stderr == "mediaexport: \(out): output exists (use --overwrite to replace it)\n")
     }
 
+    /// `--policy needed` on one file asks the plans as a batch does: a file that already fits is byte copied into its
+    /// own container and remuxed into another; without it the export transcodes.
+    @Test func policyNeededCopiesOrRemuxesAFileThatFits() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        func route(_ extra: [String], _ name: String) throws -> String? {
+            let r = try TestSupport.tool(["--json", "--preset", "1280x720"] + extra + [TestSupport.fixture("vfr.mp4"), dir.appendingPathComponent(name).path])
+            #expect(r.status == 0, "\(r.stderr)")
+            let last = try JSONSerialization.jsonObject(with: Data(r.stdout.split(separator: "\n").last!.utf8)) as? [String: Any]
+            return (last?["payload"] as? [String: Any])?["route"] as? String
+        }
+        #expect(try route(["--policy", "needed"], "a.mp4") == "copy")
+        #expect(try route(["--policy", "needed"], "b.mkv") == "remux")
+        #expect(try route([], "c.mp4") == "transcode")
+        #expect(FileManager.default.contentsEqual(atPath: dir.appendingPathComponent("a.mp4").path, andPath: TestSupport.fixture("vfr.mp4")))
+    }
+
     @Test func jsonLinesHaveOneFinalRecord() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
