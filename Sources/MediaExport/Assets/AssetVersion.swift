@@ -11,6 +11,13 @@ struct VersionSelection {
     var metadataSource: String? = nil
     /// The file the edits come from (the JSON sidecar, or the `.AAE` rendered): named in their errors and notes.
     var editsFile: String? = nil
+
+    /// What an export of this version asks the planner for its first route (`ExportPlanner.start`): the session and
+    /// the batch's plan ask alike.
+    func startQuestion(_ request: ExportRequest, source: SourceInfo) -> StartQuestion {
+        StartQuestion(request: request, source: source, resourceExtension: PathName.pathExtension(report.resource), edits: edits,
+                      editsName: editsFile.map(PathName.lastComponent))
+    }
 }
 
 /// Chooses the resource and edits for a requested version.

@@ -45,8 +45,9 @@ extension BatchPlanner {
 
         let reserved = reserveOutput(relativeOutput, outRoot: outRoot, taken: &takenOutputs)
         item.output = reserved.output
-        let decision = ExportPlanner.start(question(item, selection: selection, info: source.info, options: options),
-                                           truncation: { source.measuredTruncation() })
+        // What its session will ask (`ExportSession.startRoute`), with the request its run makes.
+        let question = selection.startQuestion(options.request(input: item.input, output: item.output), source: source.info)
+        let decision = ExportPlanner.start(question, truncation: { source.measuredTruncation() })
         (item.route, item.reason) = (decision.route, decision.reason.description)
         let info = source.info  // with where its data ends, when the packets were scanned
         followImpossiblePlans(&item, info: info, selection: selection, options: options)
@@ -104,13 +105,6 @@ extension BatchPlanner {
             return "--max-duration \(max): " + (info.duration.map { String(format: "%.2f s", $0) } ?? "duration unknown")
         }
         return nil
-    }
-
-    /// What the export of `item` asks the planner for its first route: what its session asks (`ExportSession.startRoute`).
-    private static func question(_ item: BatchItem, selection: VersionSelection, info: SourceInfo, options: BatchOptions) -> StartQuestion {
-        StartQuestion(request: options.request(input: item.input, output: item.output), source: info,
-                      resourceExtension: PathName.pathExtension(selection.report.resource), edits: selection.edits,
-                      editsName: selection.editsFile.map(PathName.lastComponent))
     }
 
     /// The action the run will take, as the planner sees it: a route whose plan is impossible (a container that

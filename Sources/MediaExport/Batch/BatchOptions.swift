@@ -49,7 +49,7 @@ public struct BatchOptions: Codable, Sendable {
     /// The export every job runs: its preset, version, fallback and error policies, tracks, size limit, estimate,
     /// decode thread, threads (nil: the cores shared out among the jobs, `threadsPerJob`) and determinism. A job's
     /// request is this one with the job's input and output, the output folder as its sandbox, the overwrite the batch
-    /// allows (`overwrite`), its threads and its start route (`BatchRunner`).
+    /// allows (`overwrite`) and its threads (`BatchRunner`); its session decides its first route.
     public var request: ExportRequest
     /// How many exports run at once (`--jobs`).
     public var jobs: Int

@@ -195,11 +195,8 @@ public final class ExportSession: Sendable {
     /// remuxed or copied. A source that does not open starts at the transcode, which reports why.
     private func startRoute(_ run: Run) -> ExportRoute {
         if let decided = ExportPlanner.start(preset: request.preset, policy: request.policy) { return decided.route }
-        let selection = run.selection
         guard let source = try? run.source(cancel: token) else { return .transcode }
-        let question = StartQuestion(request: request, source: source.info, resourceExtension: PathName.pathExtension(selection.report.resource),
-                                     edits: selection.edits, editsName: selection.editsFile.map(PathName.lastComponent))
-        return ExportPlanner.start(question, truncation: { source.measuredTruncation() }).route
+        return ExportPlanner.start(run.selection.startQuestion(request, source: source.info), truncation: { source.measuredTruncation() }).route
     }
 
     /// The fallback from `route` to `next`, announced; refused when `--require-current` forbids what `next` loses.
