@@ -11,7 +11,14 @@ static int print_level = AV_LOG_QUIET;
 static cff_log_sink sink = NULL;
 static int sink_level = AV_LOG_QUIET;
 
+static _Thread_local int demuxer_errors;
+
 static void log_callback(void *avcl, int level, const char *fmt, va_list vl) {
+    if (level <= AV_LOG_ERROR && avcl) {
+        const AVClass *cls = *(const AVClass **)avcl;
+        AVClassCategory category = cls ? (cls->get_category ? cls->get_category(avcl) : cls->category) : AV_CLASS_CATEGORY_NA;
+        if (category == AV_CLASS_CATEGORY_DEMUXER) demuxer_errors++;
+    }
     if (level <= AV_LOG_ERROR) {
         va_list copy;
         va_copy(copy, vl);
@@ -62,4 +69,10 @@ void cff_install_log(int level) {
 void cff_take_last_error(char *out, int size) {
     snprintf(out, (size_t)size, "%s", last_error);
     last_error[0] = 0;
+}
+
+int cff_take_demuxer_errors(void) {
+    int n = demuxer_errors;
+    demuxer_errors = 0;
+    return n;
 }

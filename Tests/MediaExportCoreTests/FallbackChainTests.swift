@@ -18,8 +18,8 @@ import Testing
         // Not the input's fault: the chain stops whatever the policies.
         (.auto, .transcode, .hostFault, false, .salvage, nil),
         (.auto, .remux, .hostFault, true, .copy, nil),
-        // A damaged input: the remux first (it may keep what a decoder refuses), then the salvage, then the copy.
-        (.auto, .transcode, .damaged, false, .salvage, .remux),
+        // A damaged input: the salvage (a remux would copy the damage unseen, issue 43), then the copy.
+        (.auto, .transcode, .damaged, false, .salvage, .salvage),
         (.auto, .remux, .damaged, true, .salvage, .salvage),
         (.auto, .remux, .skipped, true, .salvage, .salvage),
         (.auto, .salvage, .damaged, true, .salvage, .copy),

@@ -55,6 +55,28 @@ import Testing
         ])
     }
 
+    @Test("A zeroed stretch leaves a few holes one after the other: one stretch, every frame in it lost (issue 43)")
+    func zeroedStretchIsOneStretch() {
+        // Matroska with 128 kB zeroed at 40 %: frames at 3.80, 3.88, 3.96, then 6.04 s at 25 fps.
+        let times = (0..<250).filter { !(96..<151).contains($0) || $0 == 97 || $0 == 99 }.map { Double($0) / 25 }
+        let holes = Self.measure(times, rate: 25)
+        #expect(holes.isConstantRate && holes.stretches == 1)
+        #expect(holes.lost(stream: 0).reduce(0) { $0 + $1.frames } == 53)
+    }
+
+    @Test("A clean `-t 2 -c copy` cut ends on a reference frame whose B-frames fell outside: no frame lost (issue 43)")
+    func cutsLooseEndIsNoLoss() {
+        let times = (0...50).map { Double($0) / 25 } + [2.16]
+        var holes = FrameHoles(frameDuration: 1.0 / 25, reorderDepth: 2)
+        for (a, b) in zip(times, times.dropFirst()) { holes.note(from: a, to: b) }
+        #expect(holes.isConstantRate && holes.lost(stream: 0).isEmpty)
+        // Without reordering the same end is frames lost; so is a hole with more frames after it than the depth.
+        #expect(Self.measure(times, rate: 25).lost(stream: 0).first?.frames == 3)
+        var later = FrameHoles(frameDuration: 1.0 / 25, reorderDepth: 2)
+        for (a, b) in zip(times + [2.20, 2.24, 2.28], (times + [2.20, 2.24, 2.28]).dropFirst()) { later.note(from: a, to: b) }
+        #expect(later.lost(stream: 0).first?.frames == 3)
+    }
+
     @Test("No rate known: nothing is a hole")
     func unknownRate() {
         var holes = FrameHoles(frameDuration: 0)

@@ -11,6 +11,9 @@ void cff_install_log(int print_level);
 
 /* Copies this thread's last error line into out (empty if none) and forgets it. */
 void cff_take_last_error(char *out, int size);
+/// Errors demuxers logged on this thread since the last call (a demuxer's resync in damaged data: Matroska's
+/// "invalid as first byte of an EBML number"), and the count set back to 0.
+int cff_take_demuxer_errors(void);
 
 /* Installs a handler for each of `signals` that writes the signal's number (one byte) to a non-blocking pipe, and
    returns the pipe's read end (the same on every call), or -1. Reset a signal with signal(2) to stop it. */

@@ -85,11 +85,12 @@ final class ExportAttempt {
         completed.droppedFrames = outcome.droppedFrames
         completed.verification = outcome.verification
         if encode.plan.metadata.level != .all { completed.metadata = .init(level: encode.plan.metadata.level, dropped: encode.plan.metadata.droppedNames) }
-        completed.partial = outcome.damage.map { .init(duration: completed.duration, declaredDuration: encode.plan.timeline.expectedDuration, cause: $0) }
-        completed.warnings = (completed.partial.map { [$0.warning] } ?? []) + Accounting.warnings(plan: encode.plan, skippedPackets: outcome.skippedPackets, droppedFrames: outcome.droppedFrames,
-                                                 timestampRepairs: outcome.timestampRepairs, audioGaps: outcome.audioGaps,
-                                                 lostFrames: outcome.lostFrames,
-                                                 version: report) + outcome.shortfalls
+        completed.partial = outcome.partialCause.map { .init(duration: completed.duration, declaredDuration: encode.plan.timeline.expectedDuration, cause: $0) }
+        completed.damage = outcome.damage
+        completed.warnings = (completed.partial.map { [$0.warning] } ?? [])
+            + Accounting.warnings(plan: encode.plan, skippedPackets: outcome.damage?.corruptPackets ?? 0, droppedFrames: outcome.droppedFrames,
+                                  timestampRepairs: outcome.timestampRepairs, audioGaps: outcome.audioGaps, lostFrames: outcome.lostFrames,
+                                  unreadableBytes: outcome.damage?.unreadableBytes ?? 0, version: report) + outcome.shortfalls
         return completed
     }
 

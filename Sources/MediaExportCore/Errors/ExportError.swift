@@ -167,7 +167,7 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .ffmpeg(let stage, let p, _, let m): return "\(Self.shown(path: p)): \(stage.rawValue) failed: \(Self.shown(m))"
         case .tooManyDecodeErrors(let p, let n, let t):
             return t == 0 ? "\(Self.shown(path: p)): decode error (strict mode): \(n) corrupt packet(s) or frame(s)"
-                          : "\(Self.shown(path: p)): too many decode errors: \(n) corrupt packets or frames (threshold \(t))"
+                          : "\(Self.shown(path: p)): too many decode errors: \(n) corrupt packets or lost frames (threshold \(t))"
         case .truncated(let p, let r): return "\(Self.shown(path: p)): \(Self.shown(r))"
         case .stalled(let p, let s): return "\(Self.shown(path: p)): export stalled: no progress for \(Int(saturating: s)) s"
         case .inputChanged(let p, let r): return "\(Self.shown(path: p)): input changed while being read: \(Self.shown(r))"

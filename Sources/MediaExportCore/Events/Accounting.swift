@@ -3,9 +3,10 @@ import Foundation
 /// Everything an export left out or changed, counted and with its reason: the `completed` record's `warnings`,
 /// which the human summary prints as `WARNING:` lines and the batch report keeps. Nothing is dropped silently.
 package enum Accounting {
-    /// The warnings of a finished route.
+    /// The warnings of a finished route; `skippedPackets` are the corrupt packets (`ExportEvent.Damage.corruptPackets`).
     package static func warnings(plan: ExportPlan, skippedPackets: Int, droppedFrames: Int, timestampRepairs: Int,
-                                audioGaps: [AudioGap] = [], lostFrames: [LostFrames] = [], version: VersionReport?) -> [String] {
+                                audioGaps: [AudioGap] = [], lostFrames: [LostFrames] = [], unreadableBytes: Int64 = 0,
+                                version: VersionReport?) -> [String] {
         var out: [String] = []
         for d in plan.streams {
             guard case .drop(let reason) = d.action, !d.carriedElsewhere else { continue }
@@ -18,6 +19,9 @@ package enum Accounting {
         }
         if timestampRepairs > 0 {
             out.append("\(timestampRepairs) timestamp\(timestampRepairs == 1 ? "" : "s") repaired (discontinuities, repeated or missing timestamps)")
+        }
+        if unreadableBytes > 0 {
+            out.append("\(unreadableBytes / 1000) kB of the file unreadable: the demuxer searched through it for its sync (a zeroed or overwritten stretch)")
         }
         out += lostFrameWarnings(lostFrames)
         out += gapWarnings(audioGaps)
@@ -99,11 +103,13 @@ public struct ExportAccount: Codable, Sendable, Equatable {
     public var partial: ExportEvent.Partial?
     /// The metadata level other than `all` and the keys it dropped (`--metadata`); absent at `all`.
     public var metadata: ExportEvent.MetadataReport?
+    /// The damage met in the input, counted apart; absent when none was (and in accounts written before it was kept).
+    public var damage: ExportEvent.Damage?
 
     /// The account of a finished export.
     public init(_ c: ExportEvent.Completed) {
         verification = c.verification; warnings = c.warnings; skippedPackets = c.skippedPackets
         droppedFrames = c.droppedFrames; timestampRepairs = c.timestampRepairs; duration = c.duration; partial = c.partial
-        metadata = c.metadata
+        metadata = c.metadata; damage = c.damage
     }
 }

@@ -130,7 +130,8 @@ public enum ExportEvent: Sendable, Equatable {
         public var height: Int?
         /// Wall-clock seconds.
         public var wallTime: Double
-        /// Corrupt input packets skipped while decoding.
+        /// Corrupt input packets skipped while decoding, and video frames lost from the data: what the error limit
+        /// counts (`Damage.counted`; `damage` tells them apart).
         public var skippedPackets: Int
         /// What the plan said worth knowing (a keyframe-aligned trim, a tone mapping, …).
         public var notes: [String]
@@ -159,6 +160,8 @@ public enum ExportEvent: Sendable, Equatable {
         public var settings: EncodingSettings?
         /// The metadata level and the keys it dropped (`--metadata sharing|none`); nil at `all`.
         public var metadata: MetadataReport?
+        /// The damage met in the input, counted apart (`Damage`); nil when none was.
+        public var damage: Damage?
 
         /// Creates the value from each of its fields.
         public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil,

@@ -15,7 +15,7 @@ public enum ExportRoute: String, Codable, Sendable {
 
 /// Which fallback steps an export may take when the input cannot be transcoded.
 public enum FallbackPolicy: String, Codable, Sendable, CaseIterable {
-    /// transcode → remux → copy (and salvage for a damaged input).
+    /// transcode → remux → copy (a damaged input: salvage → copy).
     case auto
     /// transcode → remux (and salvage for a damaged input).
     case remux
@@ -27,8 +27,8 @@ public enum FallbackPolicy: String, Codable, Sendable, CaseIterable {
     /// The route after `route` failed as `failure`, or nil when the chain ends there (the failure stands). The one
     /// rule of the chain, a function of values: a failure that is not the input's ends it; an input whose data is
     /// damaged (`damageSeen`: this route or an earlier one found it cut short or undecodable) goes as `damaged`
-    /// says — a salvage after the remux, a byte copy, or nothing; any other input fault goes on to the next route
-    /// this policy allows (transcode → remux → copy).
+    /// says — a salvage (never a remux: it would copy the damage it cannot see), a byte copy, or nothing; any other
+    /// input fault goes on to the next route this policy allows (transcode → remux → copy).
     package func next(after route: ExportRoute, failure: RouteFailure, damageSeen: Bool, damaged: DamagePolicy) -> ExportRoute? {
         guard failure != .hostFault, self != .none, route != .copy else { return nil }
         let remux = self == .auto || self == .remux, copy = self == .auto || self == .copy
@@ -40,8 +40,7 @@ public enum FallbackPolicy: String, Codable, Sendable, CaseIterable {
         case .copy: return .copy
         case .salvage:
             switch route {
-            case .transcode: return remux ? .remux : .salvage
-            case .remux: return .salvage
+            case .transcode, .remux: return .salvage
             case .salvage, .copy: return copy ? .copy : nil
             }
         }

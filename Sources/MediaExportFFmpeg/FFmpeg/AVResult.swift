@@ -20,6 +20,17 @@ enum AVCode {
     static let exit = cff_averror_exit()
     static let invalidData = cff_averror_invaliddata()
     static let noPTS = cff_nopts_value()
+    static let noMemory = -ENOMEM
+    /// `AVERROR_PATCHWELCOME`: a feature the decoder lacks, not damage.
+    static let notImplemented: Int32 = -Int32(bitPattern: UInt32(0x50) | UInt32(0x41) << 8 | UInt32(0x57) << 16 | UInt32(0x45) << 24)
+
+    /// True when a decoder's error on a packet is damage in that packet, as the ffmpeg CLI takes it (it decodes on):
+    /// any error but running out of memory, a cancellation or a feature the decoder lacks (EAGAIN and EOF are
+    /// control flow, never errors here).
+    /// FFmpeg's decoders answer corrupt data with `AVERROR_INVALIDDATA`, but some with a bare `-1` (EPERM: AAC's
+    /// `decode_pce` on a flipped bit) or another code.
+    static func isDamage(_ code: Int32) -> Bool { code < 0 && code != noMemory && code != exit && code != again && code != eof
+        && code != notImplemented && code != -ENOSYS }
 }
 
 /// Throws `ExportError.ffmpeg` when `code` is negative.

@@ -44,7 +44,7 @@ final class StreamDecoder {
         let code = avcodec_send_packet(context, packet?.pointer)
         // Checked before any message is built: this runs for every packet.
         if code >= 0 || code == AVCode.eof { return }  // EOF: already draining
-        if code == AVCode.invalidData {
+        if AVCode.isDamage(code) {
             throw ExportError.ffmpeg(stage: .decode, path: path, code: code, message: "stream #\(streamIndex): \(ffmpegMessage(code))")
         }
         try check(code, .decode, path, "stream #\(streamIndex)")

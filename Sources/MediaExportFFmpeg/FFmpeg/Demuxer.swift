@@ -1,4 +1,5 @@
 internal import CFFmpeg
+internal import CFFmpegLog
 import Foundation
 import MediaExportCore
 
@@ -151,12 +152,44 @@ final class Demuxer {
         return s == AVCode.noPTS ? 0 : Double(s) / Double(AV_TIME_BASE)
     }
 
+    /// A stretch of the file the demuxer searched through for its sync, finding nothing it could read.
+    struct UnreadableStretch: Equatable {
+        var fromByte: Int64
+        var toByte: Int64
+    }
+    /// The stretches passed over so far (`read(into:)`), in the order met.
+    private(set) var unreadable: [UnreadableStretch] = []
+    /// Errors the demuxer logged while reading packets since `countErrorsFromHere` (a resync in damaged data).
+    private(set) var loggedErrors = 0
+
+    /// Starts counting `loggedErrors` (and `unreadable`) afresh: what opening, probing and seeking logged is not counted.
+    func countErrorsFromHere() {
+        _ = cff_take_demuxer_errors()
+        loggedErrors = 0
+        unreadable = []
+    }
+
     /// Result of reading one packet.
     enum ReadResult { case packet, endOfFile }
 
     /// Reads the next packet into `packet`; end of file is a result, not an error.
     func read(into packet: Packet) throws -> ReadResult {
-        let code = av_read_frame(context, packet.pointer)
+        var code = av_read_frame(context, packet.pointer)
+        // A demuxer that lost its sync (MPEG-TS: "max resync size reached" in a zeroed stretch) answers EAGAIN after
+        // each step of its search; read again, as the ffmpeg CLI does, while the search moves on through the file
+        // (bounded by the file's size) and nobody cancelled. The bytes passed over are an unreadable stretch.
+        if code == AVCode.again {
+            let from = avio_tell(context.pointee.pb)
+            var at = from
+            while code == AVCode.again, cancel?.isSet != true {
+                code = av_read_frame(context, packet.pointer)
+                let now = avio_tell(context.pointee.pb)
+                if code == AVCode.again && now <= at { break }
+                at = now
+            }
+            unreadable.append(UnreadableStretch(fromByte: from, toByte: at))
+        }
+        loggedErrors += Int(cff_take_demuxer_errors())
         if code == AVCode.eof { return .endOfFile }
         if code == AVCode.exit { throw ExportError.cancelled }
         if code < 0 {

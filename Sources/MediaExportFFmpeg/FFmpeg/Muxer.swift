@@ -126,10 +126,15 @@ final class Muxer {
         headerWritten = true
     }
 
-    /// Writes one packet; the muxer interleaves by time and takes ownership of the packet's data.
-    func write(_ packet: Packet) throws {
+    /// Writes one packet; the muxer interleaves by time and takes ownership of the packet's data. Returns false for
+    /// a packet whose data the muxer's bitstream filter refused as invalid when `rejectsDamage` (a copied packet: a
+    /// corrupt ADTS frame on its way into MP4), which the caller counts as a corrupt packet, as the ffmpeg CLI
+    /// goes on past it.
+    func write(_ packet: Packet, rejectsDamage: Bool = false) throws -> Bool {
         let code = av_interleaved_write_frame(context, packet.pointer)
+        if rejectsDamage && code == AVCode.invalidData { return false }
         if code < 0 { try writeFailure(code, "writing a packet") }
+        return true
     }
 
     /// Writes the trailer (for faststart this rewrites the file with the moov atom first) and flushes the file.

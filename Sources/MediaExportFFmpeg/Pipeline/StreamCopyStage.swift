@@ -38,8 +38,15 @@ final class StreamCopyStage: StreamStage {
     private var beyondEnd: [Packet] = []
     private var ended = false
 
+    /// A copied video's packets in the order shown, measured for holes as a transcode's frames are (nil for other
+    /// streams, and for a video whose whole index shows a variable rate: a hole there is no frame lost).
+    private var shown: ShownOrder?
+
+    /// Frames missing where the copied video's timestamps jump ahead at a constant frame rate (`FrameHoles`), once ended.
+    var lostFrames: [LostFrames] { ended ? shown?.holes.lost(stream: Int(inputIndex)) ?? [] : [] }
+
     init(input stream: UnsafeMutablePointer<AVStream>, displayMatrix: [Int32]?, muxer: Muxer, timeline: Timeline, trimmed: Bool,
-         leadIn: Bool = false) throws {
+         leadIn: Bool = false, variableRate: Bool = true) throws {
         inputIndex = stream.pointee.index
         inTimeBase = stream.pointee.time_base
         isVideo = stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
@@ -61,6 +68,10 @@ final class StreamCopyStage: StreamStage {
         outputStream.pointee.avg_frame_rate = stream.pointee.avg_frame_rate
         outputStream.pointee.r_frame_rate = stream.pointee.r_frame_rate
         copyStreamInfo(from: stream, to: outputStream, displayMatrix: displayMatrix ?? sourceMatrix(stream))
+        let base = stream.pointee.r_frame_rate
+        if isVideo && !variableRate && base.num > 0 && base.den > 0 {
+            shown = ShownOrder(FrameHoles(frameDuration: av_q2d(av_inv_q(base)), reorderDepth: Int(stream.pointee.codecpar.pointee.video_delay)))
+        }
     }
 
     /// Re-times the packet onto the output timeline and takes its data. A packet whose DTS repeats or goes back
@@ -88,6 +99,8 @@ final class StreamCopyStage: StreamStage {
         let shownAfterEnd = endTS.map { p.pointee.pts != AVCode.noPTS && p.pointee.pts &- originTS >= $0 } ?? false
         if p.pointee.pts != AVCode.noPTS { p.pointee.pts &-= originTS }
         if p.pointee.dts != AVCode.noPTS { p.pointee.dts &-= originTS }
+        // Where the source shows it (a repair below may move its timestamps to keep the order).
+        let shownAt = p.pointee.pts
         p.pointee.stream_index = outputStream.pointee.index
         p.pointee.pos = -1
         // Audio is shown in the order it is decoded: its DTS is its time (the ffmpeg CLI's `do_streamcopy` sets an
@@ -112,6 +125,7 @@ final class StreamCopyStage: StreamStage {
             beyondEnd.append(later)
             return tally
         }
+        if shownAt != AVCode.noPTS { shown?.note(Double(shownAt) * av_q2d(inTimeBase)) }
         // The executor writes each packet before sending the next, so `held` is always empty here.
         av_packet_unref(held.pointer)
         av_packet_move_ref(held.pointer, p)
@@ -179,6 +193,7 @@ final class StreamCopyStage: StreamStage {
 
     func sendEndOfStream() throws -> StageTally {
         ended = true
+        shown?.finish()
         beyondEnd = []  // shown after the end, and nothing follows that needs them
         return .none
     }

@@ -120,7 +120,7 @@ final class SubtitleTranscodeStage: StreamStage, ClockedStage {
         var got: Int32 = 0
         let code = avcodec_decode_subtitle2(decoder.context, &sub, &got, p)
         if code < 0 {
-            if code == AVCode.invalidData { return .oneDamaged }
+            if AVCode.isDamage(code) { return .oneDamaged }
             try check(code, .decode, path, "stream #\(inputIndex)")
         }
         guard got != 0 else { return .none }

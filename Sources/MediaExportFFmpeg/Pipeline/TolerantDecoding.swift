@@ -14,9 +14,9 @@ extension StreamDecoder {
         case damaged
     }
 
-    /// Sends a packet (or `nil` to start draining); a packet rejected as corrupt is skipped and reported.
+    /// Sends a packet (or `nil` to start draining); a packet rejected as corrupt (`AVCode.isDamage`) is skipped and reported.
     func sendSkippingDamage(_ packet: Packet?) throws -> StageTally {
-        do { try send(packet) } catch let ExportError.ffmpeg(_, _, code, _) where code == AVCode.invalidData {
+        do { try send(packet) } catch let ExportError.ffmpeg(_, _, code, _) where AVCode.isDamage(code) {
             return .oneDamaged
         }
         return .none
@@ -29,7 +29,7 @@ extension StreamDecoder {
             case .ready: return .frame
             case .needsInput, .ended: return .noFrame
             }
-        } catch let ExportError.ffmpeg(_, _, code, _) where code == AVCode.invalidData {
+        } catch let ExportError.ffmpeg(_, _, code, _) where AVCode.isDamage(code) {
             return .damaged
         }
     }

@@ -4,7 +4,8 @@ import MediaExportCore
 extension Transcoder {
     /// What a finished run reports besides the file.
     package struct Outcome {
-        /// Corrupt packets and frames skipped (the `completed` record's `skippedPackets`).
+        /// Corrupt packets and frames skipped, and video frames lost (the `completed` record's `skippedPackets`:
+        /// `Damage.counted`).
         package var skippedPackets: Int
         /// The plan's notes, for the `completed` record.
         package var notes: [String]
@@ -27,7 +28,9 @@ extension Transcoder {
         /// What the verifier read of the finished output (nil when nothing was written).
         package var output: OutputFacts?
         /// A salvage's damage (where the data ends, packets that did not decode): the output is partial. nil otherwise.
-        package var damage: String?
+        package var partialCause: String?
+        /// The damage met, counted apart; nil when none was.
+        package var damage: ExportEvent.Damage?
     }
 
     /// The main video's encoded packets, counted as they are written.
@@ -154,36 +157,41 @@ extension Transcoder {
 
         /// The one place packets reach the muxer: the output time advances with each packet written.
         mutating func write(_ packet: Packet, of stage: StreamStage) throws {
-            let p = packet.pointer
             if !lost.isEmpty && lost.contains(stage.inputIndex) { packet.unref(); return }
+            let p = packet.pointer.pointee  // its timing and size, read before the muxer takes the data
+            defer { packet.unref() }  // the muxer took the data; this only resets the stage's packet for reuse
+            guard try muxer.write(packet, rejectsDamage: stage is StreamCopyStage) else { counts.skippedPackets += 1; return }
+            count(p, of: stage)
+        }
+
+        /// Counts a packet written: the output time advances with it.
+        private mutating func count(_ p: AVPacket, of stage: StreamStage) {
             let j = Int(stage.outputStream.pointee.index)
             // The stream's time base is the muxer's now (the header may have changed it).
             let tb = av_q2d(stage.outputStream.pointee.time_base)
             // A packet without a presentation time (MPEG-PS gives many none) is placed by its decode time; one with
             // neither follows the one before it (the muxer places it so).
-            let time = p.pointee.pts != AVCode.noPTS ? p.pointee.pts : p.pointee.dts
+            let time = p.pts != AVCode.noPTS ? p.pts : p.dts
             if time != AVCode.noPTS {
-                let start = Double(time) * tb, end = Double(time + p.pointee.duration) * tb
+                let start = Double(time) * tb, end = Double(time + p.duration) * tb
                 counts.outputTime = max(counts.outputTime, end)
                 if j < counts.packets.count {
                     counts.firstTime[j] = min(counts.firstTime[j] ?? start, start)
                     counts.endTime[j] = max(counts.endTime[j] ?? end, end)
                 }
-            } else if j < counts.summed.count && p.pointee.duration > 0 {
-                counts.summed[j] += Double(p.pointee.duration) * tb
+            } else if j < counts.summed.count && p.duration > 0 {
+                counts.summed[j] += Double(p.duration) * tb
             }
             if j < counts.packets.count {
                 counts.packets[j] += 1
                 if time == AVCode.noPTS || time >= 0 { counts.shownPackets[j] += 1 }
             }
             if stage.inputIndex == mainVideo {
-                if video.frames == 0 { video.firstBytes = Int64(p.pointee.size) }
+                if video.frames == 0 { video.firstBytes = Int64(p.size) }
                 video.frames += 1
-                video.bytes += Int64(p.pointee.size)
-                if (p.pointee.flags & AV_PKT_FLAG_KEY) != 0 { video.keyframes += 1; video.keyframeBytes += Int64(p.pointee.size) }
+                video.bytes += Int64(p.size)
+                if (p.flags & AV_PKT_FLAG_KEY) != 0 { video.keyframes += 1; video.keyframeBytes += Int64(p.size) }
             }
-            try muxer.write(packet)
-            packet.unref()  // the muxer took the data; this only resets the stage's packet for reuse
         }
 
         /// Asks a stage for everything it has ready, writing each packet as soon as it comes: nothing queues.

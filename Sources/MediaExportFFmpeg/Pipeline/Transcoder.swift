@@ -80,7 +80,8 @@ package final class Transcoder {
                                                          strict: errors.strict, path: source))
             case .copy(let displayMatrix):
                 stages.append(try StreamCopyStage(input: input, displayMatrix: displayMatrix, muxer: muxer, timeline: timeline,
-                                                  trimmed: timeline.origin > demuxer.startTime, leadIn: plan.timeline.leadIn > 0))
+                                                  trimmed: timeline.origin > demuxer.startTime, leadIn: plan.timeline.leadIn > 0,
+                                                  variableRate: info.streams[decision.index].variableRate))
             case .coverArt:
                 stages.append(try CoverArtStage(input: input, muxer: muxer))
             case .drop:
@@ -138,6 +139,7 @@ package final class Transcoder {
         try muxer.writeHeader(metadata: tags, reservedIndex: target == nil ? nil : indexReservation(ordered, chapters: chapters))
         try demuxer.seek(toStartOf: plan, origin: timeline.origin, mainVideo: info.mainVideo,
                          decoderLead: ordered.compactMap { ($0 as? AudioTranscodeStage)?.decoderLead }.max() ?? 0)
+        demuxer.countErrorsFromHere()
 
         let lost: Set<Int32> = debugLoseStreamKind.map { kind in
             Set(ordered.filter { plan.streams[Int($0.inputIndex)].kind == kind }.map(\.inputIndex))
@@ -226,15 +228,18 @@ package final class Transcoder {
         let stageNotes = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.notes ?? [] }
         let audioGaps = state.stages.flatMap { ($0 as? AudioTranscodeStage)?.gaps ?? [] }
         let lostFrames = info.countsTimestampHoles ? state.stages.flatMap { ($0 as? VideoTranscodeStage)?.lostFrames ?? [] } : []
+        let copiesLost = info.countsTimestampHoles ? state.stages.flatMap { ($0 as? StreamCopyStage)?.lostFrames ?? [] } : []
         let stageWarnings = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.warnings ?? [] }
         let heldLonger = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.heldLonger ?? [] }
         state.stages.removeAll()
         state.byInput.removeAll()
         let delivered = counts.delivered(kept: kept, lostFrames: lostFrames + heldLonger, fromZero: container.isQuickTimeFamily)
-        // Frames the header declares that the data did not hold were lost in damaged data: skipped, as corrupt packets are.
-        counts.skippedPackets += kept.compactMap { declaredFrames($0, counts: counts)?.missing }.reduce(0, +)
-        // So are frames missing where the timestamps of a stream of constant frame rate jump ahead.
-        counts.skippedPackets += lostFrames.reduce(0) { $0 + $1.frames }
+        let damage = damageAccount(kept: kept, counts: counts, lostFrames: lostFrames + copiesLost, audioGaps: audioGaps)
+        // The limit counts what was lost as well as what was rejected (`ExportEvent.Damage`).
+        if damage.counted > errors.threshold && !salvage {
+            throw ExportError.tooManyDecodeErrors(path: source, count: damage.counted, threshold: errors.threshold)
+        }
+        counts.skippedPackets = damage.total
         let damaged = counts.skippedPackets > 0 || truncation != nil
         // Repaired timestamps move media on the timeline: the header's durations no longer describe the output, what
         // was written does (the repairs are counted and said).
@@ -248,15 +253,36 @@ package final class Transcoder {
         }
         return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
-                       audioGaps: audioGaps, lostFrames: lostFrames, videoOutput: state.video, output: facts,
-                       damage: salvage ? salvageDamage(truncation: truncation, counts: counts) : nil)
+                       audioGaps: audioGaps, lostFrames: lostFrames + copiesLost, videoOutput: state.video, output: facts,
+                       partialCause: salvage ? partialCause(truncation: truncation, damage: damage) : nil,
+                       damage: damage.isEmpty ? nil : damage)
     }
 
-    /// What a salvage lost, one line: where the data ends, and the packets that did not decode. nil when nothing.
-    private func salvageDamage(truncation: String?, counts: Counts) -> String? {
-        let from = counts.firstSkipAt.map { String(format: " from %.2f s", $0) } ?? ""
-        let skipped = counts.skippedPackets == 0 ? nil : "\(counts.skippedPackets) corrupt packet\(counts.skippedPackets == 1 ? "" : "s") skipped\(from)"
-        let parts = [truncation, skipped].compactMap { $0 }
+    /// The damage met, each kind apart: corrupt packets (counted as they came), video frames lost (fewer than the
+    /// header declares, or in holes of the timestamps), silence inserted, the bytes the demuxer could not read.
+    private func damageAccount(kept: [StreamDecision], counts: Counts, lostFrames: [LostFrames], audioGaps: [AudioGap]) -> ExportEvent.Damage {
+        let declared = kept.compactMap { declaredFrames($0, counts: counts) }
+        let silence = audioGaps.filter { $0.seconds > 0 }
+        let firstAt = ([counts.firstSkipAt].compactMap { $0 } + lostFrames.map(\.at) + silence.map(\.at)).min()
+        var damage = ExportEvent.Damage(corruptPackets: counts.skippedPackets,
+                                        lostFrames: declared.reduce(0) { $0 + $1.missing } + lostFrames.reduce(0) { $0 + $1.frames },
+                                        lostAudio: silence.reduce(0) { $0 + $1.seconds },
+                                        unreadableBytes: demuxer.unreadable.reduce(0) { $0 + $1.toByte - $1.fromByte },
+                                        demuxerErrors: demuxer.loggedErrors, firstAt: firstAt)
+        if damage.total > 0, let main = info.mainVideo, let j = kept.firstIndex(where: { $0.index == main }) {
+            // Frames encoded, or packets copied.
+            damage.videoFrames = counts.videoFrames > 0 ? counts.videoFrames : counts.shownPackets[j]
+            let frames = declared.first.map(\.declared) ?? kept.first { $0.index == main }.flatMap { d in
+                d.expectedDuration.flatMap { seconds in info.streams[main].frameRate.map { Int((seconds * $0 + 1e-6).rounded(.down)) } }
+            }
+            damage.expectedFrames = frames
+        }
+        return damage
+    }
+
+    /// What a salvage lost, one line: where the data ends, and the damage met. nil when nothing.
+    private func partialCause(truncation: String?, damage: ExportEvent.Damage) -> String? {
+        let parts = [truncation, damage.isEmpty ? nil : damage.summary].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 

@@ -114,7 +114,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         // constant but for the step where the rate changes: `SourceStream.variableRate`).
         let base = stream.pointee.r_frame_rate
         variableRate = source.map { s in s.streams.indices.contains(Int(stream.pointee.index)) && s.streams[Int(stream.pointee.index)].variableRate } ?? false
-        holes = FrameHoles(frameDuration: base.num > 0 && base.den > 0 ? av_q2d(av_inv_q(base)) : av_q2d(av_inv_q(rate)))
+        holes = FrameHoles(frameDuration: base.num > 0 && base.den > 0 ? av_q2d(av_inv_q(base)) : av_q2d(av_inv_q(rate)),
+                           reorderDepth: Int(stream.pointee.codecpar.pointee.video_delay))
 
         outputStream = try muxer.addStream()
         try check(avcodec_parameters_from_context(outputStream.pointee.codecpar, enc), .mux, muxer.path, "stream parameters")

@@ -150,7 +150,7 @@ enum HumanSummary {
         var lines: [String] = []
         var line = "Exported \(FileName.display(c.output)): \(c.codecs.joined(separator: " + "))\(size), "
             + String(format: "%.2f s%@, %@ in %.1f s", c.duration, partialNote(c.partial), bytes(c.bytes), c.wallTime)
-        if c.skippedPackets > 0 { line += " (\(c.skippedPackets) corrupt packets skipped)" }
+        if let damage = c.damage { line += " (damage: \(damage.summary))" }
         if !c.fallbacks.isEmpty {
             line += " — by \(c.route.rawValue) after " + c.fallbacks.map { "\($0.from.rawValue) failed" }.joined(separator: ", ")
             if let sha = c.sha256 { line += "; SHA-256 \(sha.prefix(16))… matches the source" }
