@@ -35,7 +35,7 @@ public struct BatchItem: Codable, Sendable, Equatable {
     public var dataCheck: DataSample?
     /// Why the run fails the asset for the damage `dataCheck` found: the fallback chain ends before any route
     /// delivers a damaged input (`--damaged fail`, `--fallback none`).
-    var damageFailure: String?
+    public var damageFailure: String?
 
     /// The report's `action` column: `transcode`, `remux`, `copy`, `salvage` (a dry run's damaged upload, `dataCheck`)
     /// or `skip` (the `planned` record adds it).

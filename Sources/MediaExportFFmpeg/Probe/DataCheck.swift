@@ -150,7 +150,7 @@ private struct PointReader {
         while true {
             do {
                 guard case .ready = try decoder.receive(into: frame) else { break }
-                if StreamDecoder.isDamaged(frame) { corrupt += 1 }
+                if frame.isCorrupt { corrupt += 1 }
                 frame.unref()
             } catch {
                 corrupt += isDamage(error) ? 1 : 0
