@@ -24,6 +24,9 @@ struct Batch: ToolCommand {
         --out that the batch did not write is never replaced, --force or not (that asset fails), unless --overwrite. \
         The report (--report) is the state of --out: every asset exported, unchanged, duplicate or failed (in this run \
         or an earlier one); every asset failed now is named and makes the exit code 1, --dry-run too. \
+        An asset delivered by a fallback or partial (a salvage) makes the exit code 3, in the run that delivered it \
+        and in every rerun that leaves its output in place (named in the summary). --dry-run reads no data; with \
+        --check-data it decodes a sample of each upload and plans a damaged one as a salvage (the reason says the damage). \
         One batch at a time per --out (a lock, .mediaexport.lock): another exits 73, or waits with --wait. \
         With --shard K/N the shards share one --out: each keeps its own database and lock \
         (.mediaexport.shard-K-of-N.sqlite, .lock); a plain run and shards, or shards of another N, in one --out exit 73.
@@ -31,6 +34,7 @@ struct Batch: ToolCommand {
         Examples:
           mediaexport batch uploads/ --out ready/ --preset 1280x720
           mediaexport batch uploads/ --out ready/ --preset 1280x720 --dry-run
+          mediaexport batch uploads/ --out ready/ --dry-run --check-data
           mediaexport batch a.mov b.mov --out ready/ --jobs 1 --report report.csv
           mediaexport batch uploads/ --out ready/ --shard $JOB_COMPLETION_INDEX/4
           mediaexport batch uploads/ --out ready/ --preset 1280x720 --shard auto
@@ -51,6 +55,9 @@ struct Batch: ToolCommand {
 
     @Flag(name: .customLong("dry-run"), help: "Print the plan (transcode/remux/copy/skip, reason, estimated size); export nothing.")
     var dryRun = false
+
+    @Flag(name: .customLong("check-data"), help: "With --dry-run: decode a sample of each upload (the first and last seconds and 3 points between, about 1 s each) and plan one whose sample shows damage as a damaged input (salvage); the summary says what the check cost.")
+    var checkData = false
 
     @Option(help: "video, audio or all.")
     var media: BatchOptions.MediaFilter = .all
@@ -107,6 +114,7 @@ struct Batch: ToolCommand {
         if let shard, shard != "auto", BatchOptions.Shard(shard) == nil { throw ValidationError("--shard must be K/N with 0 ≤ K < N, e.g. 0/4, or auto") }
         if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be at least 1") }
         if shardCount != nil, shard != "auto" { throw ValidationError("--shard-count goes with --shard auto") }
+        if checkData, !dryRun { throw ValidationError("--check-data goes with --dry-run") }
         _ = try resolvedShard()
     }
 
@@ -150,14 +158,16 @@ struct Batch: ToolCommand {
         (options.policy, options.media, options.minDuration, options.maxDuration) = (exportOptions.policy ?? .needed, media, minDuration, maxDuration)
         (options.include, options.exclude, options.sort, options.shard) = (include, exclude, sort, try resolvedShard())
         (options.retryFailed, options.force, options.thumbnails, options.wait, options.overwrite) = (retryFailed, force, thumbnails, wait, overwrite)
+        options.checkData = checkData
         return options
     }
 
-    /// The closing lines for people: the plan (`--dry-run`), each failure and warning, the summary.
+    /// The closing lines for people: the plan (`--dry-run`), each failure, fallback and warning, the summary.
     private func render(_ result: BatchResult) {
         let shown = result.rows.map(\.displayed)
         if dryRun { printLine(BatchRenderer.planTable(shown)) }
         for row in shown where row.status == "failed" { printError("\(row.key): \(row.error ?? "failed")") }
+        for row in shown { if let line = BatchRenderer.fallbackLine(row) { printError(line) } }
         // Everything an export dropped or changed, per asset: never only in the report; warnings on stderr.
         for row in shown { for warning in row.account?.warnings ?? [] { printError("WARNING: \(row.key): \(warning)") } }
         printLine(dryRun ? BatchRenderer.planSummary(shown) : BatchRenderer.summary(result.counts))

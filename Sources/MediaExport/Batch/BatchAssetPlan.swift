@@ -51,7 +51,8 @@ extension BatchPlanner {
         (item.route, item.reason) = (decision.route, decision.reason.description)
         let info = source.info  // with where its data ends, when the packets were scanned
         followImpossiblePlans(&item, info: info, selection: selection, options: options)
-        item.estimatedBytes = item.route == .transcode ? plannedEstimate(item, selection: selection, source: source, info: info, options: options)
+        if options.checkData && item.refusal == nil { checkData(&item, source: source, options: options) }
+        item.estimatedBytes = item.route == .transcode || item.route == .salvage ? plannedEstimate(item, selection: selection, source: source, info: info, options: options)
             : info.size
         return .planned(item, note: reserved.note)
     }
@@ -125,6 +126,23 @@ extension BatchPlanner {
             route = next
         }
         item.route = route
+    }
+
+    /// Decodes a sample of the item's data (`DataCheck`); damage found makes its route the one a damaged input takes
+    /// (`ExportPlanner.damagedRoute`), its reason the damage. Where the chain ends (`--damaged fail`), the route stays
+    /// and `damageFailure` says why the run fails it.
+    private static func checkData(_ item: inout BatchItem, source: ProbedSource, options: BatchOptions) {
+        let sample = DataCheck.sample(source)
+        item.dataCheck = sample
+        guard let damage = sample.damage, let route = item.route else { return }
+        let damaged = ExportPlanner.damagedRoute(from: route, fallback: options.fallback, damaged: options.errors.damaged)
+        item.reason = "damaged: \(damage)"
+        guard let damaged else {
+            item.damageFailure = "damaged: \(damage); no route delivers it "
+                + "(--damaged \(options.errors.damaged.rawValue), --fallback \(options.fallback.rawValue))"
+            return
+        }
+        item.route = damaged
     }
 
     /// What the export's `started` record would say of a transcode: the plan's streams at their rates, a CRF video measured on

@@ -121,9 +121,11 @@ extension BatchRunner {
     }
 
     /// Why the run will fail `item`'s export before any work, if it will: a file that does not open as media, a
-    /// request the plan refuses for this file, a foreign file at its output path.
+    /// request the plan refuses for this file, damage its sampled data shows that no route delivers, a foreign file at
+    /// its output path.
     private func runFailure(of item: BatchItem, previous: ExportDatabase.Row?) -> String? {
         if let failure = item.probeFailure { return failure }
+        if let failure = item.damageFailure { return failure }
         if let refusal = item.refusal { return ExportError.noUsableStreams(path: item.input, reason: refusal).description }
         do { _ = try BatchOutputs.mayReplace(item.output, previous: previous, overwrite: options.overwrite) } catch { return "\(error)" }
         return nil

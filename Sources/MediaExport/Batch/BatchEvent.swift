@@ -42,7 +42,8 @@ public enum BatchOutcome: String, Codable, Sendable {
     case noMedia
     /// An asset failed, was cancelled, or was skipped as failed in an earlier run.
     case failed
-    /// Every asset was delivered, some by a fallback (remux or byte copy).
+    /// Every asset was delivered, some by a fallback (remux, salvage or byte copy) or partial — in this run, or in an
+    /// earlier one whose output is left in place.
     case completedWithFallback
     /// Every asset completed (or was already done).
     case completed
@@ -54,7 +55,7 @@ public struct BatchResult: Sendable {
     public var rows: [BatchReportRow]
     /// The tallies of `rows`.
     public var counts: BatchCounts
-    /// How it ended (the CLI's exit code: 0 completed, 3 with fallbacks, 1 failed, 66 no media, 130 cancelled).
+    /// How it ended (the CLI's exit code: 0 completed, 3 with fallbacks or partial outputs, 1 failed, 66 no media, 130 cancelled).
     public var outcome: BatchOutcome
     /// What a person should know about the inputs (see `BatchPlan.notes`), and "no media found".
     public var notes: [String] = []

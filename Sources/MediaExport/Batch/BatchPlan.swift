@@ -31,8 +31,14 @@ public struct BatchItem: Codable, Sendable, Equatable {
 
     /// The file's export fails before any work: why it does not open as media (`ExportError.description`).
     public var probeFailure: String?
+    /// What decoding a sample of its data found (`BatchOptions.checkData`); nil when not checked.
+    public var dataCheck: DataSample?
+    /// Why the run fails the asset for the damage `dataCheck` found: the fallback chain ends before any route
+    /// delivers a damaged input (`--damaged fail`, `--fallback none`).
+    public var damageFailure: String?
 
-    /// The report's `action` column: `transcode`, `remux`, `copy` or `skip` (the `planned` record adds it).
+    /// The report's `action` column: `transcode`, `remux`, `copy`, `salvage` (a dry run's damaged upload, `dataCheck`)
+    /// or `skip` (the `planned` record adds it).
     public var action: String { route?.rawValue ?? "skip" }
 }
 

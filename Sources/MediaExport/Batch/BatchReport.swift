@@ -49,6 +49,13 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
     public var duplicateOf: String? = nil
     /// When the export that made the output (or failed) ended, ISO 8601 UTC; nil when there is none.
     public var finishedAt: String? = nil
+    /// What decoding a sample of the upload's data found (`batch --dry-run --check-data`); nil when not checked.
+    /// JSON only.
+    public var dataCheck: DataSample? = nil
+
+    /// True for an output that came by a fallback or holds only part of its source (`ExportAccount.partial`): what
+    /// makes a batch exit 3, whichever run delivered it.
+    public var fellBack: Bool { fallbacks > 0 || account?.partial != nil }
 
     /// The row for people and reports: every text through `FileName.display`, so a name that is not UTF-8 shows
     /// as `\xE9` and no name can carry a control character into a terminal or a file.
@@ -75,8 +82,11 @@ public struct BatchCounts: Codable, Sendable, Equatable {
     public var copied = 0
     /// Assets completed by a salvage: the part of a damaged input that decodes (their outputs are partial).
     public var salvaged = 0
-    /// Completed assets that needed a fallback.
+    /// Assets whose output came by a fallback or is partial (`BatchReportRow.fellBack`): delivered by this run, or
+    /// by an earlier one and left in place (`unchanged`, or a `duplicate` of such an output).
     public var fellBack = 0
+    /// The keys of those assets, in the rows' order.
+    public var fellBackAssets: [String] = []
     /// Assets this run did not export (unchanged, duplicates of earlier runs, or failed before and not retried).
     public var skipped = 0
     /// Assets exported by an earlier run and unchanged since.
@@ -93,6 +103,12 @@ public struct BatchCounts: Codable, Sendable, Equatable {
     public var bytesIn: Int64 = 0
     /// Output bytes of the completed assets.
     public var bytesOut: Int64 = 0
+    /// Assets whose data a dry run sampled (`--check-data`), those whose sample showed damage, and the seconds it took.
+    public var dataChecked = 0
+    /// See `dataChecked`.
+    public var dataDamaged = 0
+    /// See `dataChecked`.
+    public var dataCheckSeconds = 0.0
 
     /// Tallies report rows.
     public init(_ rows: [BatchReportRow] = []) {
@@ -103,7 +119,6 @@ public struct BatchCounts: Codable, Sendable, Equatable {
             case BatchRowStatus.exported:
                 bytesIn += r.bytesIn
                 bytesOut += r.bytesOut ?? 0
-                if r.fallbacks > 0 { fellBack += 1 }
                 switch r.route {
                 case "remux": remuxed += 1
                 case "copy": copied += 1
@@ -116,6 +131,8 @@ public struct BatchCounts: Codable, Sendable, Equatable {
             case BatchRowStatus.cancelled: cancelled += 1
             default: break
             }
+            if BatchRowStatus.delivered(BatchRowStatus.current(r.status, error: r.error)) && r.fellBack { fellBack += 1; fellBackAssets.append(r.key) }
+            if let sample = r.dataCheck { dataChecked += 1; dataDamaged += sample.isDamaged ? 1 : 0; dataCheckSeconds += sample.seconds }
         }
     }
 }

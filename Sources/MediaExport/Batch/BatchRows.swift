@@ -31,7 +31,7 @@ public enum BatchRowStatus {
     }
 
     /// True for a row whose output is in the folder.
-    static func delivered(_ status: String) -> Bool { [exported, unchanged, duplicate].contains(status) }
+    public static func delivered(_ status: String) -> Bool { [exported, unchanged, duplicate].contains(status) }
 }
 
 extension BatchReportRow {
@@ -44,6 +44,7 @@ extension BatchReportRow {
                   versionRequested: versionRequested, versionDelivered: nil, output: nil, bytesIn: item.sourceBytes, bytesOut: nil,
                   estimatedBytes: item.estimatedBytes, outputSHA256: nil, error: nil, wallTime: nil)
         if status == BatchRowStatus.planned { output = item.output }  // a dry run's plan: where the output would go
+        dataCheck = item.dataCheck
         guard let record else { return }
         finishedAt = record.finishedAt.map(Self.timestamp)
         wallTime = record.wallTime

@@ -14,6 +14,9 @@ final class Frame {
     /// Drops the frame's buffers so the frame can be reused.
     func unref() { av_frame_unref(pointer) }
 
+    /// True when the decoder marked the frame as damaged (errors concealed).
+    var isCorrupt: Bool { (pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT) != 0 || pointer.pointee.decode_error_flags != 0 }
+
     /// A new audio frame of `count` samples in this sample format, rate and channel layout (contents undefined).
     convenience init(audioSamples count: Int32, format: Int32, rate: Int32, layout: AVChannelLayout, path: String) throws {
         self.init()

@@ -13,29 +13,54 @@ final class BatchRenderer: Sendable {
     /// Renders one batch event.
     func handle(_ event: BatchEvent) { canvas.withLock { $0.handle(event) } }
 
-    /// The closing summary: counts and bytes, and every asset failed now (in this run or an earlier one) by name.
+    /// The closing summary: counts and bytes, and every asset failed now (in this run or an earlier one) or whose
+    /// output came by a fallback or is partial (whichever run delivered it) by name.
     static func summary(_ counts: BatchCounts) -> String {
         "\(counts.total) assets: \(counts.transcoded) transcoded, \(counts.remuxed) remuxed, \(counts.copied) copied, "
             + (counts.salvaged > 0 ? "\(counts.salvaged) salvaged (partial), " : "")
             + (counts.duplicates > 0 ? "\(counts.duplicates) duplicate\(counts.duplicates == 1 ? "" : "s"), " : "")
-            + "\(counts.fellBack) fell back, \(counts.unchanged) unchanged, \(failed(counts))"
+            + "\(fellBack(counts)), \(counts.unchanged) unchanged, \(failed(counts))"
             + (counts.cancelled > 0 ? ", \(counts.cancelled) cancelled" : "")
             + "; \(HumanSummary.bytes(counts.bytesIn)) in, \(HumanSummary.bytes(counts.bytesOut)) out"
     }
 
     /// `2 failed (a.mov, b/c.mov)`, or `0 failed`.
     static func failed(_ counts: BatchCounts) -> String {
-        "\(counts.failed) failed" + (counts.failedAssets.isEmpty ? "" : " (" + counts.failedAssets.map(FileName.display).joined(separator: ", ") + ")")
+        "\(counts.failed) failed" + named(counts.failedAssets)
     }
 
-    /// The dry-run summary: how many assets each action.
+    /// `1 fell back (cut.mov)`, or `0 fell back`.
+    static func fellBack(_ counts: BatchCounts) -> String {
+        "\(counts.fellBack) fell back" + named(counts.fellBackAssets)
+    }
+
+    /// ` (a.mov, b/c.mov)`, or nothing.
+    private static func named(_ keys: [String]) -> String {
+        keys.isEmpty ? "" : " (" + keys.map(FileName.display).joined(separator: ", ") + ")"
+    }
+
+    /// The line on stderr for a delivered asset whose output came by a fallback or is partial:
+    /// `cut.mov: delivered by salvage after 2 fallbacks, partial (an earlier run's output, left in place)`.
+    static func fallbackLine(_ row: BatchReportRow) -> String? {
+        guard BatchRowStatus.delivered(row.status), row.fellBack else { return nil }
+        let after = row.fallbacks > 0 ? " after \(row.fallbacks) fallback\(row.fallbacks == 1 ? "" : "s")" : ""
+        let earlier = row.status == BatchRowStatus.exported ? "" : " (an earlier run's output, left in place)"
+        return "\(row.key): delivered by \(row.route ?? "a fallback")\(after)\(row.account?.partial != nil ? ", partial" : "")\(earlier)"
+    }
+
+    /// The dry-run summary: how many assets each action, the earlier runs' failures and fallbacks, and what
+    /// `--check-data` cost.
     static func planSummary(_ rows: [BatchReportRow]) -> String {
         let counts = Dictionary(grouping: rows, by: \.action).mapValues(\.count)
-        let parts = ["transcode", "remux", "copy", "skip"].map { "\(counts[$0] ?? 0) \($0)" }
+        let actions = ["transcode", "remux", "copy"] + (counts["salvage"] != nil ? ["salvage"] : []) + ["skip"]
+        let parts = actions.map { "\(counts[$0] ?? 0) \($0)" }
         let estimate = rows.filter { $0.action != "skip" }.compactMap(\.estimatedBytes).reduce(0, +)
-        let failed = BatchCounts(rows)
+        let tallies = BatchCounts(rows)
+        let checked = tallies.dataChecked > 0 ? String(format: "; data of %d asset%@ sampled in %.2f s: %d damaged", tallies.dataChecked,
+                                                       tallies.dataChecked == 1 ? "" : "s", tallies.dataCheckSeconds, tallies.dataDamaged) : ""
         return "\(rows.count) assets planned: " + parts.joined(separator: ", ") + "; about \(HumanSummary.bytes(estimate)) to write"
-            + (failed.failed > 0 ? "; \(Self.failed(failed)) in an earlier run" : "") + " (dry run: nothing exported)"
+            + (tallies.failed > 0 ? "; \(Self.failed(tallies)) in an earlier run" : "")
+            + (tallies.fellBack > 0 ? "; \(Self.fellBack(tallies)) in an earlier run" : "") + checked + " (dry run: nothing exported)"
     }
 
     /// The dry-run plan table.
