@@ -128,7 +128,7 @@ final class AudioTranscodeStage: StreamStage {
                 if !decoderIdle {
                     switch try decoder.receiveSkippingDamage(into: frame) {
                     case .frame:
-                        let damaged = StreamDecoder.isDamaged(frame)
+                        let damaged = frame.isCorrupt
                         let repaired = try pushDecoded(frame)
                         frame.unref()
                         if damaged || repaired {

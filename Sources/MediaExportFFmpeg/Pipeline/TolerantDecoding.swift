@@ -33,9 +33,4 @@ extension StreamDecoder {
             return .damaged
         }
     }
-
-    /// True when the decoder marked the frame as damaged (errors concealed): counted like a skipped packet.
-    static func isDamaged(_ frame: Frame) -> Bool {
-        (frame.pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT) != 0 || frame.pointer.pointee.decode_error_flags != 0
-    }
 }

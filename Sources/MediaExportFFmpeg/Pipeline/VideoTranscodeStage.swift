@@ -262,7 +262,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
         }
         // A frame before the start is never shown: the open GOP's first frames after a seek are not damage.
         let time = decoded.pointer.pointee.best_effort_timestamp
-        let damaged = StreamDecoder.isDamaged(decoded) && (time == AVCode.noPTS || time >= originTS)
+        let damaged = decoded.isCorrupt && (time == AVCode.noPTS || time >= originTS)
         var tally = try encode(decoded)
         if damaged { tally.damaged += 1 }
         decoded.unref()

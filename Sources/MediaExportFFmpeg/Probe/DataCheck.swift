@@ -161,7 +161,7 @@ private struct PointReader {
     }
 
     private static func isDamage(_ error: any Error) -> Bool {
-        if case ExportError.ffmpeg(_, _, let code, _) = error { return code != -ENOMEM }
+        if case ExportError.ffmpeg(_, _, let code, _) = error { return AVCode.isDamage(code) }
         return true
     }
 }
