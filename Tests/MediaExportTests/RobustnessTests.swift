@@ -33,9 +33,10 @@ import Testing
         .init(file: "text.mov", preset: "low", exit: ExitStatus.notMedia, kind: "failed", route: nil, fallbacks: [], outputs: [], message: "moov atom not found"),
         .init(file: "cut-before-moov.mp4", preset: "low", exit: ExitStatus.notMedia, kind: "failed", route: nil, fallbacks: [], outputs: [], message: "moov atom not found"),
         .init(file: "cut-at-half.mp4", preset: "low", exit: ExitStatus.completedWithFallback, kind: "completed", route: .salvage,
-              fallbacks: ["transcode>remux", "remux>salvage"], outputs: ["out.mp4"], message: nil),
-        .init(file: "flipped-bytes.mp4", preset: "low", exit: ExitStatus.completedWithFallback, kind: "completed", route: .remux,
-              fallbacks: ["transcode>remux"], outputs: ["out.mp4"], message: nil),
+              fallbacks: ["transcode>salvage"], outputs: ["out.mp4"], message: nil),
+        // Damage goes to the salvage, never to a remux that would copy it unseen (issue 43).
+        .init(file: "flipped-bytes.mp4", preset: "low", exit: ExitStatus.completedWithFallback, kind: "completed", route: .salvage,
+              fallbacks: ["transcode>salvage"], outputs: ["out.mp4"], message: nil),
         .init(file: "no-decoder.mp4", preset: "low", exit: ExitStatus.completedWithFallback, kind: "completed", route: .copy,
               fallbacks: ["transcode>remux", "remux>copy"], outputs: ["out.mp4"], message: nil),
         .init(file: "huge-header.y4m", preset: "low", exit: ExitStatus.notMedia, kind: "failed", route: nil, fallbacks: [], outputs: [], message: "100000x100000"),

@@ -25,8 +25,9 @@ extension ExportEvent {
         public var demuxerErrors: Int
         /// Where the first damage was met, seconds on the output's timeline.
         public var firstAt: Double?
-        /// Main video frames delivered, and how many its source held for the part exported (when known).
+        /// Main video frames delivered (encoded, or packets copied).
         public var videoFrames: Int?
+        /// Main video frames its source holds for the part exported, when known (declared, or length × rate).
         public var expectedFrames: Int?
 
         /// Creates the value from each of its fields.

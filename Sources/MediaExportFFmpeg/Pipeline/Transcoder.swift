@@ -21,7 +21,7 @@ package final class Transcoder {
     /// The main video is decoded on a thread of its own.
     private let pipelined: Bool
     private let cancel: CancelToken
-    private let errors: ErrorPolicy
+    let errors: ErrorPolicy
     private let container: Container
     /// A salvage: a file cut short is delivered as far as its data goes (`Outcome.damage` says so) instead of refused.
     package var salvage = false
@@ -33,7 +33,7 @@ package final class Transcoder {
     private let codecs: CodecRun
     /// The container tags the output gets (see `OutputTags`).
     private let tags: [String: String]
-    private let info: SourceInfo
+    let info: SourceInfo
 
     /// Takes the source's demuxer (see `ProbedSource.takeDemuxer`) for a possible plan. How the plan is run, not what
     /// it makes: `pipelined` decodes the video on a thread of its own (`DecodeThread`); `codecs` is how each
@@ -258,34 +258,6 @@ package final class Transcoder {
                        damage: damage.isEmpty ? nil : damage)
     }
 
-    /// The damage met, each kind apart: corrupt packets (counted as they came), video frames lost (fewer than the
-    /// header declares, or in holes of the timestamps), silence inserted, the bytes the demuxer could not read.
-    private func damageAccount(kept: [StreamDecision], counts: Counts, lostFrames: [LostFrames], audioGaps: [AudioGap]) -> ExportEvent.Damage {
-        let declared = kept.compactMap { declaredFrames($0, counts: counts) }
-        let silence = audioGaps.filter { $0.seconds > 0 }
-        let firstAt = ([counts.firstSkipAt].compactMap { $0 } + lostFrames.map(\.at) + silence.map(\.at)).min()
-        var damage = ExportEvent.Damage(corruptPackets: counts.skippedPackets,
-                                        lostFrames: declared.reduce(0) { $0 + $1.missing } + lostFrames.reduce(0) { $0 + $1.frames },
-                                        lostAudio: silence.reduce(0) { $0 + $1.seconds },
-                                        unreadableBytes: demuxer.unreadable.reduce(0) { $0 + $1.toByte - $1.fromByte },
-                                        demuxerErrors: demuxer.loggedErrors, firstAt: firstAt)
-        if damage.total > 0, let main = info.mainVideo, let j = kept.firstIndex(where: { $0.index == main }) {
-            // Frames encoded, or packets copied.
-            damage.videoFrames = counts.videoFrames > 0 ? counts.videoFrames : counts.shownPackets[j]
-            let frames = declared.first.map(\.declared) ?? kept.first { $0.index == main }.flatMap { d in
-                d.expectedDuration.flatMap { seconds in info.streams[main].frameRate.map { Int((seconds * $0 + 1e-6).rounded(.down)) } }
-            }
-            damage.expectedFrames = frames
-        }
-        return damage
-    }
-
-    /// What a salvage lost, one line: where the data ends, and the damage met. nil when nothing.
-    private func partialCause(truncation: String?, damage: ExportEvent.Damage) -> String? {
-        let parts = [truncation, damage.isEmpty ? nil : damage.summary].compactMap { $0 }
-        return parts.isEmpty ? nil : parts.joined(separator: "; ")
-    }
-
     /// Room for the moov at the front of an MP4-family output (`Muxer.writeHeader(metadata:reservedIndex:)`), when
     /// its size can be bounded for sure: every stream copied packet for packet from a source that says how many
     /// packets each has (an MP4/MOV's index), so the output has at most that many. nil otherwise (the faststart pass,
@@ -315,31 +287,6 @@ package final class Transcoder {
         bytes += 2 * tags.reduce(0) { $0 + Int64($1.key.utf8.count + $1.value.utf8.count + 64) }
         bytes += chapters.reduce(0) { $0 + 256 + 2 * $1.tags.reduce(0) { $0 + Int64($1.key.utf8.count + $1.value.utf8.count) } }
         return bytes * 100 <= info.size ? bytes : nil
-    }
-
-    /// The warning for a kept stream that came out short of its expected duration because damaged input was
-    /// skipped, or that lost frames its header declares (each such frame is named, however short); nil otherwise.
-    private func shortfall(_ decision: StreamDecision, delivered: DeliveredStream, counts: Counts) -> String? {
-        guard decision.kind == .video || decision.kind == .audio, let want = decision.expectedDuration, let got = delivered.duration else { return nil }
-        let frames = declaredFrames(decision, counts: counts).flatMap { $0.missing > 0 ? $0 : nil }
-        guard want - got > 0.1 || frames != nil else { return nil }
-        let cause = frames == nil ? "the rest did not decode (corrupt packets skipped)"
-                                  : "the rest did not decode or was missing from the data (corrupt packets skipped, frames lost)"
-        return String(format: "%@ stream #%d: %.2f s of %.2f s delivered%@: %@", decision.kind.rawValue, decision.index, got, want,
-                      frames.map { " (\($0.clause))" } ?? "", cause)
-    }
-
-    /// A kept video's frames against the count its header declares, for a container that declares one
-    /// (`SourceInfo.declaresFrameCounts`) and an export of the whole stream at its own speed; nil otherwise.
-    private func declaredFrames(_ decision: StreamDecision, counts: Counts) -> DeclaredFrames? {
-        guard info.declaresFrameCounts, decision.kind == .video, timeline.length == nil, timeline.slowMotion == nil,
-              timeline.origin <= info.startTime, decision.index < counts.inputPackets.count else { return nil }
-        let stream = info.streams[decision.index]
-        guard let declared = stream.frameCount, let seconds = stream.duration else { return nil }
-        let i = decision.index, tick = counts.inputBases[i]
-        let span = counts.inputEnd[i].flatMap { end in counts.inputStart[i].map { end - $0 } } ?? 0
-        let slots = tick > 0 ? Int(max(0, min(Double(declared), (span / tick).rounded()))) : 0  // 0…declared: NaN keeps declared
-        return DeclaredFrames(declared: declared, held: max(counts.inputPackets[i], slots), declaredSeconds: seconds)
     }
 
     /// Why the output is short, if a kept stream's data ended well before its own expected duration (a stream

@@ -40,7 +40,7 @@ final class BatchRenderer: Sendable {
     }
 
     /// The line on stderr for a delivered asset whose output came by a fallback or is partial:
-    /// `cut.mov: delivered by salvage after 2 fallbacks, partial (an earlier run's output, left in place)`.
+    /// `cut.mov: delivered by salvage after 1 fallback, partial (an earlier run's output, left in place)`.
     static func fallbackLine(_ row: BatchReportRow) -> String? {
         guard BatchRowStatus.delivered(row.status), row.fellBack else { return nil }
         let after = row.fallbacks > 0 ? " after \(row.fallbacks) fallback\(row.fallbacks == 1 ? "" : "s")" : ""
