@@ -226,7 +226,7 @@ package final class Transcoder {
         let stageNotes = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.notes ?? [] }
         let audioGaps = state.stages.flatMap { ($0 as? AudioTranscodeStage)?.gaps ?? [] }
         let lostFrames = info.countsTimestampHoles ? state.stages.flatMap { ($0 as? VideoTranscodeStage)?.lostFrames ?? [] } : []
-        let stageWarnings = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.warnings ?? [] }
+        let stageWarnings = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.warnings ?? ($0 as? AudioTranscodeStage)?.warnings ?? [] }
         let heldLonger = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.heldLonger ?? [] }
         state.stages.removeAll()
         state.byInput.removeAll()
