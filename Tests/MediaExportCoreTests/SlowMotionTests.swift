@@ -52,6 +52,32 @@ import Testing
         #expect(remux.timeline.slowMotion == nil && abs((remux.timeline.expectedDuration ?? 0) - 3) < 0.001)
     }
 
+    /// Regions or gaps under a frame cannot be shown: 900 regions of 5 ms, 5 ms apart, are one region of 9 s; a lone
+    /// 5 ms region is dropped; a region of a frame or more stays.
+    @Test func regionsShorterThanAFrameAreMergedOrDropped() throws {
+        let tiny = (0..<900).map { SlowMotion.Region(start: 0.5 + Double($0) * 0.01, duration: 0.005) }
+        let lone = [SlowMotion.Region(start: 9.7, duration: 0.005), .init(start: 9.8, duration: 0.04)]
+        let (kept, merged, dropped) = SlowMotion(rate: 0.25, regions: tiny + lone).withoutSubFrameRegions(frame: 1.0 / 30)
+        #expect(merged == 899 && dropped == 1)
+        #expect(kept.regions.count == 2 && abs(kept.regions[0].start - 0.5) < 1e-9 && abs(kept.regions[0].end - 9.495) < 1e-9)
+        #expect(kept.regions[1] == .init(start: 9.8, duration: 0.04))
+
+        let source = SourceInfo.make([.h264(0, 1920, 1080, fps: 30), .aac(1)], duration: 10)
+        let plan = try ExportPlanner.plan(source: source, preset: Presets.named("1280x720"), route: .transcode, container: .mp4,
+                                          edits: EditSidecar(slowMotion: SlowMotion(rate: 0.25, regions: tiny + lone)), range: nil)
+        #expect(plan.timeline.slowMotion?.regions.count == 2)
+        #expect(plan.notes.contains("slow motion: of 902 regions, 899 joined with a neighbour less than a frame away and 1 shorter than a frame dropped (a frame is 33 ms at 30 fps): 2 left"), "\(plan.notes)")
+        // Nothing left: no slow motion at all, and the note says why.
+        let none = try ExportPlanner.plan(source: source, preset: Presets.named("1280x720"), route: .transcode, container: .mp4,
+                                          edits: EditSidecar(slowMotion: SlowMotion(rate: 0.25, regions: [.init(start: 1, duration: 0.01)])), range: nil)
+        #expect(none.timeline.slowMotion == nil && abs((none.timeline.expectedDuration ?? 0) - 10) < 1e-9)
+        #expect(none.notes.contains { $0.hasSuffix("0 left") }, "\(none.notes)")
+        // A region of a frame or more is rendered as asked.
+        let whole = try ExportPlanner.plan(source: source, preset: Presets.named("1280x720"), route: .transcode, container: .mp4,
+                                           edits: EditSidecar(slowMotion: Self.apple), range: nil)
+        #expect(whole.timeline.slowMotion == Self.apple && !whole.notes.contains { $0.contains("joined") })
+    }
+
     @Test func sidecarSlowMotionIsValidated() throws {
         let good = try EditSidecar.parse(Data(#"{"formatVersion":1,"slowMotion":{"rate":0.25,"regions":[{"start":1,"duration":2}]}}"#.utf8), path: "/e.json")
         #expect(good.slowMotion == SlowMotion(rate: 0.25, regions: [.init(start: 1, duration: 2)]))

@@ -82,6 +82,20 @@ import Testing
         #expect(warnings.contains("timecode 10:00:00:00 dropped: the output has no video"), "\(warnings)")
     }
 
+    @Test func anImpossibleLabelIsDroppedAndSaid() throws {
+        #expect(Timecode.outOfRange("99:99:99:99", fps: 25) == "not a valid time of day at 25 fps (hours 99 over 23, minutes 99 over 59, seconds 99 over 59, frames 99 over 24)")
+        #expect(Timecode.outOfRange("23:59:59:24", fps: 25) == nil)
+        #expect(Timecode.outOfRange("10:00:00:25", fps: 25) == "not a valid time of day at 25 fps (frames 25 over 24)")
+        #expect(Timecode.outOfRange("24:00:00;00", fps: 30) == "not a valid time of day at 30 fps (hours 24 over 23)")
+        var clip = Self.cameraClip(timecode: "99:99:99:99")
+        clip.streams[2].isTimecodeTrack = false
+        clip.streams[2].timecode = nil
+        let plan = try ExportPlanner.plan(source: clip, preset: Presets.named("1280x720"), route: .transcode, container: .mkv, edits: nil, range: nil)
+        #expect(plan.timecode?.output == nil && !plan.notes.contains { $0.contains("becomes") })
+        let warnings = Accounting.warnings(plan: plan, skippedPackets: 0, droppedFrames: 0, timestampRepairs: 0, version: nil)
+        #expect(warnings.contains("timecode 99:99:99:99 dropped: stream #0's label is not a valid time of day at 25 fps (hours 99 over 23, minutes 99 over 59, seconds 99 over 59, frames 99 over 24)"), "\(warnings)")
+    }
+
     @Test func noTimecodeNoPlan() throws {
         let plan = try ExportPlanner.plan(source: .landscape1080, preset: Presets.named("1280x720"), route: .transcode, container: .mp4,
                                           edits: nil, range: nil)

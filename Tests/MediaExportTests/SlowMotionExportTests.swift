@@ -46,6 +46,29 @@ import Testing
         for (want, got) in zip([1.0, 3.5, 7.5, 10.0, 11.0], found) { #expect(abs(want - got) < 0.08, "beeps at \(found)") }
     }
 
+    /// 900 regions of 5 ms, 5 ms apart, are one region of 8.995 s; 50 regions of 20 ms, 80 ms apart, are dropped
+    /// (a frame at 30 fps is 33 ms); 50 regions of 40 ms are kept. Notes say so, and the audio never has "silence
+    /// inserted … where packets are missing" for what the tempo filter loses at each region's start.
+    @Test(arguments: [(0.005, 0.01, 900, 10 + 3 * 8.995, "899 joined"), (0.02, 0.1, 50, 10, "50 shorter than a frame dropped"),
+                      (0.04, 0.1, 50, 16, "")])
+    func tinyRegionsAreMergedOrDropped(_ length: Double, _ every: Double, _ count: Int, _ duration: Double, _ note: String) throws {
+        let dir = TestSupport.tempDir("slow-\(count)-\(length)")
+        defer { TestSupport.cleanup(dir) }
+        let regions = (0..<count).map { String(format: #"{"start":%.3f,"duration":%.3f}"#, 0.5 + Double($0) * every, length) }
+        let movie = try Self.beeping(dir, seconds: 10, edits: #"{"formatVersion":1,"slowMotion":{"rate":0.25,"regions":["# + regions.joined(separator: ",") + "]}}")
+        let out = dir.appendingPathComponent("out.mp4").path
+        let completed = try TestSupport.export(movie, to: out, preset: "low")
+        #expect(completed.route == .transcode && completed.fallbacks.isEmpty, "\(completed.fallbacks)")
+        #expect(!completed.warnings.contains { $0.contains("where packets are missing") || $0.contains("timestamps repaired") }, "\(completed.warnings)")
+        let probe = try FFprobe(out)
+        #expect(abs((probe.video?.duration ?? 0) - duration) < 0.1 && abs((probe.audio?.duration ?? 0) - duration) < 0.1,
+                "\(probe.video?.duration ?? 0) \(probe.audio?.duration ?? 0) vs \(duration)")
+        #expect(note.isEmpty != completed.notes.contains { $0.hasPrefix("slow motion: of \(count) regions, ") && $0.contains(note) }, "\(completed.notes)")
+        // 40 ms at a quarter speed is 160 ms: all of it what `atempo` loses at its start.
+        #expect(completed.warnings.contains { $0.hasPrefix("audio stream #1: \(count) of \(count) slow-motion regions lost more than half") } == note.isEmpty,
+                "\(completed.warnings)")
+    }
+
     @Test func aRegionEdgeBetweenTwoSamplesIsExact() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }

@@ -96,6 +96,24 @@ import Testing
         #expect(try Self.timecode(out).tracks == 0)
     }
 
+    /// A Matroska `TIMECODE` of 99:99:99:99 is no time of day: the output carries none (the muxer would wrap it into
+    /// 04:40:42:24), and a warning says why.
+    @Test(arguments: [("1280x720", "mp4", ExportRoute.transcode), ("1280x720", "mkv", .transcode), ("passthrough", "mkv", .remux)])
+    func anImpossibleLabelIsDroppedAndSaid(_ preset: String, _ ext: String, _ route: ExportRoute) throws {
+        let dir = TestSupport.tempDir("tc-bad-\(preset)-\(ext)")
+        defer { TestSupport.cleanup(dir) }
+        let source = dir.appendingPathComponent("t.mkv").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-metadata:s:v", "TIMECODE=99:99:99:99",
+                                "-c:v", "libx264", "-preset", "ultrafast", source])
+        #expect(try Self.timecode(source).video == "99:99:99:99")
+        let out = dir.appendingPathComponent("out.\(ext)").path
+        let c = try TestSupport.export(source, to: out, preset: preset)
+        #expect(c.fallbacks.isEmpty && c.route == route && c.verification?.passed == true, "\(c.route) \(c.fallbacks)")
+        let tc = try Self.timecode(out)
+        #expect(tc.video == nil && tc.tracks == 0, "\(tc)")
+        #expect(c.warnings.contains { $0.hasPrefix("timecode 99:99:99:99 dropped: stream #0's label is not a valid time of day at 25 fps") }, "\(c.warnings)")
+    }
+
     /// The command line: exit 0, `out.mp4` at the name asked for (no byte copy as `out.mov`), the timecode kept.
     @Test func theToolExportsIt() throws {
         let dir = TestSupport.tempDir()

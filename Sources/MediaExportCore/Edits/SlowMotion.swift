@@ -40,6 +40,24 @@ public struct SlowMotion: Codable, Sendable, Equatable {
         return SlowMotion(rate: rate, regions: merged)
     }
 
+    /// The regions a video of `frame` seconds a frame can show: a gap under a frame between two regions is slowed
+    /// with them (the regions joined), then a region still under a frame is dropped (it would slow no whole frame, and
+    /// its audio would be all the tempo filter's start). `merged`: regions that were joined into others.
+    package func withoutSubFrameRegions(frame: Double) -> (slow: SlowMotion, merged: Int, dropped: Int) {
+        let regions = normalized.regions
+        guard frame > 0, frame.isFinite else { return (normalized, 0, 0) }
+        var joined: [Region] = []
+        for r in regions {
+            if let last = joined.last, r.start - last.end < frame {
+                joined[joined.count - 1].duration = r.end - last.start
+            } else {
+                joined.append(r)
+            }
+        }
+        let kept = joined.filter { $0.duration >= frame }
+        return (SlowMotion(rate: rate, regions: kept), regions.count - joined.count, joined.count - kept.count)
+    }
+
     /// Where original time `t` (seconds from the original's start) lands on the slowed timeline.
     package func outputTime(_ t: Double) -> Double {
         var out = t

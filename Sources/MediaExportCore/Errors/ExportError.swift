@@ -38,7 +38,8 @@ public enum ExportError: Error, Equatable, Sendable {
     case ffmpeg(stage: ExportStage, path: String, code: Int32, message: String)
     /// Decoding met more corrupt packets or frames than allowed (`threshold`; 0 under `strict`).
     case tooManyDecodeErrors(path: String, count: Int, threshold: Int)
-    /// The input's data ends well before the length its header declares: a file cut short (`reason` says where).
+    /// The input's data holds well less than the length its header declares: a file cut short, or one with a stretch
+    /// that could not be read (`reason` says which, and where: `DataShortfall`).
     case truncated(path: String, reason: String)
     /// The export made no progress for `seconds` (the stall watchdog stopped it).
     case stalled(path: String, seconds: Double)

@@ -42,7 +42,8 @@ package enum ExportPlanner {
         if route == .copy { return byteCopy(source, range: range) }
 
         let mode = Mode(preset: preset, route: route)
-        let edits = mode.effectiveEdits(edits)
+        var edits = mode.effectiveEdits(edits)
+        let slowNote = mergeSubFrameRegions(&edits, source: source)
         var (timeline, notes) = try TimeRangePlanning.timeline(for: source, range: TimeRangePlanning.sourceRange(timeRange: range, edits: edits),
                                                                streamCopy: mode.streamCopy, editList: container?.keeps.editList ?? false)
         guard let container else {
@@ -58,6 +59,7 @@ package enum ExportPlanner {
             timeline.expectedDuration = timeline.expectedDuration.map { timeline.outputSeconds($0) }
             notes.append(slowMotionNote(slow.normalized))
         }
+        if let slowNote { notes.append(slowNote) }
         var decider = StreamDecider(source: source, preset: preset, mode: mode, container: container, edits: edits, tracks: tracks)
         var decisions = source.streams.map { stream in
             var d = decider.decide(stream)
@@ -356,6 +358,19 @@ package enum ExportPlanner {
         }
         v.frameRateCap = FrameRateCap.planned(maxFrameRate: cap, sourceRate: s.frameRate, playback: playback, slowed: slowed)
         d.action = .transcodeVideo(v)
+    }
+
+    /// Joins slow-motion regions closer than a frame of the video and drops those shorter than one
+    /// (`SlowMotion.withoutSubFrameRegions`), in `edits` (no slow motion when none is left); the note when it changed any.
+    static func mergeSubFrameRegions(_ edits: inout EditSidecar?, source: SourceInfo) -> String? {
+        guard let slow = edits?.slowMotion, slow.rate != 1, !slow.regions.isEmpty,
+              let fps = source.firstVideo.flatMap({ $0.frameRate ?? $0.baseFrameRate }), fps > 0 else { return nil }
+        let (kept, merged, dropped) = slow.withoutSubFrameRegions(frame: 1 / fps)
+        guard merged + dropped > 0 else { return nil }
+        edits?.slowMotion = kept.regions.isEmpty ? nil : kept
+        let count = slow.normalized.regions.count
+        return String(format: "slow motion: of %d region%@, %d joined with a neighbour less than a frame away and %d shorter than a frame dropped (a frame is %.0f ms at %@ fps): %d left",
+                      count, count == 1 ? "" : "s", merged, dropped, 1000 / fps, FrameRateCap.format(fps), kept.regions.count)
     }
 
     /// What the slow motion does, for the notes.

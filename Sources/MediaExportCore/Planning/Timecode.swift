@@ -38,6 +38,19 @@ package struct Timecode: Sendable, Equatable {
         self.fps = fps; self.dropFrame = dropFrame
     }
 
+    /// Why `text`'s fields are no time of day at `fps` frames a second (hours 0–23, minutes and seconds 0–59, frames
+    /// under `fps`): FFmpeg's muxers take such a label and wrap its frame number into another time. nil when they are
+    /// one, or when `text` has not four fields (`init?` refuses that).
+    package static func outOfRange(_ text: String, fps: Int) -> String? {
+        let fields = text.split(whereSeparator: { $0 == ":" || $0 == ";" || $0 == "." })
+            .compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard fields.count == 4 else { return nil }
+        let limits: [(name: String, limit: Int)] = [("hours", 24), ("minutes", 60), ("seconds", 60), ("frames", fps)]
+        let over = zip(limits, fields).filter { field, value in field.limit > 0 && value >= field.limit }
+            .map { field, value in "\(field.name) \(value) over \(field.limit - 1)" }
+        return over.isEmpty ? nil : "not a valid time of day at \(fps) fps (\(over.joined(separator: ", ")))"
+    }
+
     /// The label, as `av_timecode_make_string` writes it: `10:00:02:00`, `00:01:00;02`.
     package var text: String {
         var n = frame
@@ -111,6 +124,11 @@ extension ExportPlanner {
         let video = source.streams[v]
         guard let rate = video.frameRate ?? track?.frameRate, let start = Timecode(text, rate: track?.frameRate ?? rate) else {
             plan.dropReason = "'\(text)' is not a timecode at the video's frame rate (\(video.frameRate.map { FrameRateCap.format($0) } ?? "unknown") fps)"
+            return plan
+        }
+        if let problem = Timecode.outOfRange(text, fps: start.fps) {
+            let holder = video.timecode != nil ? "stream #\(v)'s" : track.map { "timecode track #\($0.index)'s" } ?? "the container's"
+            plan.dropReason = "\(holder) label is \(problem)"
             return plan
         }
         // The output starts this many source frames in (a transcode, and a stream copy behind an edit list, show the

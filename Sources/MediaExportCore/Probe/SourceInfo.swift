@@ -29,6 +29,9 @@ package struct SourceInfo: Sendable, Equatable, Codable {
     /// Where the data of the streams really ends, seconds from the start, when a packet scan measured it
     /// (`ProbedSource.measureDataEnd()`; nil: not measured). A file cut short ends well before `duration`.
     package var dataEnd: Double?
+    /// The largest stretch of the file between packets that no packet came from, found by the same scan (nil: none,
+    /// or not measured): data that is there but could not be read, where a file cut short has none.
+    package var unreadable: ByteCoverage.Hole?
     /// True when FFmpeg guessed the durations from the bit rate (raw AAC/MP3, some MPEG): they can be seconds off,
     /// so they are used for progress, never to call a file truncated or an output wrong.
     package var durationsEstimated: Bool = false
@@ -43,11 +46,12 @@ package struct SourceInfo: Sendable, Equatable, Codable {
         self.cutKeyframe = cutKeyframe
     }
 
-    /// Why the file looks cut short: its data ends well before the container's duration (the same test the
-    /// transcode applies to what it wrote). nil when it does not, or when `dataEnd` was not measured.
+    /// Why the file holds less than it declares: its data ends well before the container's duration (the same test
+    /// the transcode applies to what it wrote), cut short or with a stretch that could not be read. nil when it does
+    /// not, or when `dataEnd` was not measured.
     package var truncation: String? {
         guard !durationsEstimated, let end = dataEnd, let expected = duration, Self.isTruncated(end: end, of: expected) else { return nil }
-        return String(format: "the data ends at %.2f s of %.2f s: the file is truncated", end, expected)
+        return DataShortfall(end: end, expected: expected, hole: unreadable).description()
     }
 
     /// The truncation rule, for the whole file (`truncation`) and for each stream a route reads: data that ends more

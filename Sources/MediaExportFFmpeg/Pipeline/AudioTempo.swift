@@ -85,3 +85,27 @@ final class AudioTempo {
         return out
     }
 }
+
+/// What `atempo` lost at the start of one audio stream's slowed regions (silence in its place, so that each region
+/// keeps its exact length): said when it took more than half of a region's sound.
+struct TempoStartLoss {
+    /// Slowed regions, those that lost more than half their samples, and the most lost at one region's start.
+    private(set) var regions = 0
+    private(set) var mostlyLost = 0
+    private(set) var longest = 0
+
+    /// Counts a region that lost `lost` of its `wanted` slowed samples.
+    mutating func add(lost: Int, of wanted: Int) {
+        regions += 1
+        if 2 * lost > wanted { mostlyLost += 1 }
+        longest = max(longest, lost)
+    }
+
+    /// The warning, for stream `stream` (the input's index) whose slowed samples are at `sampleRate`; nil when no
+    /// region lost more than half its sound.
+    func warning(stream: Int, sampleRate: Int) -> String? {
+        guard mostlyLost > 0, sampleRate > 0 else { return nil }
+        return String(format: "audio stream #%d: %d of %d slow-motion region%@ lost more than half their sound to the tempo filter's start (up to the first %.0f ms of each is silence)",
+                      stream, mostlyLost, regions, regions == 1 ? "" : "s", 1000 * Double(longest) / Double(sampleRate))
+    }
+}

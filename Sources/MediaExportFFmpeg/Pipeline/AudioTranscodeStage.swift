@@ -210,6 +210,8 @@ final class AudioTranscodeStage: StreamStage {
             if slowed {
                 if tempo == nil {
                     tempo = try AudioTempo(first: piece.pointer, slowRate: motion.rate, path: path)
+                    // The graph gives frames of its input's shape: the padding's, should it give none at all.
+                    if lastShape == nil { lastShape = try AudioTempo.silence(like: piece, count: 1, path: path) }
                     // The region's slowed audio is held back (up to `heldLimit`) until its end, when what `atempo` gave
                     // short is known exactly and goes in front as silence: the region's sounds stay on their pictures.
                     regionStart = outputStart
@@ -228,6 +230,11 @@ final class AudioTranscodeStage: StreamStage {
         }
         return repaired
     }
+
+    /// What `atempo` lost at the start of each slowed region (silence in its place).
+    private(set) var startLoss = TempoStartLoss()
+    /// What the stage says of its audio beside the gaps: the slowed regions' start loss.
+    var warnings: [String] { startLoss.warning(stream: Int(inputIndex), sampleRate: Int(decoder.context.pointee.sample_rate)).map { [$0] } ?? [] }
 
     /// A frame shaped like the tempo graph's output (for padding).
     private var lastShape: Frame?
@@ -317,15 +324,16 @@ final class AudioTranscodeStage: StreamStage {
         var repaired = try drainTempo()
         let wanted = Int((Double(region.samplesIn) / motion.rate).rounded())  // rate in 1/16…1 (SlowMotion.problem)
         var given = region.samplesOut
-        if holding, let first = held.first {
-            // In front: what atempo loses at its start (measured on silence). At the end: what it over-produced when
-            // flushed is cut, what it still gave short is padded. The region's length is then exact.
-            let lead = try AudioTempo.startLoss(like: first, slowRate: motion.rate, path: path)
+        if holding {
+            // In front: what atempo loses at its start (measured on silence; all of a region shorter than that, or of
+            // one it gave nothing for). At the end: what it over-produced when flushed is cut, what it still gave
+            // short is padded. The region's length is then exact.
+            let loss = try held.first.map { try AudioTempo.startLoss(like: $0, slowRate: motion.rate, path: path) } ?? wanted
+            let lead = min(wanted, loss)
             given = try trimHeld(to: max(0, wanted - lead))
             if try release(lead: lead) { repaired = true }
-        } else if holding {
-            holding = false
         }
+        startLoss.add(lost: regionLead, of: wanted)
         if wanted > given + regionLead, let like = lastShape {
             let pad = try AudioTempo.silence(like: like, count: Int32(min(wanted - given - regionLead, Int(Int32.max))), path: path)
             if try resampler.push(pad, startTime: nil) { repaired = true }

@@ -86,7 +86,10 @@ extension Transcoder {
             let end = Double(p.pts + max(0, p.duration)) * inputBases[i]
             inputEnd[i] = max(inputEnd[i] ?? end, end)
             inputStart[i] = min(inputStart[i] ?? start, start)
+            coverage.note(stream: i, offset: p.pos, size: Int(p.size), start: start, end: end)
         }
+        /// The bytes of the input its packets came from (a hole in them: a stretch the demuxer could not read).
+        var coverage: ByteCoverage
         /// Per input stream: the earliest packet start read (an Opus stream may begin well before 0).
         var inputStart: [Double?]
         /// Per input stream: packets read (a video's frames, held against the count its header declares).
@@ -102,8 +105,10 @@ extension Transcoder {
         /// most packets none; the muxer places them one after the other).
         var summed: [Double]
 
-        /// Nothing counted yet, for `outputs` output streams and input streams of these time bases (seconds a tick).
-        init(outputs: Int, inputBases: [Double]) {
+        /// Nothing counted yet, for `outputs` output streams and input streams of these time bases (seconds a tick);
+        /// `coverage` knows the input's audio bit rates.
+        init(outputs: Int, inputBases: [Double], coverage: ByteCoverage = ByteCoverage()) {
+            self.coverage = coverage
             packets = Array(repeating: 0, count: outputs)
             shownPackets = Array(repeating: 0, count: outputs)
             firstTime = Array(repeating: nil, count: outputs)

@@ -145,7 +145,8 @@ package final class Transcoder {
             Set(ordered.filter { plan.streams[Int($0.inputIndex)].kind == kind }.map(\.inputIndex))
         } ?? []
         return RunState(muxer: muxer, stages: ordered, byInput: byInput,
-                        counts: Counts(outputs: ordered.count, inputBases: demuxer.streams.map { av_q2d($0.pointee.time_base) }),
+                        counts: Counts(outputs: ordered.count, inputBases: demuxer.streams.map { av_q2d($0.pointee.time_base) },
+                                       coverage: ByteCoverage(audioOf: info)),
                         mainVideo: ordered.first { $0 is VideoTranscodeStage }?.inputIndex, lost: lost, cancel: cancel)
     }
 
@@ -229,7 +230,7 @@ package final class Transcoder {
         let audioGaps = state.stages.flatMap { ($0 as? AudioTranscodeStage)?.gaps ?? [] }
         let lostFrames = info.countsTimestampHoles ? state.stages.flatMap { ($0 as? VideoTranscodeStage)?.lostFrames ?? [] } : []
         let copiesLost = info.countsTimestampHoles ? state.stages.flatMap { ($0 as? StreamCopyStage)?.lostFrames ?? [] } : []
-        let stageWarnings = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.warnings ?? [] }
+        let stageWarnings = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.warnings ?? ($0 as? AudioTranscodeStage)?.warnings ?? [] }
         let heldLonger = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.heldLonger ?? [] }
         state.stages.removeAll()
         state.byInput.removeAll()
@@ -290,8 +291,9 @@ package final class Transcoder {
     }
 
     /// Why the output is short, if a kept stream's data ended well before its own expected duration (a stream
-    /// the preset drops is never the measure). Where the data ends is measured on the packets read, so a stream
-    /// whose packets were there but did not decode is damage (counted, and said in the warnings), not truncation.
+    /// the preset drops is never the measure): cut short, or with a stretch of the file that could not be read. Where
+    /// the data ends is measured on the packets read, so a stream whose packets were there but did not decode is
+    /// damage (counted, and said in the warnings), not truncation.
     /// Durations FFmpeg guessed from the bit rate are not trusted for this.
     private func truncation(kept: [StreamDecision], counts: Counts) -> String? {
         guard !info.durationsEstimated else { return nil }
@@ -315,8 +317,11 @@ package final class Transcoder {
             let frames = declaredFrames(decision, counts: counts).flatMap { $0.missing > 0 ? $0 : nil }
             if let frames { end = min(end, frames.heldSeconds) }
             if SourceInfo.isTruncated(end: end, of: expected) {
-                return String(format: "%@ stream #%d: the data ends at %.2f s of %.2f s%@: the file is truncated",
-                              decision.kind.rawValue, decision.index, max(0, end), expected, frames.map { " (\($0.clause))" } ?? "")
+                // A stretch of the file no packet came from: data there that could not be read, not a file cut short
+                // (known only when every stream is read: a discarded one's packets are skipped over).
+                let hole = demuxer.streams.contains { $0.pointee.discard == AVDISCARD_ALL } ? nil : counts.coverage.largestHole
+                let shortfall = DataShortfall(end: end, expected: expected, hole: hole?.moved(by: -from))
+                return "\(decision.kind.rawValue) stream #\(decision.index): " + shortfall.description(frames: frames?.clause)
             }
         }
         return nil

@@ -38,21 +38,27 @@ package final class ProbedSource {
         info.cutKeyframe = KeyframeLookup(requested: cut, keyframe: keyframe)
     }
 
-    /// Reads every packet (no decoding) and records where the streams' data ends (`info.dataEnd`): what a byte
-    /// copy of a file that "already fits" would otherwise deliver without looking.
+    /// Reads every packet (no decoding) and records where the streams' data ends (`info.dataEnd`) and the largest
+    /// stretch of bytes no packet came from (`info.unreadable`): what a byte copy of a file that "already fits" would
+    /// otherwise deliver without looking.
     package func measureDataEnd() throws {
         let demuxer = try takeDemuxer()
         let packet = Packet()
         var end = 0.0
+        var coverage = ByteCoverage(audioOf: info)
         let bases = demuxer.streams.map { av_q2d($0.pointee.time_base) }
         while case .packet = try demuxer.read(into: packet) {
             let p = packet.pointer.pointee
             if p.pts != AVCode.noPTS, Int(p.stream_index) < bases.count {
-                end = max(end, Double(p.pts + max(0, p.duration)) * bases[Int(p.stream_index)] - demuxer.startTime)
+                let base = bases[Int(p.stream_index)], start = Double(p.pts) * base - demuxer.startTime
+                let packetEnd = Double(p.pts + max(0, p.duration)) * base - demuxer.startTime
+                end = max(end, packetEnd)
+                coverage.note(stream: Int(p.stream_index), offset: p.pos, size: Int(p.size), start: start, end: packetEnd)
             }
             packet.unref()
         }
         info.dataEnd = end
+        info.unreadable = coverage.largestHole
     }
 
     /// The probe's demuxer the first time, a fresh one after that.
