@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import MediaExport
 @testable import MediaExportCore
 @testable import mediaexport
 
@@ -47,6 +48,27 @@ struct DamageAccountTests {
         #expect((payload["partial"] as? [String: Any]) != nil)
         let human = try TestSupport.tool(["-p", "low", input, dir.appendingPathComponent("again.mp4").path])
         #expect(human.stderr.contains("WARNING: partial output: ") && human.stdout.contains("(damage: "), "\(human.stdout)\(human.stderr)")
+    }
+
+    @Test("In a batch, a zeroed upload's row says salvage with its damage account, in the JSON and the CSV report")
+    func batchRowSaysTheDamage() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let uploads = dir.appendingPathComponent("uploads")
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        let clean = try Self.clip("clean.mp4", in: dir)
+        _ = try Self.zeroed(clean, bytes: 128 << 10, at: 0.4, as: "uploads/zeroed.mp4")
+        let json = dir.appendingPathComponent("report.json").path, csv = dir.appendingPathComponent("report.csv").path
+        let r = try TestSupport.tool(["batch", uploads.path, "--out", dir.appendingPathComponent("out").path, "--preset", "low", "-q",
+                                      "--report", json])
+        #expect(r.status == ExitStatus.completedWithFallback, "\(r.stdout)\n\(r.stderr)")
+        let row = try #require(try BatchReport.read(json).first { $0.key == "zeroed.mp4" })
+        #expect(row.route == "salvage" && row.account?.partial != nil, "\(row)")
+        #expect((row.account?.damage?.corruptPackets ?? 0) > 0, "\(String(describing: row.account))")
+        _ = try TestSupport.tool(["batch", uploads.path, "--out", dir.appendingPathComponent("out").path, "--preset", "low", "-q",
+                                  "--report", csv])
+        let text = try String(contentsOfFile: csv, encoding: .utf8)
+        #expect(text.hasPrefix(BatchReport.columns.joined(separator: ",")) && text.contains("corrupt packets"), "\(text)")
     }
 
     @Test("One AAC packet the decoder answers with EPERM (decode_pce on a flipped bit): transcoded at 640x360, 1 corrupt packet")

@@ -166,11 +166,15 @@ public struct BatchReportDocument: Codable, Sendable, Equatable {
 /// read back (or merged) has the text that was written.
 public enum BatchReport {
     static let columns = ["key", "input", "action", "reason", "status", "route", "fallbacks", "versionRequested", "versionDelivered",
-                          "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime", "thumbnail", "ignored", "duplicateOf", "finishedAt"]
+                          "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime", "thumbnail", "ignored", "duplicateOf", "finishedAt",
+                          "damage"]
+    /// The columns of a report written before the damage account (`ExportEvent.Damage.summary`, issue 43): for people,
+    /// not read back (the JSON report keeps the account whole).
+    static let columnsVersion3 = Array(columns.dropLast(1))
     /// The columns of a report written before duplicates and `finishedAt` (issue 31).
-    static let columnsVersion2 = Array(columns.dropLast(2))
+    static let columnsVersion2 = Array(columns.dropLast(3))
     /// The columns of a report written before ignored files were listed.
-    static let columnsVersion1 = Array(columns.dropLast(3))
+    static let columnsVersion1 = Array(columns.dropLast(4))
 
     /// Writes rows and ignored files to `path`, as JSON or CSV by its extension (atomically), each `displayed`.
     public static func write(_ rows: [BatchReportRow], ignored: [IgnoredFile] = [], shard: BatchShardScan? = nil, to path: String) throws {
@@ -269,12 +273,12 @@ public enum BatchReport {
             let values: [String?] = [r.key, r.input, r.action, r.reason, r.status, r.route, String(r.fallbacks), r.versionRequested,
                                      r.versionDelivered, r.output, String(r.bytesIn), r.bytesOut.map(String.init), r.estimatedBytes.map(String.init),
                                      r.outputSHA256, r.error, r.wallTime.map { String(format: "%.3f", $0) }, r.thumbnail, nil,
-                                     r.duplicateOf, r.finishedAt]
+                                     r.duplicateOf, r.finishedAt, r.account?.damage?.summary]
             lines.append(values.map(field).joined(separator: ","))
         }
         for f in document.ignored {
             let values: [String?] = [f.path, f.path, "skip", f.reason, "ignored", nil, "0", nil, nil, nil, "0", nil, nil,
-                                     nil, nil, nil, nil, f.kind.rawValue, nil, nil]
+                                     nil, nil, nil, nil, f.kind.rawValue, nil, nil, nil]
             lines.append(values.map(field).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
@@ -309,7 +313,7 @@ public enum BatchReport {
             } else { fieldText.append(c) }
         }
         if !fieldText.isEmpty || !record.isEmpty { record.append(fieldText); records.append(record) }
-        guard let header = records.first, [columns, columnsVersion2, columnsVersion1].contains(header) else {
+        guard let header = records.first, [columns, columnsVersion3, columnsVersion2, columnsVersion1].contains(header) else {
             throw ExportError.notMedia(path: FileName.display(path), reason: "not a mediaexport CSV report (unexpected header)")
         }
         var document = BatchReportDocument(rows: [])

@@ -68,12 +68,20 @@ package struct FrameHoles: Sendable, Equatable {
     }
 
     /// The frames lost in the holes of input stream `stream`; none for a stream of variable rate, and none in a cut's
-    /// loose end (see the rule).
-    package func lost(stream: Int) -> [LostFrames] {
+    /// loose end (see the rule) unless `looseEndIsLoss`: where the data shows damage, the same end is a file cut
+    /// mid-stream (a transport stream truncated inside its last B-frames).
+    package func lost(stream: Int, looseEndIsLoss: Bool = false) -> [LostFrames] {
         guard isConstantRate else { return [] }
-        let looseEnd = holeCount > 0 && stepsAfterStretch < reorderDepth && holes.count < Self.maxHoles
-        return steps(stream: stream, of: looseEnd ? holes[..<lastStretch] : holes[...])
+        return steps(stream: stream, of: hasLooseEnd && !looseEndIsLoss ? holes[..<lastStretch] : holes[...])
     }
+
+    /// The frames of a cut's loose end (see the rule), or none: not lost, but missing from the length the output
+    /// states (an MP4 track's is by decode times).
+    package func looseEnd(stream: Int) -> [LostFrames] {
+        isConstantRate && hasLooseEnd ? steps(stream: stream, of: holes[lastStretch...]) : []
+    }
+
+    private var hasLooseEnd: Bool { holeCount > 0 && stepsAfterStretch < reorderDepth && holes.count < Self.maxHoles }
 
     /// The holes of input stream `stream` as frames, whatever the rate: in a stream of variable rate they are
     /// frames held longer, not lost, which a container that states a length by decode times (MP4) leaves out of it.

@@ -5,7 +5,7 @@ import MediaExportCore
 /// The bypass: demux → mux with no decoding (passthrough, or subtitles the container can hold). The same
 /// protocol as a transcode with nothing inside: `send` re-times the packet and takes its data, `receive`
 /// hands it straight back to the executor.
-final class StreamCopyStage: StreamStage {
+final class StreamCopyStage: StreamStage, MeasuresHoles {
     let inputIndex: Int32
     private(set) var isDone = false
     let outputStream: UnsafeMutablePointer<AVStream>
@@ -42,8 +42,8 @@ final class StreamCopyStage: StreamStage {
     /// streams, and for a video whose whole index shows a variable rate: a hole there is no frame lost).
     private var shown: ShownOrder?
 
-    /// Frames missing where the copied video's timestamps jump ahead at a constant frame rate (`FrameHoles`), once ended.
-    var lostFrames: [LostFrames] { ended ? shown?.holes.lost(stream: Int(inputIndex)) ?? [] : [] }
+    /// The holes in the copied video's timestamps (`FrameHoles`), once ended.
+    var measuredHoles: FrameHoles? { ended ? shown?.holes : nil }
 
     init(input stream: UnsafeMutablePointer<AVStream>, displayMatrix: [Int32]?, muxer: Muxer, timeline: Timeline, trimmed: Bool,
          leadIn: Bool = false, variableRate: Bool = true) throws {

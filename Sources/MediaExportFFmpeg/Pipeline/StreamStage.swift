@@ -134,3 +134,9 @@ func setStreamTags(_ output: UnsafeMutablePointer<AVStream>, dropping keys: [Str
     for key in keys { av_dict_set(&output.pointee.metadata, key, nil, 0) }
     if let language { av_dict_set(&output.pointee.metadata, "language", container.language(language), 0) }
 }
+
+/// A stage that measures the holes in its video's timestamps (`FrameHoles`): the transcode of a video, and its copy.
+protocol MeasuresHoles {
+    /// The holes measured, once the stream ended; nil when not measured (a variable rate, another kind of stream).
+    var measuredHoles: FrameHoles? { get }
+}

@@ -228,14 +228,17 @@ package final class Transcoder {
         // is read back, so that reading it never adds to the export's peak.
         let stageNotes = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.notes ?? [] }
         let audioGaps = state.stages.flatMap { ($0 as? AudioTranscodeStage)?.gaps ?? [] }
-        let lostFrames = info.countsTimestampHoles ? state.stages.flatMap { ($0 as? VideoTranscodeStage)?.lostFrames ?? [] } : []
-        let copiesLost = info.countsTimestampHoles ? state.stages.flatMap { ($0 as? StreamCopyStage)?.lostFrames ?? [] } : []
+        // A cut's loose end is no loss, unless the data shows damage (`FrameHoles.lost(stream:looseEndIsLoss:)`).
+        let damageSeen = counts.skippedPackets > 0 || !demuxer.unreadable.isEmpty || demuxer.loggedErrors > 0
+        let measured = info.countsTimestampHoles ? state.stages.compactMap { s in (s as? MeasuresHoles)?.measuredHoles.map { (Int(s.inputIndex), $0) } } : []
+        let lostFrames = measured.flatMap { $1.lost(stream: $0, looseEndIsLoss: damageSeen) }
+        let looseEnds = damageSeen ? [] : measured.flatMap { $1.looseEnd(stream: $0) }
         let stageWarnings = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.warnings ?? ($0 as? AudioTranscodeStage)?.warnings ?? [] }
         let heldLonger = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.heldLonger ?? [] }
         state.stages.removeAll()
         state.byInput.removeAll()
-        let delivered = counts.delivered(kept: kept, lostFrames: lostFrames + heldLonger, fromZero: container.isQuickTimeFamily)
-        let damage = damageAccount(kept: kept, counts: counts, lostFrames: lostFrames + copiesLost, audioGaps: audioGaps)
+        let delivered = counts.delivered(kept: kept, lostFrames: lostFrames + heldLonger + looseEnds, fromZero: container.isQuickTimeFamily)
+        let damage = damageAccount(kept: kept, counts: counts, lostFrames: lostFrames, audioGaps: audioGaps)
         // The limit counts what was lost as well as what was rejected (`ExportEvent.Damage`).
         if damage.counted > errors.threshold && !salvage {
             throw ExportError.tooManyDecodeErrors(path: source, count: damage.counted, threshold: errors.threshold)
@@ -254,7 +257,7 @@ package final class Transcoder {
         }
         return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes + stageNotes, timestampRepairs: counts.timestampRepairs,
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
-                       audioGaps: audioGaps, lostFrames: lostFrames + copiesLost, videoOutput: state.video, output: facts,
+                       audioGaps: audioGaps, lostFrames: lostFrames, videoOutput: state.video, output: facts,
                        partialCause: salvage ? partialCause(truncation: truncation, damage: damage) : nil,
                        damage: damage.isEmpty ? nil : damage)
     }

@@ -9,7 +9,7 @@ import MediaExportCore
 /// has ready, and only when it has none decodes one more frame and encodes it. The FFmpeg calls come in the
 /// same order as a push pipeline's (send, then drain the decoder, each frame's packets written before the
 /// next frame), so the output is the same, and nothing queues up between the stages.
-final class VideoTranscodeStage: StreamStage, ClockedStage {
+final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
     let inputIndex: Int32
     private(set) var isDone = false
     let outputStream: UnsafeMutablePointer<AVStream>
@@ -61,8 +61,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
     private var lastPTS: Int64 = Int64.min
     /// The steps between consecutive frames placed: where the stream's timestamps jump ahead (`FrameHoles`).
     private var holes: FrameHoles
-    /// Frames missing where the timestamps of a stream of constant frame rate jump ahead (`FrameHoles`' rule).
-    var lostFrames: [LostFrames] { variableRate ? [] : holes.lost(stream: Int(inputIndex)) }
+    /// The holes in the timestamps of a stream of constant frame rate (`FrameHoles`' rule); nil at a variable rate.
+    var measuredHoles: FrameHoles? { variableRate ? nil : holes }
     /// Where a variable-rate source holds a frame longer than its base rate (`SourceStream.variableRate`): no loss, but
     /// an MP4 output states its length without those steps' extra time, which the verifier allows for.
     var heldLonger: [LostFrames] { variableRate ? holes.steps(stream: Int(inputIndex)) : [] }
