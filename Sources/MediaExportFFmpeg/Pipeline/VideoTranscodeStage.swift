@@ -98,7 +98,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage {
 
         let pixFmt = av_get_pix_fmt(plan.pixelFormat)
         scaler = VideoScaler(width: Int32(plan.width), height: Int32(plan.height), format: pixFmt, path: path)
-        encoder = try StreamEncoder(encoderName: plan.settings.codec.profile.encoder, path: muxer.path)
+        let profile = plan.settings.codec.profile
+        encoder = try StreamEncoder(encoderName: profile.encoder, path: muxer.path, closesOnlyAfterAFrame: profile.closesOnlyAfterAFrame)
         let enc = encoder.context
         let guessed = Self.frameRate(of: stream, source: source)
         let rate = guessed.rate
