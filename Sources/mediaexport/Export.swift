@@ -93,6 +93,7 @@ struct Export: ToolCommand {
             renderer.handle(event)
             render(event)
         }
+        session.onStuck = { [request] in Export.abandon(stalled: request, emit: emit) }
         let signals = SignalCancellation { session.cancel() }
         defer { signals.stop() }
         let outcome = Result { try session.run() }
@@ -101,6 +102,17 @@ struct Export: ToolCommand {
         let completed = try outcome.get()
         if !json { renderCompleted(completed) }
         if !completed.fallbacks.isEmpty || completed.partial != nil { throw ExitCode(ExitStatus.completedWithFallback) }
+    }
+
+    /// The stall watchdog stopped the export and its thread is stuck in a library call: the failure said (the `--json`
+    /// record from another thread, given a moment: stdout may be what blocks), the temporary files removed, exit 1.
+    private static func abandon(stalled request: ExportRequest, emit: @escaping @Sendable (ExportEvent) -> Void) -> Never {
+        let error = ExportError.stalled(path: request.input, seconds: request.errors.stallTimeout)
+        DispatchQueue.global().async { emit(.failed(.init(error))) }
+        printError(error.description + "; the export is stuck in a call that does not return: abandoned, its temporary files removed")
+        usleep(200_000)
+        ToolProcess.removeTemporaryFiles()
+        _exit(error.exitCode)
     }
 
     /// The request these options make: the shared ones', with this file's range, overwrite, sandbox and edits.

@@ -121,6 +121,36 @@ struct NoFrameEncoderTests {
         #expect(TestSupport.contents(out).isEmpty, "\(TestSupport.contents(out))")
     }
 
+    /// The stall watchdog stops a route whose thread never comes back (blocked writing to a full stdout, as in
+    /// `sigtermWhileStuck`): `StallWatchdog.stuckGrace` later the process says so, removes its temporary file and exits 1.
+    @Test("a stalled export stuck in a call: exit 1 within --stall-timeout + 5 s, its temporary file removed")
+    func stalledAndStuck() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = dir.appendingPathComponent("long.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30:d=30", "-c:v", "libx264", "-preset", "ultrafast", input])
+        let out = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let stdout = try Self.fullPipe(room: 1000)
+        defer { close(stdout.read); close(stdout.write) }
+        let ended = try Self.run(["--json", "--stall-timeout", "1", "--preset", "highest", input, out.appendingPathComponent("o.mp4").path],
+                                 in: dir, deadline: 15, stdout: FileHandle(fileDescriptor: stdout.write, closeOnDealloc: false))
+        let run = try #require(ended, "still running after 15 s")
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("export stalled") && run.stderr.contains("abandoned"), "\(run.stderr)")
+        #expect(TestSupport.contents(out).isEmpty, "\(TestSupport.contents(out))")
+    }
+
+    /// A pipe of one page with `room` bytes free: a writer blocks once it has written more.
+    static func fullPipe(room: Int) throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        try #require(fcntl(fds[1], 1031 /* F_SETPIPE_SZ */, 4096) == 4096, "the pipe could not be made one page")
+        let filler = [UInt8](repeating: 0x20, count: 4096 - room)
+        try #require(write(fds[1], filler, filler.count) == filler.count)
+        return (fds[0], fds[1])
+    }
+
     /// An export whose thread never comes back (here: blocked writing its `--json` records to a full pipe nobody
     /// reads): SIGTERM cancels, and after the grace (`SignalCancellation.grace`) the process removes its temporary
     /// file and exits 143, abandoning the thread.
@@ -134,17 +164,12 @@ struct NoFrameEncoderTests {
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         // A pipe of one page, filled but for 1000 bytes: the `started` record (about 600) and a few progress records
         // fit, then the exporting thread blocks in write(2) with its temporary file open.
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
-        let size = fcntl(fds[1], 1031 /* F_SETPIPE_SZ */, 4096)
-        try #require(size == 4096, "the pipe could not be made one page")
-        let filler = [UInt8](repeating: 0x20, count: 4096 - 1000)
-        #expect(write(fds[1], filler, filler.count) == filler.count)
+        let stdout = try Self.fullPipe(room: 1000)
+        defer { close(stdout.read); close(stdout.write) }
         var inFlight: [String] = []
         let ended = try Self.run(["--json", "--preset", "highest", input, out.appendingPathComponent("o.mp4").path], in: dir, deadline: 5,
                                  signal: (SIGTERM, after: 3), beforeSignal: { inFlight = TestSupport.contents(out) },
-                                 stdout: FileHandle(fileDescriptor: fds[1], closeOnDealloc: false))
+                                 stdout: FileHandle(fileDescriptor: stdout.write, closeOnDealloc: false))
         let run = try #require(ended, "still running 5 s after SIGTERM")
         #expect(run.status == 143, "\(run.stderr)")
         #expect(run.stderr.contains("abandoned"), "the export thread was not stuck: \(run.stderr)")
