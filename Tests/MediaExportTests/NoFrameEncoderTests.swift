@@ -122,7 +122,7 @@ struct NoFrameEncoderTests {
     }
 
     /// The stall watchdog stops a route whose thread never comes back (blocked writing to a full stdout, as in
-    /// `sigtermWhileStuck`): `StallWatchdog.stuckGrace` later the process says so, removes its temporary file and exits 1.
+    /// `sigtermWhileStuck`): `StallWatchdog.stuckGrace` (more than the timeout) later the process says so, removes its temporary file and exits 1.
     @Test("a stalled export stuck in a call: exit 1 within --stall-timeout + 5 s, its temporary file removed")
     func stalledAndStuck() throws {
         let dir = TestSupport.tempDir()

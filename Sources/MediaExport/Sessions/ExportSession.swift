@@ -74,7 +74,7 @@ public final class ExportSession: Sendable {
         set { state.withLock { $0.onEvent = newValue } }
     }
     /// Called once, on a timer's thread, when the stall watchdog stopped a route and the exporting thread has not come
-    /// back `StallWatchdog.stuckGrace` (5) seconds later: it is inside a library call that does not return, which the
+    /// back the stall timeout again (at least 5 s) later: it is inside a library call that does not return, which the
     /// session cannot end. A tool removes its temporary files (`ToolProcess.removeTemporaryFiles()`) and exits; a server
     /// gives up the thread and the session. Set it before `run()`.
     public var onStuck: (@Sendable () -> Void)? {

@@ -13,9 +13,9 @@ import MediaExportFFmpeg
 /// hang blocked in a read burns no CPU and would never be caught. A late tick can only postpone a stall, never
 /// make one.
 ///
-/// A stall the export thread does not come back from — `stuckGrace` seconds after the stall, no progress and no new
-/// route (the session touches the watchdog when it falls back) — means that thread is inside a library call that does
-/// not return: `stuck` is called, once, on the timer's queue.
+/// A stall the export thread does not come back from — the timeout again (at least `stuckGrace` seconds) after the
+/// stall, no progress and no new route (the session touches the watchdog when it falls back) — means that thread is
+/// inside a library call that does not return: `stuck` is called, once, on the timer's queue.
 final class StallWatchdog {
     /// The time of the last progress, of the last tick and of the stall (uptime nanoseconds; 0: none); shared with the
     /// timer's handler (no reference back to the watchdog).
@@ -25,7 +25,7 @@ final class StallWatchdog {
         let stalled = Atomic<UInt64>(0)
         let stuckCalled = Atomic<Bool>(false)
     }
-    /// Seconds after a stall the export thread has to come back before it is taken as stuck.
+    /// The fewest seconds after a stall the export thread has to come back before it is taken as stuck.
     static let stuckGrace = 5.0
     private let last = Clocks()
     private let timer: DispatchSourceTimer
@@ -48,7 +48,7 @@ final class StallWatchdog {
             } else if StallWatchdog.idleSeconds(now: now, since: then) >= timeout {
                 if token.markStalled() {
                     last.stalled.store(now.uptimeNanoseconds, ordering: .relaxed)
-                } else if StallWatchdog.isStuck(last, token: token, now: now) {
+                } else if StallWatchdog.isStuck(last, token: token, now: now, grace: max(StallWatchdog.stuckGrace, timeout)) {
                     stuck()
                 }
             }
@@ -60,12 +60,12 @@ final class StallWatchdog {
     /// busy machine's scheduling. A longer gap restarts the idle clock.
     static func lateTick(interval: Double) -> Double { 2 * interval + 0.25 }
 
-    /// The route stalled `stuckGrace` ago and is stalled still (no progress since, as the caller checked), and `stuck`
-    /// was not called yet.
-    private static func isStuck(_ last: Clocks, token: CancelToken, now: DispatchTime) -> Bool {
+    /// The route stalled `grace` seconds ago or more and is stalled still (no progress since, as the caller checked),
+    /// and `stuck` was not called yet.
+    private static func isStuck(_ last: Clocks, token: CancelToken, now: DispatchTime, grace: Double) -> Bool {
         let stalled = last.stalled.load(ordering: .relaxed)
         guard token.isStalled, stalled != 0,
-              idleSeconds(now: now, since: DispatchTime(uptimeNanoseconds: stalled)) >= stuckGrace else { return false }
+              idleSeconds(now: now, since: DispatchTime(uptimeNanoseconds: stalled)) >= grace else { return false }
         return !last.stuckCalled.exchange(true, ordering: .relaxed)
     }
 
