@@ -93,6 +93,7 @@ struct Export: ToolCommand {
             renderer.handle(event)
             render(event)
         }
+        session.onStuck = { [request] in Export.abandon(stalled: request, emit: emit) }
         let signals = SignalCancellation { session.cancel() }
         defer { signals.stop() }
         let outcome = Result { try session.run() }
@@ -101,6 +102,17 @@ struct Export: ToolCommand {
         let completed = try outcome.get()
         if !json { renderCompleted(completed) }
         if !completed.fallbacks.isEmpty || completed.partial != nil { throw ExitCode(ExitStatus.completedWithFallback) }
+    }
+
+    /// The stall watchdog stopped the export and its thread is stuck in a library call: the failure said (the `--json`
+    /// record from another thread, given a moment: stdout may be what blocks), the temporary files removed, exit 1.
+    private static func abandon(stalled request: ExportRequest, emit: @escaping @Sendable (ExportEvent) -> Void) -> Never {
+        let error = ExportError.stalled(path: request.input, seconds: request.errors.stallTimeout)
+        DispatchQueue.global().async { emit(.failed(.init(error))) }
+        printError(error.description + "; the export is stuck in a call that does not return: abandoned, its temporary files removed")
+        usleep(200_000)
+        ToolProcess.removeTemporaryFiles()
+        _exit(error.exitCode)
     }
 
     /// The request these options make: the shared ones', with this file's range, overwrite, sandbox and edits.
@@ -137,15 +149,19 @@ struct Export: ToolCommand {
 }
 
 /// Turns SIGINT, SIGTERM and SIGHUP (a closed terminal or ssh session) into a cancellation, and so does a
-/// closed stdout or stderr (EPIPE, reported by `writeAll`; SIGPIPE itself is ignored). A second signal
-/// removes the temporary files in flight and exits at once. The exit status is 128 + the signal: 130 for
-/// SIGINT, 143 for SIGTERM, 129 for SIGHUP, 141 for a closed pipe. Once the work is over (`finish()`, also
+/// closed stdout or stderr (EPIPE, reported by `writeAll`; SIGPIPE itself is ignored). A second signal, or work
+/// still running `grace` seconds after the first (a library call that never returns), removes the temporary
+/// files in flight and exits at once, abandoning the work's threads. The exit status is 128 + the signal: 130
+/// for SIGINT, 143 for SIGTERM, 129 for SIGHUP, 141 for a closed pipe. Once the work is over (`finish()`, also
 /// done by `stop()`), signals are ignored to the end of the process: a signal arriving as an export commits
 /// never turns a delivered output into an exit status of 130.
 final class SignalCancellation: @unchecked Sendable {
     /// The signals that cancel.
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    /// Seconds the cancelled work has to end before the process ends without it.
+    static let grace = 2.5
 
+    private let queue = DispatchQueue(label: "mediaexport.signals")
     private var sources: [DispatchSourceRead] = []
     private let lock = NSLock()
     private var _received: Int32 = 0
@@ -166,7 +182,6 @@ final class SignalCancellation: @unchecked Sendable {
     /// (after removing temporary files), for commands that cannot stop half-way.
     init(cancel: (@Sendable () -> Void)? = nil) {
         self.cancel = cancel
-        let queue = DispatchQueue(label: "mediaexport.signals")
         // A handler that writes to a pipe, read here: a dispatch signal source (SIG_IGN + signalfd on Linux) lost a
         // SIGINT delivered to a thread that did not block it.
         let fd = ToolProcess.installSignalPipe(SignalCancellation.signals)
@@ -209,10 +224,20 @@ final class SignalCancellation: @unchecked Sendable {
         if delivery == .ignored { return }
         if delivery == .first, let cancel {
             cancel()
+            queue.asyncAfter(deadline: .now() + SignalCancellation.grace) { [weak self] in self?.abandon(sig) }
         } else if delivery == .first || escalate {
             ToolProcess.removeTemporaryFiles()
             _exit(128 + sig)
         }
+    }
+
+    /// The grace after the first signal is over and the work has not ended (a library call that does not return):
+    /// its temporary files are removed and the process exits as the signal, leaving the work's threads where they are.
+    private func abandon(_ sig: Int32) {
+        guard !lock.withLock({ _finished }) else { return }
+        printError("the work did not stop within \(SignalCancellation.grace.formatted()) s of the signal: abandoned, its temporary files removed")
+        ToolProcess.removeTemporaryFiles()
+        _exit(128 + sig)
     }
 
     /// stdout or stderr lost its reader: cancel the work in progress as if by SIGPIPE, or, when nothing can be

@@ -38,6 +38,7 @@ public final class ExportSession: Sendable {
         var progress: Double = 0
         var error: ExportError?
         var onEvent: (@Sendable (ExportEvent) -> Void)?
+        var onStuck: (@Sendable () -> Void)?
         var progressInterval: Double = 0.25
         var debugStallAtOutputTime: Double?
         var debugLoseStreamKind: SourceStream.Kind?
@@ -71,6 +72,14 @@ public final class ExportSession: Sendable {
     public var onEvent: (@Sendable (ExportEvent) -> Void)? {
         get { state.withLock { $0.onEvent } }
         set { state.withLock { $0.onEvent = newValue } }
+    }
+    /// Called once, on a timer's thread, when the stall watchdog stopped a route and the exporting thread has not come
+    /// back the stall timeout again (at least 5 s) later: it is inside a library call that does not return, which the
+    /// session cannot end. A tool removes its temporary files (`ToolProcess.removeTemporaryFiles()`) and exits; a server
+    /// gives up the thread and the session. Set it before `run()`.
+    public var onStuck: (@Sendable () -> Void)? {
+        get { state.withLock { $0.onStuck } }
+        set { state.withLock { $0.onStuck = newValue } }
     }
     /// How often `progress` events are emitted at most, in seconds.
     public var progressInterval: Double {
@@ -134,7 +143,7 @@ public final class ExportSession: Sendable {
     public func run() throws -> ExportEvent.Completed {
         let began = Date()
         try begin()
-        let watchdog = StallWatchdog(timeout: request.errors.stallTimeout, token: token)
+        let watchdog = StallWatchdog(timeout: request.errors.stallTimeout, token: token) { [weak self] in self?.onStuck?() }
         defer { watchdog.stop() }
         do {
             let completed = try runChain(began: began, watchdog: watchdog)

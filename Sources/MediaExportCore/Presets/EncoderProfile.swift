@@ -66,6 +66,9 @@ public struct EncoderProfile: Sendable, Equatable {
     public var determinism = Determinism()
     /// The sample format it takes, by FFmpeg's name (`fltp`); nil for video.
     public var sampleFormat: String?
+    /// True when its library can be neither flushed nor closed before it has taken a frame (SVT-AV1 1.4 then waits
+    /// forever): one that got none is closed after a black frame whose packets are dropped.
+    public var closesOnlyAfterAFrame = false
 
     /// The CRF on x264's scale, for the rough bit-rate guesses.
     public func x264EquivalentCRF(_ crf: Int) -> Double { Double(crf - crfAboveX264) }
@@ -109,7 +112,7 @@ extension EncoderProfile {
         encoder: "libsvtav1", family: .svtAV1, containers: ["mp4", "m4v", "mkv", "webm"], speeds: (0...13).map(String.init),
         defaultSpeed: "10", crfRange: 0...63, crfAboveX264: 12, efficiency: 0.5, pixelFormats: ["yuv420p", "yuv420p10le"],
         minimumSide: 64, hdr: HDRSupport(name: "AV1 10-bit", masteringKey: "mastering-display", contentLightKey: "content-light"),
-        determinism: Determinism(pinned: ["asm=sse4_2"]))
+        determinism: Determinism(pinned: ["asm=sse4_2"]), closesOnlyAfterAFrame: true)
 
     /// AAC-LC through FFmpeg's native encoder (planar floats).
     public static let aac = EncoderProfile(encoder: "aac", family: .audio, containers: ["mp4", "mov", "m4v", "m4a", "mkv"], sampleFormat: "fltp")

@@ -13,15 +13,29 @@ struct EncoderOption: Equatable {
 }
 
 /// Stage 4: turns frames into packets for one output stream.
+///
+/// An encoder is never flushed before it has taken a frame: the end of a stream that gave it none ends it at once,
+/// without a call into the library (SVT-AV1 1.4 waits forever for the packet of an end of stream that follows no
+/// frame). An encoder whose library cannot be closed either before it took a frame
+/// (`EncoderProfile.closesOnlyAfterAFrame`) is given one black frame when freed, its packets dropped.
 final class StreamEncoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let path: String
     /// The encoder's name (`libx264`, `aac` …), for messages.
     let name: String
+    /// `EncoderProfile.closesOnlyAfterAFrame`.
+    private let closesOnlyAfterAFrame: Bool
+    /// `avcodec_open2` succeeded.
+    private var opened = false
+    /// Frames the encoder has taken.
+    private var framesSent = 0
+    /// The end of stream came before any frame: nothing more comes out, and the library was not asked.
+    private var endedEmpty = false
 
     /// Allocates a context for the named encoder; the caller fills it in and calls `open`.
-    init(encoderName: String, path: String) throws {
+    init(encoderName: String, path: String, closesOnlyAfterAFrame: Bool = false) throws {
         self.path = path
+        self.closesOnlyAfterAFrame = closesOnlyAfterAFrame
         guard let codec = avcodec_find_encoder_by_name(encoderName) else {
             throw ExportError.ffmpeg(stage: .encode, path: path, code: cff_averror_encoder_not_found(),
                                      message: "encoder \(encoderName) is not in this FFmpeg build")
@@ -32,6 +46,7 @@ final class StreamEncoder {
     }
 
     deinit {
+        if opened && framesSent == 0 && closesOnlyAfterAFrame { closeAfterBlankFrame() }
         var c: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&c)
     }
@@ -53,6 +68,7 @@ final class StreamEncoder {
         for option in options { av_dict_set(&dict, option.key, option.value, 0) }
         defer { av_dict_free(&dict) }
         try check(avcodec_open2(context, context.pointee.codec, &dict), .encode, path, "opening \(name) encoder")
+        opened = true
         try StreamEncoder.requireUsed(options, leftover: Demuxer.dictionary(dict), encoder: name, path: path)
     }
 
@@ -69,16 +85,44 @@ final class StreamEncoder {
                                         reason: "the \(encoder) encoder has no option \(keys.map { "'\($0)'" }.joined(separator: ", ")); it would be ignored")
     }
 
-    /// Sends a frame (or `nil` to flush).
+    /// Sends a frame (or `nil` to flush; after no frame, the encoder just ends).
     func send(_ frame: Frame?) throws {
+        if frame == nil && framesSent == 0 {
+            endedEmpty = true
+            return
+        }
         let code = avcodec_send_frame(context, frame?.pointer)
         // Checked before building the message: this runs for every frame.
-        if code >= 0 || code == AVCode.eof { return }
+        if code >= 0 || code == AVCode.eof {
+            if frame != nil { framesSent += 1 }
+            return
+        }
         try check(code, .encode, path, name)
     }
 
     /// Receives the next encoded packet.
     func receive(into packet: Packet) throws -> Received {
-        try received(avcodec_receive_packet(context, packet.pointer), .encode, path, name)
+        if endedEmpty { return .ended }
+        return try received(avcodec_receive_packet(context, packet.pointer), .encode, path, name)
+    }
+
+    /// Gives the encoder one black frame of its picture and drains it, dropping the packets: the library then closes
+    /// (SVT-AV1 1.4 waits forever at its close for an end of stream it can only reach after a frame). Bounded: one
+    /// frame's packets.
+    private func closeAfterBlankFrame() {
+        let blank = Frame(), f = blank.pointer
+        (f.pointee.width, f.pointee.height, f.pointee.format) = (context.pointee.width, context.pointee.height, context.pointee.pix_fmt.rawValue)
+        guard context.pointee.codec_type == AVMEDIA_TYPE_VIDEO, av_frame_get_buffer(f, 0) >= 0 else { return }
+        withUnsafeMutableBytes(of: &f.pointee.buf) { refs in
+            for case let ref? in refs.bindMemory(to: UnsafeMutablePointer<AVBufferRef>?.self) { memset(ref.pointee.data, 0, Int(ref.pointee.size)) }
+        }
+        f.pointee.pts = 0
+        guard avcodec_send_frame(context, f) >= 0, avcodec_send_frame(context, nil) >= 0 else { return }
+        let packet = Packet()
+        var drained = 0
+        while drained < 64, avcodec_receive_packet(context, packet.pointer) >= 0 {
+            packet.unref()
+            drained += 1
+        }
     }
 }

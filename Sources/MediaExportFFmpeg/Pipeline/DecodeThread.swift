@@ -14,6 +14,11 @@ import MediaExportCore
 /// Memory stays bounded: at most `inboxLimit` packets wait to be decoded and `outboxLimit` frames to be encoded.
 /// The executor never blocks on a full inbox: `receive` waits for output instead (the thread then has packets to
 /// decode), so the two can never wait on each other.
+///
+/// Every wait for the thread is bounded: `receive` wakes every `pollInterval` and gives up with `cancelled` once the
+/// export's token is set (a cancellation, or the stall watchdog: a decoder that never returns is a stall), and the
+/// owner's end waits at most `stopLimit` for the thread to leave the decoder, then leaves it there (the thread holds
+/// what it uses: the decoder is never freed under it, and is not freed at all).
 final class DecodeThread {
     /// What the thread hands back, in decoding order.
     enum Output {
@@ -31,12 +36,16 @@ final class DecodeThread {
     static let inboxLimit = 4
     /// Decoded frames waiting for the encoder: one being encoded while the next decodes is what overlaps.
     static let outboxLimit = 2
+    /// Seconds between two looks at the cancel token while waiting for the thread.
+    static let pollInterval = 0.1
+    /// Seconds the owner waits for the thread to stop before leaving it.
+    static let stopLimit = 5.0
 
     private let shared: Shared
 
-    /// Starts the thread; it owns `decoder` from now on (nothing else may call it).
-    init(decoder: StreamDecoder) {
-        shared = Shared(decoder: decoder)
+    /// Starts the thread; it owns `decoder` from now on (nothing else may call it). `cancel` ends a wait for it.
+    init(decoder: StreamDecoder, cancel: CancelToken = CancelToken()) {
+        shared = Shared(decoder: decoder, cancel: cancel)
         let shared = shared
         let thread = Thread { shared.work() }
         thread.name = "mediaexport-decode"
@@ -79,6 +88,7 @@ final class DecodeThread {
 
         /// Only the thread calls it once started.
         private let decoder: StreamDecoder
+        private let cancel: CancelToken
         private let condition = NSCondition()
         // Guarded by `condition`.
         private var inbox: [Job] = []
@@ -87,7 +97,7 @@ final class DecodeThread {
         private var exited = false
         private var endSent = false
 
-        init(decoder: StreamDecoder) { self.decoder = decoder }
+        init(decoder: StreamDecoder, cancel: CancelToken) { (self.decoder, self.cancel) = (decoder, cancel) }
 
         func add(_ job: Job) {
             condition.lock()
@@ -102,7 +112,8 @@ final class DecodeThread {
             defer { condition.unlock() }
             while outbox.isEmpty {
                 if !endSent && inbox.count < DecodeThread.inboxLimit { return .needsInput }
-                condition.wait()
+                if cancel.isSet { throw ExportError.cancelled }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: DecodeThread.pollInterval))
             }
             switch outbox[0] {
             case .frame(let frame, let clock):
@@ -120,12 +131,14 @@ final class DecodeThread {
             }
         }
 
-        /// Tells the thread to stop and waits until it has (it may be inside one decode call; that returns).
+        /// Tells the thread to stop and waits until it has (it may be inside one decode call; that returns), at most
+        /// `stopLimit`: a thread still inside the decoder then is left there, with what it holds.
         func stop() {
             condition.lock()
             stopping = true
             condition.broadcast()
-            while !exited { condition.wait() }
+            let limit = Date(timeIntervalSinceNow: DecodeThread.stopLimit)
+            while !exited && condition.wait(until: limit) {}
             inbox.removeAll()
             outbox.removeAll()
             condition.unlock()

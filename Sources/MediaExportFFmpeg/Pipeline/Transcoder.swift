@@ -69,7 +69,7 @@ package final class Transcoder {
             switch decision.action {
             case .transcodeVideo(let v):
                 stages.append(try VideoTranscodeStage(input: input, plan: v, muxer: muxer, timeline: timeline, strict: errors.strict, path: source,
-                                                      pass: pass, pipelined: pipelined, codecs: codecs, source: info))
+                                                      pass: pass, pipelined: pipelined, cancel: cancel, codecs: codecs, source: info))
             case .transcodeAudio(let a):
                 var audioTimeline = timeline
                 if let stop = decision.stopsAt { audioTimeline.length = stop }

@@ -80,15 +80,17 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
     /// keyframes) and are not sent, so the decoder reports no damage for frames that are never shown.
     private var awaitingKeyframe = true
 
-    /// `pipelined` decodes on a thread of its own (`DecodeThread`): the same frames, overlapped with the encoding.
+    /// `pipelined` decodes on a thread of its own (`DecodeThread`, whose waits `cancel` ends): the same frames, overlapped
+    /// with the encoding.
     init(input stream: UnsafeMutablePointer<AVStream>, plan: VideoPlan, muxer: Muxer, timeline: Timeline, strict: Bool, path: String,
-         pass: Transcoder.EncoderPass? = nil, pipelined: Bool = false, codecs: CodecRun = CodecRun(), source: SourceInfo? = nil) throws {
+         pass: Transcoder.EncoderPass? = nil, pipelined: Bool = false, cancel: CancelToken = CancelToken(), codecs: CodecRun = CodecRun(),
+         source: SourceInfo? = nil) throws {
         inputIndex = stream.pointee.index
         self.codecs = codecs
         crop = plan.crop
         self.plan = plan
         let decoder = try StreamDecoder(stream: stream, path: path, strict: strict, codecs: codecs)
-        decoding = pipelined ? .threaded(DecodeThread(decoder: decoder)) : .inline(decoder)
+        decoding = pipelined ? .threaded(DecodeThread(decoder: decoder, cancel: cancel)) : .inline(decoder)
         self.path = muxer.path
         let inTimeBase = stream.pointee.time_base
         self.inTimeBase = inTimeBase
@@ -98,7 +100,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
 
         let pixFmt = av_get_pix_fmt(plan.pixelFormat)
         scaler = VideoScaler(width: Int32(plan.width), height: Int32(plan.height), format: pixFmt, path: path)
-        encoder = try StreamEncoder(encoderName: plan.settings.codec.profile.encoder, path: muxer.path)
+        let profile = plan.settings.codec.profile
+        encoder = try StreamEncoder(encoderName: profile.encoder, path: muxer.path, closesOnlyAfterAFrame: profile.closesOnlyAfterAFrame)
         let enc = encoder.context
         let guessed = Self.frameRate(of: stream, source: source)
         let rate = guessed.rate
