@@ -211,9 +211,11 @@ package final class Transcoder {
         // A kept stream's data ran out well before its own duration: a truncated file. Delivering the short result
         // as if it were complete would hide the damage; only a salvage delivers it, and says so.
         if let truncation, !salvage { throw ExportError.truncated(path: source, reason: truncation) }
-        // A salvage of which nothing decoded has nothing to deliver (the byte copy is then the last step).
-        if salvage && counts.endTime.allSatisfy({ $0 == nil }) {
-            throw ExportError.truncated(path: source, reason: "nothing of it decodes" + (truncation.map { ": " + $0 } ?? ""))
+        // A salvage of which nothing decoded has nothing to deliver, nor one of a kept video or audio stream of which
+        // nothing decoded (its track would be empty): the byte copy is then the last step.
+        if salvage, let empty = kept.indices.first(where: { (kept[$0].kind == .video || kept[$0].kind == .audio) && counts.packets[$0] == 0 }) {
+            let what = counts.endTime.allSatisfy({ $0 == nil }) ? "it" : "\(kept[empty].kind.rawValue) stream #\(kept[empty].index)"
+            throw ExportError.truncated(path: source, reason: "nothing of \(what) decodes" + (truncation.map { ": " + $0 } ?? ""))
         }
         try state.muxer.finish()
         try demuxer.verifyUnchanged()
