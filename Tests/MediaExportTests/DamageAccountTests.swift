@@ -50,6 +50,18 @@ struct DamageAccountTests {
         #expect(human.stderr.contains("WARNING: partial output: ") && human.stdout.contains("(damage: "), "\(human.stdout)\(human.stderr)")
     }
 
+    @Test("A remux sees a zeroed MP4's damage without decoding (NAL lengths of 0): passthrough goes to the salvage, counted")
+    func remuxCountsZeroedPackets() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = try Self.zeroed(try Self.clip("clean.mp4", in: dir), bytes: 128 << 10, at: 0.4, as: "zeroed.mp4")
+        let r = try TestSupport.tool(["--json", "-p", "passthrough", input, dir.appendingPathComponent("out.mp4").path])
+        let (_, payload, fallbacks) = VerificationTests.outcome(r)
+        #expect(r.status == ExitStatus.completedWithFallback && payload["route"] as? String == "salvage", "\(r.stdout)\n\(r.stderr)")
+        #expect(fallbacks.count == 1 && (Self.damage(payload)["corruptPackets"] as? Int ?? 0) > 25, "\(fallbacks) \(payload)")
+        #expect((payload["warnings"] as? [String] ?? []).contains { $0.hasSuffix("corrupt packets or frames copied as they are") })
+    }
+
     @Test("In a batch, a zeroed upload's row says salvage with its damage account, in the JSON and the CSV report")
     func batchRowSaysTheDamage() throws {
         let dir = TestSupport.tempDir()

@@ -13,7 +13,11 @@ package enum Accounting {
             out.append("stream #\(d.index) \(d.kind.rawValue) (\(d.codec)) dropped: \(reason)")
         }
         if let line = plan.timecode?.warning { out.append(line) }
-        if skippedPackets > 0 { out.append("\(skippedPackets) corrupt packet\(skippedPackets == 1 ? "" : "s") or frame\(skippedPackets == 1 ? "" : "s") skipped") }
+        if skippedPackets > 0 {
+            // A stream copy writes them as they are (as `ffmpeg -c copy` does); a transcode skips them.
+            let copied = plan.streams.allSatisfy { d in if case .copy = d.action { return true }; return !d.isKept || (d.kind != .video && d.kind != .audio) }
+            out.append("\(skippedPackets) corrupt packet\(skippedPackets == 1 ? "" : "s") or frame\(skippedPackets == 1 ? "" : "s") \(copied ? "copied as they are" : "skipped")")
+        }
         if droppedFrames > 0 {
             out.append("\(droppedFrames) frame\(droppedFrames == 1 ? "" : "s") or packet\(droppedFrames == 1 ? "" : "s") dropped: timestamps that could not be repaired")
         }

@@ -42,6 +42,9 @@ final class StreamCopyStage: StreamStage, MeasuresHoles {
     /// streams, and for a video whose whole index shows a variable rate: a hole there is no frame lost).
     private var shown: ShownOrder?
 
+    /// A copied H.264/HEVC video's NAL framing, whose packets are walked for damage (`NALFraming`).
+    private let framing: NALFraming?
+
     /// The holes in the copied video's timestamps (`FrameHoles`), once ended.
     var measuredHoles: FrameHoles? { ended ? shown?.holes : nil }
 
@@ -68,6 +71,7 @@ final class StreamCopyStage: StreamStage, MeasuresHoles {
         outputStream.pointee.avg_frame_rate = stream.pointee.avg_frame_rate
         outputStream.pointee.r_frame_rate = stream.pointee.r_frame_rate
         copyStreamInfo(from: stream, to: outputStream, displayMatrix: displayMatrix ?? sourceMatrix(stream))
+        framing = NALFraming(stream.pointee.codecpar.pointee)
         let base = stream.pointee.r_frame_rate
         if isVideo && !variableRate && base.num > 0 && base.den > 0 {
             shown = ShownOrder(FrameHoles(frameDuration: av_q2d(av_inv_q(base)), reorderDepth: Int(stream.pointee.codecpar.pointee.video_delay)))
@@ -126,6 +130,8 @@ final class StreamCopyStage: StreamStage, MeasuresHoles {
             return tally
         }
         if shownAt != AVCode.noPTS { shown?.note(Double(shownAt) * av_q2d(inTimeBase)) }
+        // Copied as it is (the ffmpeg CLI copies it too), and counted: a player's decoder refuses it.
+        if let framing, !framing.isWellFormed(p.pointee.data, size: Int(p.pointee.size)) { tally.damaged += 1 }
         // The executor writes each packet before sending the next, so `held` is always empty here.
         av_packet_unref(held.pointer)
         av_packet_move_ref(held.pointer, p)
