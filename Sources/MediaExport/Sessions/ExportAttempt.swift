@@ -309,6 +309,8 @@ final class ExportAttempt {
         completed.sha256 = sha
         completed.verification = verification
         var warnings = ["delivered as a byte copy of \(PathName.lastComponent(source)): no stream was transcoded or remuxed"]
+        // The copy holds the damage an earlier route found: said, with what that route counted.
+        if let damage = run.damage, copiedPartial() == nil { warnings.append("the copy holds the damaged data: \(damage)") }
         if request.timeRange != nil { warnings.append("time range not applied by a byte copy") }
         if let line = Accounting.versionWarning(report) { warnings.append(line) }
         if let partial = copiedPartial() {

@@ -179,7 +179,6 @@ public final class ExportSession: Sendable {
         let run = Run(selection: selection, began: began, snapshot: snapshot, watchdog: watchdog)
         var route = startRoute(run)
         var fallbacks: [ExportEvent.Fallback] = []
-        var damage: String?
         while true {
             switch ExportAttempt(session: self, run: run, route: route).outcome() {
             case .delivered(var completed):
@@ -191,8 +190,8 @@ public final class ExportSession: Sendable {
             case .failed(let error, let failure, let reason):
                 // An input that changed under us is a failure, never a reason to deliver it some other way.
                 try run.snapshot.verify()
-                if failure == .damaged, damage == nil { damage = reason }
-                guard let next = request.fallback.next(after: route, failure: failure, damageSeen: damage != nil,
+                if failure == .damaged, run.damage == nil { run.damage = reason }
+                guard let next = request.fallback.next(after: route, failure: failure, damageSeen: run.damage != nil,
                                                        damaged: request.errors.damaged) else { throw error }
                 fallbacks.append(try announceFallback(from: route, to: next, error: error, failure: failure, reason: reason, run: run))
                 route = next
@@ -261,6 +260,8 @@ public final class ExportSession: Sendable {
         let began: Date
         let snapshot: InputSnapshot
         let watchdog: StallWatchdog
+        /// Why the input's data is damaged, once a route found it (the reason its fallback names).
+        var damage: String?
         private var probed: ProbedSource?
         private var original: [String: String]??
         init(selection: VersionSelection, began: Date, snapshot: InputSnapshot, watchdog: StallWatchdog) {
