@@ -45,7 +45,11 @@ struct NoFrameEncoderTests {
         }
         process.waitUntilExit()
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        let text = { (url: URL) in (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+        let text = { (url: URL) -> String in
+            // An empty file is nothing to read: Foundation's read of one loses its 4 kB buffer (LeakSanitizer says so).
+            guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int, size > 0 else { return "" }
+            return (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        }
         return Ended(status: status, stdout: text(outURL), stderr: text(errURL), seconds: seconds)
     }
 
