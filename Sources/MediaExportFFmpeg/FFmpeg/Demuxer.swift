@@ -188,6 +188,7 @@ final class Demuxer {
                 at = now
             }
             unreadable.append(UnreadableStretch(fromByte: from, toByte: at))
+            if code == AVCode.again, cancel?.isSet == true { throw ExportError.cancelled }
         }
         loggedErrors += Int(cff_take_demuxer_errors())
         if code == AVCode.eof { return .endOfFile }

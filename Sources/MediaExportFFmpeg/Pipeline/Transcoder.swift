@@ -23,7 +23,7 @@ package final class Transcoder {
     private let cancel: CancelToken
     let errors: ErrorPolicy
     private let container: Container
-    /// A salvage: a file cut short is delivered as far as its data goes (`Outcome.damage` says so) instead of refused.
+    /// A salvage: a file cut short is delivered as far as its data goes (`Outcome.partialCause` says so) instead of refused.
     package var salvage = false
     /// Test hook: hang (until stopped) once the output reaches this time, to exercise the stall watchdog.
     package var debugStallAtOutputTime: Double?
@@ -253,7 +253,7 @@ package final class Transcoder {
                                                inputEnd: counts.inputEnd)
         try beforeCommit()
         progress(counts.outputTime, counts.videoFrames, true)
-        // A salvage of a file cut short says where its data ends once (`Outcome.damage`), not again for each stream.
+        // A salvage of a file cut short says where its data ends once (`Outcome.partialCause`), not again for each stream.
         let shortfalls = stageWarnings + kept.enumerated().compactMap { j, decision in
             damaged && truncation == nil ? shortfall(decision, delivered: delivered[j], counts: counts) : nil
         }
