@@ -77,6 +77,14 @@ import Testing
         #expect(later.lost(stream: 0).first?.frames == 3)
     }
 
+    @Test("An MPEG-TS that is not a whole number of its packets ends inside one: cut mid-stream")
+    func transportStreamCutMidPacket() {
+        #expect(SourceInfo(path: "a.ts", formatName: "mpegts", size: 188 * 1000 + 77).endsInsidePacket)
+        #expect(!SourceInfo(path: "a.ts", formatName: "mpegts", size: 188 * 1000).endsInsidePacket)
+        #expect(!SourceInfo(path: "a.m2ts", formatName: "mpegts", size: 192 * 999).endsInsidePacket)
+        #expect(!SourceInfo(path: "a.mp4", formatName: "mov,mp4,m4a,3gp,3g2,mj2", size: 188 * 1000 + 77).endsInsidePacket)
+    }
+
     @Test("No rate known: nothing is a hole")
     func unknownRate() {
         var holes = FrameHoles(frameDuration: 0)

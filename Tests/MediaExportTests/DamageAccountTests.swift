@@ -147,16 +147,18 @@ struct DamageAccountTests {
         #expect((Self.damage(payload)["lostFrames"] as? Int ?? 0) > 40, "\(payload)")
     }
 
-    @Test("A clean `ffmpeg -t 2 -c copy` cut and a clean MKV copy are no damage, on the transcode and the remux",
+    @Test("A clean `ffmpeg -t 2 -c copy` cut (MP4, MPEG-TS) and a clean MKV copy are no damage, on the transcode and the remux",
           arguments: ["low", "passthrough"])
     func cleanCutsAreNoDamage(preset: String) throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
         let clean = try Self.clip("clean.mp4", in: dir)
         let cut = dir.appendingPathComponent("cut.mp4").path, mkv = dir.appendingPathComponent("whole.mkv").path
+        let cutTS = dir.appendingPathComponent("cut.ts").path
         try TestSupport.ffmpeg(["-i", clean, "-t", "2", "-c", "copy", cut])
+        try TestSupport.ffmpeg(["-i", clean, "-t", "2", "-c", "copy", cutTS])
         try TestSupport.ffmpeg(["-i", clean, "-c", "copy", mkv])
-        for input in [cut, mkv] {
+        for input in [cut, cutTS, mkv] {
             let r = try TestSupport.tool(["--json", "-p", preset, input, dir.appendingPathComponent("out-\(preset).mp4").path, "--overwrite"])
             let (kind, payload, _) = VerificationTests.outcome(r)
             #expect(r.status == ExitStatus.success && kind == "completed", "\(input): \(r.stdout)\n\(r.stderr)")

@@ -119,6 +119,13 @@ extension SourceInfo {
     /// the header declares is the measure of what was lost (`DeclaredFrames`).
     package var countsTimestampHoles: Bool { !declaresFrameCounts }
 
+    /// True for an MPEG-TS that is not a whole number of its packets (188, 192 or 204 bytes): it ends inside one, cut
+    /// mid-stream. Such a file's last frames are lost, not a cut's loose end (`FrameHoles.lost(stream:looseEndIsLoss:)`),
+    /// whether or not the decoder reports its last, partial packet (with frame threads it may not, from run to run).
+    package var endsInsidePacket: Bool {
+        formatName == "mpegts" && size > 0 && [188, 192, 204].allSatisfy { size % $0 != 0 }
+    }
+
     /// A frame of video stream `index` that lasts `seconds` (1/its rate) by its header, bounded: no frame outlasts its
     /// stream (or the file, for a stream that declares no length) by more than ten times. Beyond that the rate is
     /// broken — an MP4 `stts` delta of 2^31 ticks makes one frame 46.6 hours in a 0.04 s file — and a frame lasts

@@ -231,7 +231,7 @@ package final class Transcoder {
         let stageNotes = state.stages.flatMap { ($0 as? VideoTranscodeStage)?.notes ?? [] }
         let audioGaps = state.stages.flatMap { ($0 as? AudioTranscodeStage)?.gaps ?? [] }
         // A cut's loose end is no loss, unless the data shows damage (`FrameHoles.lost(stream:looseEndIsLoss:)`).
-        let damageSeen = counts.skippedPackets > 0 || !demuxer.unreadable.isEmpty || demuxer.loggedErrors > 0
+        let damageSeen = counts.skippedPackets > 0 || !demuxer.unreadable.isEmpty || demuxer.loggedErrors > 0 || info.endsInsidePacket
         let measured = info.countsTimestampHoles ? state.stages.compactMap { s in (s as? MeasuresHoles)?.measuredHoles.map { (Int(s.inputIndex), $0) } } : []
         let lostFrames = measured.flatMap { $1.lost(stream: $0, looseEndIsLoss: damageSeen) }
         let looseEnds = damageSeen ? [] : measured.flatMap { $1.looseEnd(stream: $0) }
