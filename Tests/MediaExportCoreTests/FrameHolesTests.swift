@@ -79,10 +79,10 @@ import Testing
 
     @Test("An MPEG-TS that is not a whole number of its packets ends inside one: cut mid-stream")
     func transportStreamCutMidPacket() {
-        #expect(SourceInfo(path: "a.ts", formatName: "mpegts", size: 188 * 1000 + 77).endsInsidePacket)
-        #expect(!SourceInfo(path: "a.ts", formatName: "mpegts", size: 188 * 1000).endsInsidePacket)
-        #expect(!SourceInfo(path: "a.m2ts", formatName: "mpegts", size: 192 * 999).endsInsidePacket)
-        #expect(!SourceInfo(path: "a.mp4", formatName: "mov,mp4,m4a,3gp,3g2,mj2", size: 188 * 1000 + 77).endsInsidePacket)
+        #expect(SourceInfo(path: "a.ts", formatName: "mpegts", size: 188 * 1000 + 77, streams: []).endsInsidePacket)
+        #expect(!SourceInfo(path: "a.ts", formatName: "mpegts", size: 188 * 1000, streams: []).endsInsidePacket)
+        #expect(!SourceInfo(path: "a.m2ts", formatName: "mpegts", size: 192 * 999, streams: []).endsInsidePacket)
+        #expect(!SourceInfo(path: "a.mp4", formatName: "mov,mp4,m4a,3gp,3g2,mj2", size: 188 * 1000 + 77, streams: []).endsInsidePacket)
     }
 
     @Test("No rate known: nothing is a hole")
