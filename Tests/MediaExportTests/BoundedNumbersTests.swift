@@ -139,3 +139,19 @@ import Testing
         #expect(problems == ["missing shards 1, 2, 3 and 12 more of 16 (0 assets)"], "\(problems)")
     }
 }
+
+extension BoundedNumbersTests {
+    /// A shard made in code, not parsed, is checked too before the plan sizes anything by its count.
+    @Test func theLibraryRefusesAShardBeyondTheCap() async throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        var options = BatchOptions(inputs: [TestSupport.fixture("landscape.mov")], outputDirectory: dir.appendingPathComponent("out").path,
+                                   preset: try TestSupport.preset("low"), dryRun: true)
+        for shard in [BatchOptions.Shard(index: 1, count: 1 << 32), BatchOptions.Shard(index: 0, count: 0), BatchOptions.Shard(index: 2, count: 2)] {
+            options.shard = shard
+            var hashes: [String: String] = [:]
+            #expect(throws: ExportError.self) { try BatchPlanner.makePlan(options, hashes: &hashes) }
+            await #expect(throws: ExportError.self) { try await BatchRunner(options: options).run() }
+        }
+    }
+}

@@ -35,6 +35,12 @@ public struct BatchOptions: Codable, Sendable {
         }
         /// True when `count` is 1…`maxCount` and `index` is in `0..<count`.
         public static func isValid(index: Int, count: Int) -> Bool { (1...maxCount).contains(count) && (0..<count).contains(index) }
+        /// Throws `ExportError.usage` unless `isValid`: checked before a plan sizes anything by `count`.
+        public func check() throws {
+            guard Self.isValid(index: index, count: count) else {
+                throw ExportError.usage(reason: "shard \(self) is not K/N with 0 ≤ K < N ≤ \(Self.maxCount)")
+            }
+        }
         /// The shard as `K/N`.
         public var description: String { "\(index)/\(count)" }
         /// True when the asset with this key belongs to the shard (FNV-1a of the key's file-name bytes, stable
