@@ -77,3 +77,19 @@ struct EscapingLogHandler<Inner: LogHandler>: LogHandler {
         inner.log(event: event)
     }
 }
+
+/// The ranges of the numeric options: a value outside its range, or not a number at all (`nan`, `inf`, which no
+/// closed range of finite bounds contains), is a usage error naming the option.
+enum NumberRange {
+    /// Throws a `ValidationError` when `value` is given and outside `range`.
+    static func check<T: Comparable>(_ option: String, _ value: T?, _ range: ClosedRange<T>) throws {
+        guard let value, !range.contains(value) else { return }
+        throw ValidationError("\(option) must be from \(shown(range.lowerBound)) to \(shown(range.upperBound)), got \(shown(value))")
+    }
+
+    /// A whole number of seconds or a ratio without its `.0`.
+    private static func shown<T>(_ value: T) -> String {
+        guard let double = value as? Double, double.isFinite, double == double.rounded(), abs(double) < 1e15 else { return "\(value)" }
+        return String(Int64(double))
+    }
+}

@@ -110,9 +110,13 @@ struct Batch: ToolCommand {
     var wait = false
 
     func validate() throws {
-        if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if let shard, shard != "auto", BatchOptions.Shard(shard) == nil { throw ValidationError("--shard must be K/N with 0 ≤ K < N, e.g. 0/4, or auto") }
-        if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be at least 1") }
+        try NumberRange.check("--jobs", jobs, 1...1024)
+        try NumberRange.check("--min-duration", minDuration, 0...1e9)
+        try NumberRange.check("--max-duration", maxDuration, 0...1e9)
+        if let shard, shard != "auto", BatchOptions.Shard(shard) == nil {
+            throw ValidationError("--shard must be K/N with 0 ≤ K < N ≤ \(BatchOptions.Shard.maxCount), e.g. 0/4, or auto")
+        }
+        try NumberRange.check("--shard-count", shardCount, 1...BatchOptions.Shard.maxCount)
         if shardCount != nil, shard != "auto" { throw ValidationError("--shard-count goes with --shard auto") }
         if checkData, !dryRun { throw ValidationError("--check-data goes with --dry-run") }
         _ = try resolvedShard()

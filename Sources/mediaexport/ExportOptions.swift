@@ -52,9 +52,9 @@ struct ExportOptions: ParsableArguments {
     var pipeline: PipelineMode = .auto
 
     func validate() throws {
-        if maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        if stallTimeout < 0 { throw ValidationError("--stall-timeout must be 0 or more") }
+        try NumberRange.check("--max-decode-errors", maxDecodeErrors, 0...1_000_000_000)
+        try NumberRange.check("--threads", threads, 1...1024)
+        try NumberRange.check("--stall-timeout", stallTimeout, 0...604_800)
     }
 
     /// The request these options make for `input` → `output`: the preset resolved in `catalog`, then changed by the

@@ -79,6 +79,13 @@ struct Regress: ToolCommand {
     @Flag(help: "Export deterministically (the same bytes on any x86-64 CPU and core count), and record and compare every output's SHA-256.")
     var deterministic = false
 
+    func validate() throws {
+        try NumberRange.check("--duration-frames", durationFrames, 0...1_000_000)
+        try NumberRange.check("--size-ratio", sizeRatio, 0...1_000)
+        try NumberRange.check("--psnr-drop", psnrDrop, 0...1_000)
+        try NumberRange.check("--ssim-drop", ssimDrop, 0...1)
+    }
+
     func perform() throws {
         ToolProcess.quietFFmpegLog()
         let signals = SignalCancellation()  // no cooperative cancel here: a signal ends the run, removing temporary files

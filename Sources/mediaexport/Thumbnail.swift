@@ -57,7 +57,10 @@ struct Thumbnail: ToolCommand {
         return (parts[0]!, parts.count == 2 ? parts[1] : nil)
     }
 
-    func validate() throws { _ = try parsedSize() }
+    func validate() throws {
+        _ = try parsedSize()
+        try NumberRange.check("--at", at, 0...1e7)
+    }
 
     func perform() throws {
         ToolProcess.quietFFmpegLog()

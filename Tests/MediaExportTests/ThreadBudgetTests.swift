@@ -95,18 +95,18 @@ import Testing
         #expect(try Batch.parse(["in", "--out", "o"]).exportOptions.threads == nil)
         #expect(try Export.parse(["--threads", "2", "in.mov", "out.mp4"]).exportOptions.threads == 2)
         #expect(try Export.parse(["in.mov", "out.mp4"]).exportOptions.threads == nil)
-        for bad in ["0", "-1"] {  // (as --threads=-1: a bare -1 reads as an option)
+        for bad in ["0", "-1", "1025", "9223372036854775807"] {  // (as --threads=-1: a bare -1 reads as an option)
             do {
                 _ = try Batch.parse(["in", "--out", "o", "--threads=\(bad)"])
                 Issue.record("batch --threads \(bad) was accepted")
             } catch {
-                #expect(Batch.message(for: error) == "--threads must be at least 1", "\(bad)")
+                #expect(Batch.message(for: error) == "--threads must be from 1 to 1024, got \(bad)", "\(bad)")
             }
             do {
                 _ = try Export.parse(["--threads=\(bad)", "in.mov", "out.mp4"])
                 Issue.record("export --threads \(bad) was accepted")
             } catch {
-                #expect(Export.message(for: error) == "--threads must be at least 1", "\(bad)")
+                #expect(Export.message(for: error) == "--threads must be from 1 to 1024, got \(bad)", "\(bad)")
             }
         }
         #expect(throws: (any Error).self) { try Batch.parse(["in", "--out", "o", "--threads", "many"]) }

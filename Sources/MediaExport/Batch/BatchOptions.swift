@@ -23,11 +23,23 @@ public struct BatchOptions: Codable, Sendable {
         public var count: Int
         /// Creates shard `index` of `count`.
         public init(index: Int, count: Int) { self.index = index; self.count = count }
-        /// Parses `K/N`.
+        /// The most shards a scan is split into: a count beyond is refused before anything of its size is made.
+        public static let maxCount = 1_000_000
+        /// Parses `K/N`: two plain decimal integers, 0 ≤ K < N ≤ `maxCount`, nothing else (no sign, space or extra `/`).
         public init?(_ text: String) {
-            let parts = text.split(separator: "/")
-            guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n > 0, k >= 0, k < n else { return nil }
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            let plain = { (s: Substring) in !s.isEmpty && s.count <= 7 && s.allSatisfy { $0.isASCII && $0.isNumber } }
+            guard parts.count == 2, parts.allSatisfy(plain), let k = Int(parts[0]), let n = Int(parts[1]),
+                  Self.isValid(index: k, count: n) else { return nil }
             self.init(index: k, count: n)
+        }
+        /// True when `count` is 1…`maxCount` and `index` is in `0..<count`.
+        public static func isValid(index: Int, count: Int) -> Bool { (1...maxCount).contains(count) && (0..<count).contains(index) }
+        /// Throws `ExportError.usage` unless `isValid`: checked before a plan sizes anything by `count`.
+        public func check() throws {
+            guard Self.isValid(index: index, count: count) else {
+                throw ExportError.usage(reason: "shard \(self) is not K/N with 0 ≤ K < N ≤ \(Self.maxCount)")
+            }
         }
         /// The shard as `K/N`.
         public var description: String { "\(index)/\(count)" }

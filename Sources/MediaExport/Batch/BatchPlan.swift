@@ -79,6 +79,7 @@ public enum BatchPlanner {
     /// An asset reached twice (a file given twice, or reached through a symlink) is planned once, the first time, with a note.
     public static func makePlan(_ options: BatchOptions, database: [String: ExportDatabase.Row] = [:],
                                 hashes: inout [String: String]) throws -> BatchPlan {
+        try options.shard?.check()
         let outRoot = try outputRoot(options.outputDirectory, create: false)
         let scan = try BatchScan.scan(options.inputs, outRoot: outRoot)
         var draft = PlanDraft(options: options, database: database, outRoot: outRoot, notes: scan.notes, ignored: scan.ignored)

@@ -142,6 +142,7 @@ public final class BatchRunner: Sendable {
 
     private func runBatch() async throws -> BatchResult {
         let began = Date()
+        try options.shard?.check()
         let outRoot = try BatchPlanner.outputRoot(options.outputDirectory, create: !options.dryRun)
         try BatchStateFiles.checkLayout(outRoot, shard: options.shard)  // before the lock: a refused run leaves no file
         let (folderLock, waitNotes) = try lockFolder(outRoot)

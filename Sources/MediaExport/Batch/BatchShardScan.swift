@@ -54,12 +54,38 @@ extension BatchReport {
             throw ReportMergeError(problems: ["\(name(plain.path)) has no shard fields (not a shard's JSON report) but \(name(sharded[0].path)) is shard "
                                               + "\(sharded[0].document.shard!.index) of \(sharded[0].document.shard!.count); merge the JSON reports of one sharded run"])
         }
+        for report in sharded { try checkBounds(report) }
         let scans = sharded.map { ($0.path, $0.document.shard!) }
         try checkSameScan(scans)
         var problems = shardProblems(scans)
         problems += assetProblems(sharded)
         guard problems.isEmpty else { throw ReportMergeError(problems: problems) }
         return merge(documents: reports.map(\.document))
+    }
+
+    /// The most assets one shard's size may say: with at most `BatchOptions.Shard.maxCount` shards, the sizes add
+    /// up without overflow.
+    static let maxShardSize = 1_000_000_000
+
+    /// One report's shard fields within their bounds and its rows as many as its shard's size says (less the
+    /// assets it left out as filtered or not media); else one line naming the report. Checked before any
+    /// number of the report sizes an allocation or divides.
+    static func checkBounds(_ report: (path: String, document: BatchReportDocument)) throws {
+        let scan = report.document.shard!, name = FileName.display(report.path)
+        let fail = { (what: String) in ReportMergeError(problems: ["\(name): \(what); not a report of a sharded run as mediaexport writes it"]) }
+        guard (1...BatchOptions.Shard.maxCount).contains(scan.count) else {
+            throw fail("its shard count \(scan.count) is not from 1 to \(BatchOptions.Shard.maxCount)")
+        }
+        guard (0..<scan.count).contains(scan.index) else { throw fail("its shard \(scan.index) is not from 0 to \(scan.count - 1)") }
+        guard scan.shardSizes.count == scan.count else { throw fail("\(scan.shardSizes.count) shard sizes for \(scan.count) shards") }
+        guard scan.shardSizes.allSatisfy({ (0...maxShardSize).contains($0) }) else {
+            throw fail("a shard size is not from 0 to \(maxShardSize)")
+        }
+        let rows = report.document.rows.count, size = scan.shardSizes[scan.index]
+        let leftOut = report.document.ignored.filter { $0.kind == .filtered || $0.kind == .notMedia }.count
+        guard rows <= size, size <= rows + leftOut else {
+            throw fail("\(rows) row\(rows == 1 ? "" : "s") for the \(size) asset\(size == 1 ? "" : "s") of shard \(scan.index) of \(scan.count)")
+        }
     }
 
     /// Every report of the same scan and count; else which differ.
@@ -87,8 +113,8 @@ extension BatchReport {
         let missing = (0..<count).filter { byIndex[$0] == nil }
         if !missing.isEmpty {
             let assets = missing.reduce(0) { $0 + (sizes.indices.contains($1) ? sizes[$1] : 0) }
-            problems.append("missing shard\(missing.count == 1 ? "" : "s") \(missing.map(String.init).joined(separator: ", ")) of \(count) "
-                            + "(\(assets) asset\(assets == 1 ? "" : "s"))")
+            let named = missing.prefix(3).map(String.init).joined(separator: ", ") + (missing.count > 3 ? " and \(missing.count - 3) more" : "")
+            problems.append("missing shard\(missing.count == 1 ? "" : "s") \(named) of \(count) (\(assets) asset\(assets == 1 ? "" : "s"))")
         }
         return problems
     }

@@ -32,6 +32,9 @@ extension BatchOptions.Shard {
         guard let total = count ?? slurmCount, total > 0 else {
             throw EnvironmentError(description: "--shard auto: no shard count (give --shard-count N; looked for SLURM_ARRAY_TASK_COUNT)")
         }
+        guard total <= maxCount else {
+            throw EnvironmentError(description: "--shard auto: a shard count of \(total) is more than \(maxCount)")
+        }
         guard first.index < total else {
             throw EnvironmentError(description: "--shard auto: \(first.source) gives shard \(first.index), not less than the count \(total)")
         }
