@@ -73,7 +73,7 @@ final class AudioTranscodeStage: StreamStage {
         let p = packet.pointer.pointee
         // A packet without a time (the parser's second frame of a PES packet) goes with the one before it.
         if p.pts != AVCode.noPTS { sentBeforeStart = p.pts &+ max(p.duration, 1) <= originTS }
-        return unlessBeforeStart(try decoder.sendSkippingDamage(packet))
+        return unlessBeforeStart(try decoder.sendSkippingDamage(packet) ? .oneDamaged : .none)
     }
 
     /// Damage in audio that ends before the start is never heard: a seek lands inside a frame (MPEG audio's first
@@ -94,7 +94,7 @@ final class AudioTranscodeStage: StreamStage {
         }
         decoderIdle = false
         phase = .drainingDecoder
-        return try decoder.sendSkippingDamage(nil)
+        return try decoder.sendSkippingDamage(nil) ? .oneDamaged : .none
     }
 
     func receive() throws -> StageOutput {

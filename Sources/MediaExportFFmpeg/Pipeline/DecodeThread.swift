@@ -163,10 +163,10 @@ final class DecodeThread {
                     case .packet(let packet, let clock):
                         // A rejected packet is reported, and the decoder drained all the same, as the stage does on
                         // its own thread: the same calls in the same order give the same frames and damage.
-                        if try decoder.sendSkippingDamage(packet) != .none { guard put(.damaged) else { return } }
+                        if try decoder.sendSkippingDamage(packet) { guard put(.damaged) else { return } }
                         guard try drain(clock: clock) else { return }
                     case .end(let clock):
-                        if try decoder.sendSkippingDamage(nil) != .none { guard put(.damaged) else { return } }
+                        if try decoder.sendSkippingDamage(nil) { guard put(.damaged) else { return } }
                         guard try drain(clock: clock), put(.drained) else { return }
                     }
                 } catch {

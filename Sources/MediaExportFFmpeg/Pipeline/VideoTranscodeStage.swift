@@ -151,7 +151,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
         }
         decoderIdle = false
         switch decoding {
-        case .inline(let decoder): return try decoder.sendSkippingDamage(packet)
+        case .inline(let decoder): return try decoder.sendSkippingDamage(packet) ? .oneDamaged : .none
         case .threaded(let thread):
             thread.send(packet, clock: inputClock?.reading)
             return .none
@@ -169,7 +169,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
         decoderIdle = false
         phase = .drainingDecoder
         switch decoding {
-        case .inline(let decoder): return try decoder.sendSkippingDamage(nil)
+        case .inline(let decoder): return try decoder.sendSkippingDamage(nil) ? .oneDamaged : .none
         case .threaded(let thread):
             thread.sendEndOfStream(clock: inputClock?.reading)
             return .none

@@ -143,25 +143,22 @@ private struct PointReader {
     }
 
     /// Sends `packet` (nil: drains) and receives every frame it gives: the packets rejected and frames marked
-    /// corrupt. Out of memory is no damage of the file's: not counted.
+    /// corrupt, by the pipeline's own tolerant decoding (`sendSkippingDamage`, `receiveSkippingDamage`). Out of
+    /// memory is no damage of the file's: not counted.
     private static func decode(_ packet: Packet?, with decoder: StreamDecoder, into frame: Frame) -> Int {
-        var corrupt = 0
-        do { try decoder.send(packet) } catch { corrupt += isDamage(error) ? 1 : 0 }
-        while true {
-            do {
-                guard case .ready = try decoder.receive(into: frame) else { break }
+        var corrupt = (try? decoder.sendSkippingDamage(packet)) == true ? 1 : 0
+        receiving: while let output = try? decoder.receiveSkippingDamage(into: frame) {
+            switch output {
+            case .frame:
                 if frame.isCorrupt { corrupt += 1 }
                 frame.unref()
-            } catch {
-                corrupt += isDamage(error) ? 1 : 0
-                break
+            case .damaged:
+                corrupt += 1
+                break receiving
+            case .noFrame:
+                break receiving
             }
         }
         return corrupt
-    }
-
-    private static func isDamage(_ error: any Error) -> Bool {
-        if case ExportError.ffmpeg(_, _, let code, _) = error { return AVCode.isDamage(code) }
-        return true
     }
 }

@@ -2,7 +2,7 @@ internal import CFFmpeg
 import MediaExportCore
 
 /// Decoding that goes on past damage, as the ffmpeg CLI does: what is rejected as corrupt is reported to the
-/// caller (who tells the executor, the one place that counts it) instead of failing the export.
+/// caller (the executor, the one place that counts it, or the data check) instead of failing the export.
 extension StreamDecoder {
     /// What a tolerant receive produced.
     enum TolerantOutput {
@@ -14,12 +14,13 @@ extension StreamDecoder {
         case damaged
     }
 
-    /// Sends a packet (or `nil` to start draining); a packet rejected as corrupt (`AVCode.isDamage`) is skipped and reported.
-    func sendSkippingDamage(_ packet: Packet?) throws -> StageTally {
+    /// Sends a packet (or `nil` to start draining); true when it was rejected as corrupt (`AVCode.isDamage`):
+    /// skipped, for the caller to count.
+    func sendSkippingDamage(_ packet: Packet?) throws -> Bool {
         do { try send(packet) } catch let ExportError.ffmpeg(_, _, code, _) where AVCode.isDamage(code) {
-            return .oneDamaged
+            return true
         }
-        return .none
+        return false
     }
 
     /// Receives the next frame into `frame`; corrupt data while decoding or draining is reported, not thrown.
