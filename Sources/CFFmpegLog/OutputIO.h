@@ -34,4 +34,12 @@ int cff_output_reopen(int dirfd, const char *name, int fd);
    -errno (-EEXIST when `to` exists; -EINVAL or -ENOSYS when the file system cannot do it). */
 int cff_rename_noreplace(int dirfd, const char *from, const char *to);
 
+/* renameat2(RENAME_EXCHANGE): swaps the files named `a` and `b` in `dirfd` atomically (both must exist). Returns
+   0, or -errno (-ENOENT when one is missing; -EINVAL or -ENOSYS when the file system cannot do it). */
+int cff_rename_exchange(int dirfd, const char *a, const char *b);
+
+/* ioctl(FICLONE): makes the empty file `dst` share `src`'s data (a reflink: Btrfs, XFS, bcachefs …). Returns 0, or
+   -errno (-EOPNOTSUPP, -EXDEV, -EINVAL when the file system cannot). */
+int cff_clone_file(int dst, int src);
+
 #endif

@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -236,5 +238,25 @@ int cff_rename_noreplace(int dirfd, const char *from, const char *to) {
 #else
     (void)dirfd; (void)from; (void)to;
     return -ENOSYS;
+#endif
+}
+
+int cff_rename_exchange(int dirfd, const char *a, const char *b) {
+#ifdef SYS_renameat2
+    if (syscall(SYS_renameat2, dirfd, a, dirfd, b, 2 /* RENAME_EXCHANGE */) == 0) return 0;
+    return -errno;
+#else
+    (void)dirfd; (void)a; (void)b;
+    return -ENOSYS;
+#endif
+}
+
+int cff_clone_file(int dst, int src) {
+#ifdef FICLONE
+    if (ioctl(dst, FICLONE, src) == 0) return 0;
+    return -errno;
+#else
+    (void)dst; (void)src;
+    return -EOPNOTSUPP;
 #endif
 }

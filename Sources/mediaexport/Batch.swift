@@ -6,6 +6,7 @@ import MediaExport
 
 extension BatchOptions.MediaFilter: ExpressibleByArgument {}
 extension BatchOptions.SortOrder: ExpressibleByArgument {}
+extension DuplicateOutput: ExpressibleByArgument {}
 
 struct Batch: ToolCommand {
     static let cancelledMessage: String? = "cancelled; nothing exported"
@@ -20,8 +21,9 @@ struct Batch: ToolCommand {
         assets. Every file left out is counted with its reason (a note, and the report's "ignored" list). \
         Symlinks to files are followed, symlinks to folders are skipped with a note. Outputs mirror each asset's \
         path under --out with the preset's extension (demo.mkv beside demo.mp4 becomes demo.mkv.mp4). A database in --out (.mediaexport.sqlite) makes a rerun export only what is new or changed. \
-        Byte-identical inputs are exported once (the others' outputs are hard links to it, status "duplicate"). A file in \
-        --out that the batch did not write is never replaced, --force or not (that asset fails), unless --overwrite. \
+        Byte-identical inputs are exported once (the others get a copy of its output, see --duplicates; status "duplicate"). A file in \
+        --out that the batch did not write is never replaced, --force or not (that asset fails), unless --overwrite; \
+        an output changed since the batch wrote it is kept as it is (status "edited"). \
         The report (--report) is the state of --out: every asset exported, unchanged, duplicate or failed (in this run \
         or an earlier one); every asset failed now is named and makes the exit code 1, --dry-run too. \
         An asset delivered by a fallback or partial (a salvage) makes the exit code 3, in the run that delivered it \
@@ -94,6 +96,9 @@ struct Batch: ToolCommand {
 
     @OptionGroup var exportOptions: ExportOptions
 
+    @Option(help: "What a byte-identical upload gets: copy (a file of its own: a reflink clone where the file system has them, else a copy), link (a hard link to the first one's output), skip (nothing written; the report names the first).")
+    var duplicates: DuplicateOutput = .copy
+
     @Flag(help: "Write a poster frame (NAME.jpg) next to each output and list it in the report.")
     var thumbnails = false
 
@@ -162,7 +167,7 @@ struct Batch: ToolCommand {
         (options.policy, options.media, options.minDuration, options.maxDuration) = (exportOptions.policy ?? .needed, media, minDuration, maxDuration)
         (options.include, options.exclude, options.sort, options.shard) = (include, exclude, sort, try resolvedShard())
         (options.retryFailed, options.force, options.thumbnails, options.wait, options.overwrite) = (retryFailed, force, thumbnails, wait, overwrite)
-        options.checkData = checkData
+        (options.checkData, options.duplicates) = (checkData, duplicates)
         return options
     }
 

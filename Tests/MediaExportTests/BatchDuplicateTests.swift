@@ -24,7 +24,7 @@ import Testing
         let out = dir.appendingPathComponent("out")
         let options = try BatchStateTests.options(dir) { $0.jobs = 2 }
         let (plan, _) = try await BatchTests.run(try BatchStateTests.options(dir) { $0.dryRun = true })
-        #expect(plan.rows.first { $0.key == "IMG_0001 (1).MOV" }?.reason.contains("the same content as IMG_0001.MOV: its output would be linked") == true)
+        #expect(plan.rows.first { $0.key == "IMG_0001 (1).MOV" }?.reason.contains("the same content as IMG_0001.MOV: its output would be copied") == true)
         let (result, events) = try await BatchTests.run(options)
         // One export ran, by transcode.
         let completed = events.all.compactMap { event -> ExportEvent.Completed? in
@@ -35,11 +35,11 @@ import Testing
         let original = try #require(rows["IMG_0001.MOV"]), copy = try #require(rows["IMG_0001 (1).MOV"])
         #expect(original.status == "exported" && original.route == "transcode", "\(original)")
         #expect(copy.status == "duplicate" && copy.duplicateOf == "IMG_0001.MOV" && copy.route == "transcode", "\(copy)")
-        // Both outputs exist, the same bytes (a hard link here).
+        // Both outputs exist, the same bytes, each a file of its own (a reflink clone or a copy).
         let a = out.appendingPathComponent("IMG_0001.mp4").path, b = out.appendingPathComponent("IMG_0001 (1).mp4").path
         #expect(try TestSupport.sha256(a) == TestSupport.sha256(b))
         #expect(copy.outputSHA256 == original.outputSHA256 && copy.output == b && copy.bytesOut == FileSystem.size(a))
-        #expect(FileSystem.stat(a)?.st_ino == FileSystem.stat(b)?.st_ino, "a hard link, not a second file")
+        #expect(FileSystem.stat(a)?.st_ino != FileSystem.stat(b)?.st_ino, "a second file, not a hard link")
         #expect(result.counts.duplicates == 1 && result.counts.transcoded == 1 && result.outcome == .completed, "\(result.counts)")
         let records = try ExportDatabase(path: out.appendingPathComponent(ExportDatabase.fileName).path, readOnly: true).rows()
         #expect(records["IMG_0001 (1).MOV"]?.duplicateOf == "IMG_0001.MOV" && records["IMG_0001.MOV"]?.duplicateOf == nil)
@@ -47,7 +47,8 @@ import Testing
         // A rerun keeps both as they are and still says which is the duplicate.
         let (rerun, rerunEvents) = try await BatchTests.run(options)
         #expect(rerunEvents.all.allSatisfy { if case .export = $0 { return false } else { return true } })
-        #expect(rerun.rows.map(\.status).sorted() == ["duplicate", "unchanged"], "\(rerun.rows.map(\.status))")
+        #expect(rerun.rows.map(\.status) == ["unchanged", "unchanged"], "\(rerun.rows.map(\.status))")
+        #expect(rerun.rows.map(\.duplicateOf) == ["IMG_0001.MOV", nil], "\(rerun.rows.map(\.duplicateOf))")
 
         // A third copy in a later run is linked to the earlier run's output, not exported.
         try FileManager.default.copyItem(atPath: TestSupport.fixture("hevc.mp4"), toPath: dir.appendingPathComponent("uploads/IMG_0001 (2).MOV").path)
@@ -61,16 +62,73 @@ import Testing
 
 
 extension BatchDuplicateTests {
-    @Test func aDuplicateOfAFailedAssetFailsNamingIt() async throws {
+    /// Issue 44: a file that is not the batch's at the original's output path fails the original only; another
+    /// member of its group is exported in its place, and the rest are its duplicates.
+    @Test func anotherMemberIsExportedWhenTheOriginalsPathIsTaken() async throws {
         let dir = try Self.folder()
         defer { TestSupport.cleanup(dir) }
         let out = dir.appendingPathComponent("out")
+        try FileManager.default.copyItem(atPath: TestSupport.fixture("hevc.mp4"), toPath: dir.appendingPathComponent("uploads/IMG_0001 (2).MOV").path)
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         try BatchStateTests.foreign.write(to: out.appendingPathComponent("IMG_0001.mp4"))  // the original fails: not ours
         let (result, _) = try await BatchTests.run(try BatchStateTests.options(dir))
-        let copy = try #require(result.rows.first { $0.key == "IMG_0001 (1).MOV" })
-        #expect(copy.status == "failed" && copy.error?.contains("the same content as IMG_0001.MOV, whose export failed") == true, "\(copy)")
-        #expect(!FileSystem.exists(out.appendingPathComponent("IMG_0001 (1).mp4").path) && result.counts.failed == 2)
+        let rows = Dictionary(uniqueKeysWithValues: result.rows.map { ($0.key, $0) })
+        #expect(rows["IMG_0001.MOV"]?.status == "failed" && rows["IMG_0001.MOV"]?.error?.contains("is not the file this batch wrote there") == true)
+        #expect(rows["IMG_0001 (1).MOV"]?.status == "exported", "promoted: \(rows["IMG_0001 (1).MOV"].map { "\($0)" } ?? "")")
+        #expect(rows["IMG_0001 (2).MOV"]?.status == "duplicate" && rows["IMG_0001 (2).MOV"]?.duplicateOf == "IMG_0001 (1).MOV")
+        #expect(try Data(contentsOf: out.appendingPathComponent("IMG_0001.mp4")) == BatchStateTests.foreign, "left as it was")
+        let one = out.appendingPathComponent("IMG_0001 (1).mp4").path, two = out.appendingPathComponent("IMG_0001 (2).mp4").path
+        #expect(try TestSupport.sha256(one) == TestSupport.sha256(two) && FileSystem.size(one) ?? 0 > 1000)
+        #expect(result.counts.failed == 1 && result.outcome == .failed, "\(result.counts)")
+    }
+
+    /// Issue 44: four identical uploads, one output then edited in place (the same size): the next run says the
+    /// other three are unchanged and leaves them as they are, and keeps the edited one as the user left it.
+    @Test func anOutputEditedInPlaceIsKeptAndTheOthersAreUnchanged() async throws {
+        let dir = try Self.folder()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("out")
+        for n in [2, 3] {
+            try FileManager.default.copyItem(atPath: TestSupport.fixture("hevc.mp4"), toPath: dir.appendingPathComponent("uploads/IMG_0001 (\(n)).MOV").path)
+        }
+        let options = try BatchStateTests.options(dir)
+        _ = try await BatchTests.run(options)
+        let names = ["IMG_0001", "IMG_0001 (1)", "IMG_0001 (2)", "IMG_0001 (3)"].map { out.appendingPathComponent($0 + ".mp4").path }
+        let edited = names[2]
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: edited))
+        try handle.seek(toOffset: 100)
+        handle.write(Data("edited".utf8))
+        try handle.close()
+        let before = try names.map { try TestSupport.sha256($0) }
+        let (rerun, events) = try await BatchTests.run(options)
+        #expect(events.all.allSatisfy { if case .export = $0 { return false } else { return true } })
+        let statuses = Dictionary(uniqueKeysWithValues: rerun.rows.map { ($0.key, $0.status) })
+        #expect(statuses == ["IMG_0001.MOV": "unchanged", "IMG_0001 (1).MOV": "unchanged", "IMG_0001 (2).MOV": "edited", "IMG_0001 (3).MOV": "unchanged"],
+                "\(statuses)")
+        #expect(try names.map { try TestSupport.sha256($0) } == before, "nothing replaced")
+        #expect(rerun.rows.first { $0.key == "IMG_0001 (2).MOV" }?.reason.contains("changed since this batch wrote it") == true)
+        #expect(rerun.counts.edited == 1 && rerun.counts.failed == 0 && rerun.outcome == .completed, "\(rerun.counts)")
+        // --overwrite puts the batch's output back.
+        let (again, _) = try await BatchTests.run(try BatchStateTests.options(dir) { $0.overwrite = true })
+        #expect(again.rows.first { $0.key == "IMG_0001 (2).MOV" }?.status == "duplicate")
+        #expect(try TestSupport.sha256(edited) == before[0])
+    }
+
+    /// Issue 44: `--duplicates link` makes hard links; `skip` writes nothing and names the original.
+    @Test func duplicatesAsLinksOrNothing() async throws {
+        let dir = try Self.folder()
+        defer { TestSupport.cleanup(dir) }
+        let out = dir.appendingPathComponent("out")
+        let a = out.appendingPathComponent("IMG_0001.mp4").path, b = out.appendingPathComponent("IMG_0001 (1).mp4").path
+        let (linked, _) = try await BatchTests.run(try BatchStateTests.options(dir) { $0.duplicates = .link })
+        #expect(linked.counts.duplicates == 1 && FileSystem.stat(a)?.st_ino == FileSystem.stat(b)?.st_ino, "a hard link")
+        TestSupport.cleanup(out)
+        let (skipped, _) = try await BatchTests.run(try BatchStateTests.options(dir) { $0.duplicates = .skip })
+        let row = try #require(skipped.rows.first { $0.key == "IMG_0001 (1).MOV" })
+        #expect(row.status == "duplicate" && row.duplicateOf == "IMG_0001.MOV" && row.output == nil, "\(row)")
+        #expect(FileSystem.exists(a) && !FileSystem.exists(b))
+        let (rerun, _) = try await BatchTests.run(try BatchStateTests.options(dir) { $0.duplicates = .skip })
+        #expect(rerun.rows.map(\.status) == ["unchanged", "unchanged"] && !FileSystem.exists(b), "\(rerun.rows.map(\.status))")
     }
 
     @Test func otherSettingsRelinkTheDuplicateToTheNewOutput() async throws {

@@ -25,7 +25,7 @@ import Testing
     static func shardReports(_ input: String, dir: URL, label: String) throws -> [String] {
         try (0..<3).map { k in
             let report = dir.appendingPathComponent("\(label)-\(k).json").path
-            let r = try TestSupport.tool(["batch", input, "--out", dir.appendingPathComponent("out-\(label)-\(k)").path, "--preset", "passthrough",
+            let r = try TestSupport.tool(["batch", input, "--out", dir.appendingPathComponent("out-\(label)").path, "--preset", "passthrough",
                                           "--shard", "\(k)/3", "--dry-run", "-q", "--report", report])
             #expect(r.status == 0, "\(r.stderr)")
             return report
@@ -89,6 +89,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
+    /// Issue 44: the same names uploaded twice, sharded into two output folders (or with other settings): the
+    /// reports do not merge, although their keys and sizes are the same.
+    @Test func theSameNamesOfAnotherBatchDoNotMerge() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = try Self.folder(dir, "uploads", copies: ["a"])
+        let one = try Self.shardReports(input, dir: dir, label: "one")
+        let two = try Self.shardReports(input, dir: dir, label: "two")
+        let scans = try (one + two).map { try #require(try BatchReport.readDocument($0).shard) }
+        #expect(Set(scans.map(\.scanFingerprint)).count == 1, "the same scan")
+        #expect(Set(scans.map(\.batchFingerprint)).count == 2, "of two batches")
+        let r = try Self.merge([one[0], two[1], one[2]], out: dir.appendingPathComponent("all.json").path)
+        #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("reports of different batches"), "\(r.stderr)")
+        #expect(try Self.merge([one[0], one[1], one[2]], out: dir.appendingPathComponent("one.json").path).status == 0)
+    }
+
     @Test func shardsOfTwoFoldersFail() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
@@ -97,7 +114,7 @@ import Testing
         let out = dir.appendingPathComponent("all.json").path
         let r = try Self.merge([one[0], two[1], two[2]], out: out)
         #expect(r.status == 1)
-        #expect(r.stderr.contains("reports of different scans"), "\(r.stderr)")
+        #expect(r.stderr.contains("reports of different batches (another output folder or other settings)"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
         // A sharded report with an unsharded one is refused too; unsharded ones merge as before.
         let plain = dir.appendingPathComponent("plain.json").path

@@ -58,10 +58,11 @@ import Testing
 
         let item = BatchItem(key: "a.mov", input: "/in/a.mov", resources: ["/in/a.mov"], output: "/o/a.mp4", route: .transcode,
                              reason: "", duration: nil, sourceBytes: 0, estimatedBytes: nil, created: 0)
-        var job = BatchRunner(options: options).request(for: item, overwrite: true, threads: 2)
-        #expect(job.input == "/in/a.mov" && job.output == "/o/a.mp4" && job.overwrite && job.sandbox == "o")
+        let own = OwnedFile(size: 9, sha256: "ab")
+        var job = BatchRunner(options: options).request(for: item, replaceable: [own], threads: 2)
+        #expect(job.input == "/in/a.mov" && job.output == "/o/a.mp4" && !job.overwrite && job.replaceable == [own] && job.sandbox == "o")
         #expect(job.policy == .needed, "batch's own --policy, default needed")
-        (job.input, job.output, job.overwrite, job.sandbox, job.policy) = ("in.mov", "out.mp4", false, nil, .always)
+        (job.input, job.output, job.replaceable, job.sandbox, job.policy) = ("in.mov", "out.mp4", [], nil, .always)
         #expect(job == (try Export.parse(shared + ["in.mov", "out.mp4"]).request(catalog: PresetCatalog.builtIn())))
     }
 

@@ -5,11 +5,23 @@ import MediaExportFFmpeg
 import Glibc
 #endif
 
+/// What a batch writes for an upload whose content, version and settings are another's (`--duplicates`).
+public enum DuplicateOutput: String, Codable, Sendable, CaseIterable {
+    /// A file of its own with the original's bytes: a reflink clone where the file system has them (no data
+    /// copied), else a byte copy. Editing one output leaves the others as they are. The default.
+    case copy
+    /// A hard link to the original's output: no space used, but one file under several names (editing one edits all).
+    case link
+    /// Nothing: the row says `duplicate` and names the original (`duplicateOf`); no output is written for it.
+    case skip
+}
+
 /// Byte-identical uploads are exported once: assets of a batch whose resources have the same SHA-256s, with the
-/// same action and output container (the version and settings are the batch's), share one export. The others'
-/// outputs are hard links to (or, where a link is impossible, copies of) that output, and their rows say
-/// `duplicate` and `duplicateOf`. An asset exported by an earlier run with the same settings (the database) is such
-/// an original too.
+/// same action and output container (the version and settings are the batch's), share one export. The others get
+/// its output as `BatchOptions.duplicates` says (a copy, a hard link, or nothing), and their rows say `duplicate`
+/// and `duplicateOf`. An asset exported by an earlier run with the same settings (the database), whose output is
+/// still the file it wrote, is such an original too. When the original's output cannot be delivered (a file that
+/// is not the batch's at its path), another member of the group is exported in its place (`promote`).
 enum BatchDuplicates {
     /// What makes two assets' outputs the same bytes; nil when a resource could not be hashed.
     static func identity(_ sources: [ExportDatabase.SourceRecord], action: String, output: String) -> String? {
@@ -29,7 +41,7 @@ enum BatchDuplicates {
         for row in previous.values.sorted(by: { precedes($0.assetKey, $1.assetKey) })
         where row.status == "completed" && row.duplicateOf == nil && !workKeys.contains(row.assetKey) && row.presetHash == hash
             && row.versionRequested == options.version.rawValue {
-            guard let out = row.outputPath, FileSystem.size(out) == row.outputSize,
+            guard let out = row.outputPath, BatchOutputs.isOwn(out, record: row, hashes: hashes),
                   let id = identity(row.sources, action: row.action, output: out), earlier[id] == nil else { continue }
             earlier[id] = row.assetKey
         }
@@ -54,54 +66,20 @@ enum BatchDuplicates {
         return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
     }
 
-    /// Puts a hard link to `source` at `output` (a copy when the file system cannot link), through a temporary
-    /// name beside it, so the output appears only complete. Whether it was a link.
-    @discardableResult
-    static func link(_ source: String, to output: String) throws -> Bool {
-        // `.NAME.mediaexport-tmp-PID-duplicate` as `TemporaryFiles` names its own (a sweep finds it), within NAME_MAX.
-        let name = PathName.lastComponent(output), suffix = ".mediaexport-tmp-\(getpid())-duplicate"
-        let budget = Int(NAME_MAX) - 1 - suffix.utf8.count
-        let stem = FileName.bytes(name).count <= budget ? name : PathName.prefix(of: name, bytes: budget - 1) + "~"
-        let temporary = PathName.join(PathName.directory(output), "." + stem + suffix)
-        unlink(FileName.cString(temporary))  // our own leftover of this PID, if any
-        var linked = Glibc.link(FileName.cString(source), FileName.cString(temporary)) == 0
-        if !linked {
-            linked = false
-            try copy(source, to: temporary)
+    /// The members to export in place of originals whose own output path refused them (`refused`, item indices):
+    /// for each, the first other member of its group (by `precedes`) leaves `duplicates` and the rest become its
+    /// duplicates. The promoted indices, in order.
+    static func promote(_ duplicates: inout [Int: String], refused: Set<Int>, items: [BatchItem]) -> [Int] {
+        var promoted: [Int] = []
+        for original in refused.sorted() {
+            let key = items[original].key
+            let members = duplicates.filter { $0.value == key }.map(\.key).sorted { precedes(items[$0].key, items[$1].key) }
+            guard let first = members.first else { continue }
+            duplicates[first] = nil
+            for other in members.dropFirst() { duplicates[other] = items[first].key }
+            promoted.append(first)
         }
-        guard rename(FileName.cString(temporary), FileName.cString(output)) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(FileName.cString(temporary))
-            throw ExportError.outputUnwritable(path: FileName.display(output), reason: "cannot put the duplicate's output in place: \(reason)")
-        }
-        return linked
-    }
-
-    /// A byte copy, synced, for file systems without hard links.
-    private static func copy(_ source: String, to target: String) throws {
-        func fail(_ what: String) -> ExportError {
-            .outputUnwritable(path: FileName.display(target), reason: "cannot copy the duplicate's output: \(what): \(String(cString: strerror(errno)))")
-        }
-        let input = open(FileName.cString(source), O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw fail("open \(FileName.display(source))") }
-        defer { close(input) }
-        let output = open(FileName.cString(target), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw fail("create") }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var ok = true
-        while ok {
-            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { ok = n == 0; break }
-            var written = 0
-            while ok && written < n {
-                let w = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, n - written) }
-                if w < 0 && errno != EINTR { ok = false } else if w > 0 { written += w }
-            }
-        }
-        ok = ok && fsync(output) == 0
-        close(output)
-        if !ok { unlink(FileName.cString(target)); throw fail("write") }
+        return promoted
     }
 }
 
@@ -111,7 +89,8 @@ extension BatchRunner {
     func dryRunOutcomes(_ items: [BatchItem], rows: [BatchReportRow], previous: [String: ExportDatabase.Row], hashes: HashCache) -> [BatchReportRow] {
         var rows = rows
         for (i, key) in BatchDuplicates.find(items, previous: previous, options: options, hashes: hashes) {
-            rows[i].reason += "; the same content as \(key): its output would be linked, not exported again"
+            let how = ["copy": "copied", "link": "linked", "skip": "named, not written"][options.duplicates.rawValue] ?? ""
+            rows[i].reason += "; the same content as \(key): its output would be \(how), not exported again"
         }
         for (i, item) in items.enumerated() where item.route != nil {
             guard let error = runFailure(of: item, previous: previous[item.key]) else { continue }
@@ -127,16 +106,16 @@ extension BatchRunner {
         if let failure = item.probeFailure { return failure }
         if let failure = item.damageFailure { return failure }
         if let refusal = item.refusal { return ExportError.noUsableStreams(path: item.input, reason: refusal).description }
-        do { _ = try BatchOutputs.mayReplace(item.output, previous: previous, overwrite: options.overwrite) } catch { return "\(error)" }
+        do { _ = try BatchOutputs.replaceable(item.output, previous: previous, overwrite: options.overwrite) } catch { return "\(error)" }
         return nil
     }
 
-    /// Gives each duplicate (item index → its original's key) its original's output, once the exports are done:
-    /// its row `duplicate`, recorded in the database like an export, with `duplicateOf`. A duplicate of an asset
-    /// that failed fails too, naming it; a foreign file at its output path is left alone (see `BatchOutputs`).
-    /// Their job ids follow the exports'.
-    func linkDuplicates(_ duplicates: [Int: String], items: [BatchItem], rows: inout [BatchReportRow], database: ExportDatabase,
-                        previous: [String: ExportDatabase.Row], hashes: HashCache, firstID: Int) {
+    /// Gives each duplicate (item index → its original's key) its original's output, once the exports are done
+    /// (`BatchOptions.duplicates`: a copy, a hard link, or nothing): its row `duplicate`, recorded in the database
+    /// like an export, with `duplicateOf`. A duplicate of an asset that failed fails too, naming it; a foreign file
+    /// at its output path is left alone (see `BatchOutputs`). Their job ids follow the exports'.
+    func deliverDuplicates(_ duplicates: [Int: String], items: [BatchItem], rows: inout [BatchReportRow], database: ExportDatabase,
+                           previous: [String: ExportDatabase.Row], hashes: HashCache, firstID: Int) {
         guard !duplicates.isEmpty, let records = try? database.rows() else { return }
         for (n, (index, key)) in duplicates.sorted(by: { $0.key < $1.key }).enumerated() where !isCancelled {
             let item = items[index], shownKey = FileName.display(item.key)
@@ -148,24 +127,15 @@ extension BatchRunner {
                 let delivered = rows.first { $0.key == key }.map { BatchRowStatus.delivered($0.status) } ?? true
                 guard delivered, let original = records[key], original.status == "completed", original.presetHash == dbRow.presetHash,
                       original.versionRequested == dbRow.versionRequested, let source = original.outputPath,
-                      BatchOutputs.isOwn(source, record: original) else {
+                      BatchOutputs.isOwn(source, record: original, hashes: hashes) else {
                     throw ExportError.outputUnwritable(path: FileName.display(item.output), reason: "the same content as \(FileName.display(key)), "
                         + "whose export failed or whose output is not there as recorded\(records[key]?.error.map { " (\($0))" } ?? ""); not exported twice")
                 }
-                // The original's container (a fallback's byte copy keeps the source's extension).
-                let ext = PathName.pathExtension(source), planned = PathName.pathExtension(item.output)
-                let target = ext == planned ? item.output : PathName.deletingExtension(item.output) + "." + ext
-                _ = try BatchOutputs.mayReplace(target, previous: previous[item.key], overwrite: options.overwrite)
-                try BatchPlanner.makeDirectories(PathName.directory(target))
-                let linked = try BatchDuplicates.link(source, to: target)
                 (dbRow.route, dbRow.fallbacks, dbRow.versionDelivered, dbRow.account) = (original.route, original.fallbacks, original.versionDelivered, original.account)
-                (dbRow.outputPath, dbRow.outputSize) = (target, FileSystem.size(target))
-                // A link is the file just hashed; a copy is hashed again.
-                dbRow.outputSHA256 = linked ? original.outputSHA256 : try SHA256Hasher.file(target)
-                (dbRow.status, dbRow.duplicateOf) = ("completed", key)
+                (dbRow.status, dbRow.duplicateOf, dbRow.outputPath) = ("completed", key, nil)
+                if options.duplicates != .skip { try writeDuplicate(of: original, source: source, item: item, previous: previous[item.key], record: &dbRow) }
             } catch {
-                dbRow.status = "failed"
-                dbRow.error = (error as? BatchError)?.description ?? (error as? ExportError)?.description ?? "\(error)"
+                (dbRow.status, dbRow.error, dbRow.outputPath) = ("failed", (error as? ExportError)?.description ?? "\(error)", item.output)
             }
             var poster: Poster?
             if dbRow.status == "completed", options.thumbnails, let output = dbRow.outputPath {
@@ -178,5 +148,21 @@ extension BatchRunner {
                                          status: dbRow.status == "completed" ? BatchRowStatus.duplicate : BatchRowStatus.failed, record: dbRow)
             poster?.warning.map { rows[index].account?.warnings.append($0) }
         }
+    }
+
+    /// The duplicate's own output, a copy of (or link to) the original's `source`, at its path with the original's
+    /// container (a fallback's byte copy keeps the source's extension), in its record. What is there is replaced only
+    /// when it is this asset's own earlier output (or with `--overwrite`).
+    private func writeDuplicate(of original: ExportDatabase.Row, source: String, item: BatchItem, previous: ExportDatabase.Row?,
+                                record: inout ExportDatabase.Row) throws {
+        let ext = PathName.pathExtension(source), planned = PathName.pathExtension(item.output)
+        let target = ext == planned ? item.output : PathName.deletingExtension(item.output) + "." + ext
+        let owned = try BatchOutputs.replaceable(target, previous: previous, overwrite: options.overwrite)
+        try BatchPlanner.makeDirectories(PathName.directory(target))
+        let made = try FileDuplicate.make(source, at: target, kind: options.duplicates == .link ? .hardLink : .ownFile,
+                                          rule: options.overwrite ? .any : .owned(owned))
+        (record.outputPath, record.outputSize) = (target, FileSystem.size(target))
+        // A link is the file just hashed; a clone or copy is hashed again.
+        record.outputSHA256 = made == .linked ? original.outputSHA256 : try SHA256Hasher.file(target)
     }
 }

@@ -12,13 +12,18 @@ extension BatchPlanner {
         let same = row.sourceFingerprint == fingerprint(of: records) && row.presetHash == options.settingsHash
             && row.versionRequested == options.version.rawValue
         if same && row.status == "completed" {
-            if let out = row.outputPath, let size = FileSystem.size(out), size == row.outputSize {
+            let skippedDuplicate = row.duplicateOf != nil && row.outputPath == nil && options.duplicates == .skip
+            if skippedDuplicate || row.outputPath.map({ BatchOutputs.isOwn($0, record: row, cached: { hashes[$0] }, store: { hashes[$0] = $1 }) }) == true {
                 item.route = nil
                 item.reason = "unchanged since the last run"
+            } else if let out = row.outputPath, FileSystem.lstat(out) != nil, !options.overwrite {
+                // Someone changed it (not the SHA-256 recorded): theirs now, kept as it is.
+                (item.route, item.outputEdited) = (nil, true)
+                item.reason = "output changed since this batch wrote it: kept as it is (--overwrite replaces it)"
             } else {
                 item.reason = "output missing or changed since the last run: redo"
             }
-        } else if same && row.status == "failed" && !options.retryFailed && row.error?.contains(BatchError.foreignOutputText) != true {
+        } else if same && row.status == "failed" && !options.retryFailed && row.error?.contains(ExportError.notOwnedText) != true {
             item.route = nil
             item.reason = "failed in the last run (\(row.error ?? "unknown error")); use --retry-failed"
         } else if !same {

@@ -12,16 +12,9 @@ public enum BatchError: Error, Equatable, CustomStringConvertible {
     /// A file the batch keeps in the output folder (its database or lock) is a symlink, a hard link or not a
     /// regular file: following it could write outside the output folder, so the batch stops.
     case unsafeStateFile(path: String, reason: String)
-    /// A file in the output folder at an asset's output path that this batch did not write (or that changed since
-    /// it did): it is left as it is, and the asset fails, unless `--overwrite` is given.
-    case foreignOutput(path: String)
     /// The output folder holds the export database of another layout (a run without `--shard` and shards, or shards
     /// of another count): the two would own some assets twice, so the batch refuses to start (exit 73).
     case layoutConflict(directory: String, reason: String)
-
-    /// What `foreignOutput` says of the file (a failure for this reason is tried again by every run: it ends as
-    /// soon as the file is gone or `--overwrite` is given).
-    static let foreignOutputText = "exists and is not the file this batch wrote there"
 
     /// One line for people: the folder and who holds its lock, or the unsafe file and why.
     public var description: String {
@@ -32,8 +25,6 @@ public enum BatchError: Error, Equatable, CustomStringConvertible {
             return "\(FileName.display(directory)): is being exported by \(who); use --wait to wait for it"
         case .unsafeStateFile(let path, let reason):
             return "\(FileName.display(path)): \(reason); refusing to use it (remove it to go on)"
-        case .foreignOutput(let path):
-            return "\(FileName.display(path)): \(Self.foreignOutputText); left untouched (use --overwrite to replace it)"
         case .layoutConflict(let directory, let reason):
             return "\(FileName.display(directory)): \(reason); use another --out, the same shard count, or remove those databases to start over"
         }

@@ -92,6 +92,8 @@ public struct BatchOptions: Codable, Sendable {
     /// Replace a file at an output path even when this batch did not write it (`--overwrite`). Without it, `--force`
     /// and a changed asset replace only the outputs the export database records (same path, size and SHA-256).
     public var overwrite = false
+    /// What a duplicate upload gets (`--duplicates`): a copy of the original's output (default), a hard link, or nothing.
+    public var duplicates = DuplicateOutput.copy
     /// In a dry run, decode a sample of each upload's data (`DataCheck`: the first and last seconds and a few points
     /// between) and plan one whose sample shows damage by the route a damaged input takes (`--check-data`).
     public var checkData = false

@@ -5,26 +5,41 @@ import MediaExportFFmpeg
 /// What a batch may do with the files already in its output folder: a file it did not write is never replaced
 /// unless `--overwrite` (`BatchOptions.overwrite`) says so, `--force` included.
 enum BatchOutputs {
-    /// Whether the job may replace what is at `output` (the request's `overwrite`): yes when `overwrite` was asked
-    /// for, or when the file there is the one this batch wrote (the database's row names that path, and the file
-    /// still has the size and SHA-256 recorded). Any other file there is foreign, and the job fails with
-    /// `BatchError.foreignOutput`. With nothing there, yes only when the batch's own earlier output is at another
-    /// path (a fallback's byte copy keeps the source's extension), so that a redo may replace that one.
-    static func mayReplace(_ output: String, previous: ExportDatabase.Row?, overwrite: Bool) throws -> Bool {
-        if overwrite { return true }
-        guard FileSystem.exists(output) else {
-            guard let other = previous?.outputPath, other != output else { return false }
-            return isOwn(other, record: previous)
-        }
-        if isOwn(output, record: previous) { return true }
-        throw BatchError.foreignOutput(path: output)
+    /// What the job may replace at `output` without `--overwrite` (the request's `replaceable`): the file this batch
+    /// recorded for the asset (`previous`), proven the very file when the export commits (`FilePlacement`). A file
+    /// at `output` now that is not that one (path, size and SHA-256) is foreign: the job fails with
+    /// `ExportError.outputNotOwned` before any work. (The recorded file may be at another path: a fallback's byte
+    /// copy keeps the source's extension, so a redo may replace that one.)
+    static func replaceable(_ output: String, previous: ExportDatabase.Row?, overwrite: Bool) throws -> [OwnedFile] {
+        if overwrite { return [] }
+        if FileSystem.exists(output) && !isOwn(output, record: previous) { throw ExportError.outputNotOwned(path: output) }
+        return previous?.ownedOutput.map { [$0] } ?? []
     }
 
-    /// True when `output` is what `record` says this batch wrote there (path, size and SHA-256).
-    static func isOwn(_ output: String, record: ExportDatabase.Row?) -> Bool {
-        guard let record, record.outputPath == output, let sha = record.outputSHA256, let size = record.outputSize,
-              FileSystem.isRegularFile(output), FileSystem.size(output) == size else { return false }
-        return (try? SHA256Hasher.file(output)) == sha
+    /// True when `output` is what `record` says this batch wrote there (path, size and SHA-256, through `hashes`
+    /// when given: a file is hashed once per run).
+    static func isOwn(_ output: String, record: ExportDatabase.Row?, hashes: HashCache? = nil) -> Bool {
+        isOwn(output, record: record, cached: { hashes?.hash($0) }, store: { hashes?.store($0, $1) })
+    }
+
+    /// `isOwn`, looking up and storing hashes through `cached` and `store` (keyed by what any change of the file moves).
+    static func isOwn(_ output: String, record: ExportDatabase.Row?, cached: (String) -> String?, store: (String, String) -> Void) -> Bool {
+        guard let record, record.outputPath == output, let owned = record.ownedOutput,
+              let st = FileSystem.lstat(output), (st.st_mode & S_IFMT) == S_IFREG, Int64(st.st_size) == owned.size else { return false }
+        // Keyed by what any change moves (a write in place moves the change time, which no one can set back).
+        let key = "output|\(output)|\(st.st_dev)|\(st.st_ino)|\(st.st_size)|\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)|\(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec)"
+        if let known = cached(key) { return known == owned.sha256 }
+        guard let sha = try? SHA256Hasher.file(output) else { return false }
+        store(key, sha)
+        return sha == owned.sha256
+    }
+}
+
+extension ExportDatabase.Row {
+    /// The output this row records, as a file its batch may replace.
+    var ownedOutput: OwnedFile? {
+        guard let size = outputSize, let sha = outputSHA256 else { return nil }
+        return OwnedFile(size: size, sha256: sha)
     }
 }
 
@@ -37,15 +52,19 @@ extension BatchRunner {
     /// (not the SHA-256 recorded) is left alone unless `--overwrite`, and said (the returned warning, in the row's).
     func poster(for item: BatchItem, output: String, previous: ExportDatabase.Row?, record: inout ExportDatabase.Row) -> Poster {
         let path = PathName.deletingExtension(output) + ".jpg"
-        let ours = previous?.thumbnailSHA256.map { (try? SHA256Hasher.file(path)) == $0 } ?? false
-        if FileSystem.exists(path) && !options.overwrite && !ours {
-            record.thumbnailSHA256 = nil
-            return Poster(warning: "poster frame not written: " + BatchError.foreignOutput(path: path).description)
-        }
-        let request = ThumbnailRequest(input: item.input, output: path, version: options.version, overwrite: true,
+        var request = ThumbnailRequest(input: item.input, output: path, version: options.version, overwrite: options.overwrite,
                                        sandbox: options.outputDirectory)
-        guard let made = (try? Thumbnailer.make(request))?.output else { return Poster() }
-        record.thumbnailSHA256 = try? SHA256Hasher.file(made)
+        // Ours: the SHA-256 recorded (the size is the file's now; both are checked again when it is replaced).
+        if let sha = previous?.thumbnailSHA256, let size = FileSystem.size(path) { request.replaceable = [OwnedFile(size: size, sha256: sha)] }
+        do {
+            record.thumbnailSHA256 = try SHA256Hasher.file(Thumbnailer.make(request).output)
+        } catch let error as ExportError {
+            record.thumbnailSHA256 = nil
+            switch error {
+            case .outputExists(let p), .outputNotOwned(let p): return Poster(warning: "poster frame not written: " + ExportError.outputNotOwned(path: p).description)
+            default: break
+            }
+        } catch { record.thumbnailSHA256 = nil }
         return Poster()
     }
 }

@@ -36,6 +36,9 @@ public struct BatchItem: Codable, Sendable, Equatable {
     /// Why the run fails the asset for the damage `dataCheck` found: the fallback chain ends before any route
     /// delivers a damaged input (`--damaged fail`, `--fallback none`).
     public var damageFailure: String?
+    /// True when the output an earlier run wrote is there but changed since (not the SHA-256 recorded): the run
+    /// leaves it as it is (`BatchRowStatus.edited`) unless `--overwrite`.
+    public var outputEdited: Bool?
 
     /// The report's `action` column: `transcode`, `remux`, `copy`, `salvage` (a dry run's damaged upload, `dataCheck`)
     /// or `skip` (the `planned` record adds it).
@@ -176,6 +179,7 @@ extension BatchPlanner {
         var planned = Set<String>()  // real paths of the main files planned once
         var notMedia = 0  // assets whose file turned out not to be media
         var scanKeys: [String] = []  // the keys of every shard, taken before the shard filter (`BatchShardScan`)
+        var scanSizes: [Int64] = []  // their main files' sizes
 
         /// Every asset of the roots, in order, with its output; the loose files of their folders are ignored, and
         /// the assets' notes are noted (each once).
@@ -271,6 +275,7 @@ extension BatchPlanner {
             while takenKeys.contains(key.lowercased()) { key = "\(base)#\(n)"; n += 1 }
             takenKeys.insert(key.lowercased())
             scanKeys.append(key)
+            scanSizes.append(m.main.size)
             if let shard = options.shard, !shard.contains(key) {
                 ignored.append(IgnoredFile(path: path, kind: .notInShard, reason: "in another shard than \(shard)"))
                 return nil
@@ -292,7 +297,9 @@ extension BatchPlanner {
             var notes = self.notes
             if let summary = IgnoredFile.summary(ignored) { notes.append(summary) }
             return BatchPlan(items: items, notes: notes, assetsFound: met - notMedia, ignored: ignored,
-                             shardScan: options.shard.map { BatchShardScan(shard: $0, keys: scanKeys) })
+                             shardScan: options.shard.map {
+                                 BatchShardScan(shard: $0, keys: scanKeys, sizes: scanSizes, batch: [outRoot, options.settingsHash, options.version.rawValue])
+                             })
         }
     }
 }

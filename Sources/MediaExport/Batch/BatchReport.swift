@@ -93,6 +93,10 @@ public struct BatchCounts: Codable, Sendable, Equatable {
     public var unchanged = 0
     /// Assets whose output is a link to (or copy of) another's, the same content, version and settings.
     public var duplicates = 0
+    /// Assets whose output was changed by someone since this batch wrote it: kept as it is (`BatchRowStatus.edited`).
+    public var edited = 0
+    /// The keys of those assets, in the rows' order.
+    public var editedAssets: [String] = []
     /// Assets that are failed now: in this run, or in an earlier one and not retried.
     public var failed = 0
     /// The keys of the failed assets, in the rows' order.
@@ -127,6 +131,7 @@ public struct BatchCounts: Codable, Sendable, Equatable {
                 }
             case BatchRowStatus.unchanged: unchanged += 1
             case BatchRowStatus.duplicate: duplicates += 1
+            case BatchRowStatus.edited: edited += 1; editedAssets.append(r.key)
             case BatchRowStatus.failed: failed += 1; failedAssets.append(r.key)
             case BatchRowStatus.cancelled: cancelled += 1
             default: break
@@ -177,7 +182,8 @@ public enum BatchReport {
     static let columnsVersion1 = Array(columns.dropLast(4))
 
     /// Writes rows and ignored files to `path`, as JSON or CSV by its extension (atomically), each `displayed`.
-    public static func write(_ rows: [BatchReportRow], ignored: [IgnoredFile] = [], shard: BatchShardScan? = nil, to path: String) throws {
+    public static func write(_ rows: [BatchReportRow], ignored: [IgnoredFile] = [], shard: BatchShardScan? = nil, to path: String,
+                             overwrite: Bool = false) throws {
         let shown = BatchReportDocument(rows: rows.map(\.displayed), ignored: ignored.map(\.displayed), shard: shard)
         let data: Data
         if path.lowercased().hasSuffix(".csv") {
@@ -187,19 +193,34 @@ public enum BatchReport {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             data = try encoder.encode(shown)
         }
-        try writeAtomically(data, to: path)
+        try writeAtomically(data, to: path, rule: try replaceable(path, overwrite: overwrite))
     }
 
-    /// A temporary file beside `path` (named like the exports' own, so a sweep of stale ones finds it), then `rename`.
-    static func writeAtomically(_ data: Data, to path: String) throws {
-        let folder = PathName.directory(path)
-        let name = PathName.lastComponent(path)
-        let temporary = PathName.join(folder, ".\(name).mediaexport-tmp-\(getpid())-report")
-        func fail(_ what: String) -> ExportError {
-            .outputUnwritable(path: FileName.display(path), reason: "cannot write the report: \(what): \(String(cString: strerror(errno)))")
+    /// What writing a report at `path` may replace: anything with `overwrite`; else a report (a file that reads as
+    /// one, checked again by SHA-256 when replaced: `FilePlacement`), and nothing else — any other file there
+    /// throws `ExportError.outputNotOwned`. A batch asks before any work, so a report it cannot write stops it early.
+    static func replaceable(_ path: String, overwrite: Bool) throws -> FilePlacement.Rule {
+        if overwrite { return .any }
+        guard let size = FileSystem.lstat(path).map({ Int64($0.st_size) }) else { return .never }
+        guard FileSystem.isRegularFile(path), (try? readDocument(path)) != nil, let sha = try? SHA256Hasher.file(path) else {
+            throw ExportError.outputNotOwned(path: path)
         }
-        unlink(FileName.cString(temporary))  // our own leftover of this PID, if any
-        let fd = open(FileName.cString(temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        return .owned([OwnedFile(size: size, sha256: sha)])
+    }
+
+    /// A temporary file beside `path` (named like the exports' own, so a sweep of stale ones finds it; locked while
+    /// it exists), then put in place by `FilePlacement` under `rule`.
+    static func writeAtomically(_ data: Data, to path: String, rule: FilePlacement.Rule) throws {
+        func fail(_ what: String, _ code: Int32 = errno) -> ExportError {
+            .outputUnwritable(path: FileName.display(path), reason: "cannot write the report: \(what): \(String(cString: strerror(code)))")
+        }
+        let folder = open(FileName.cString(PathName.directory(path)), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw fail("open its folder") }
+        defer { close(folder) }
+        let name = PathName.lastComponent(path)
+        let temporary = FileName.cString(TemporaryFiles.temporaryName(for: name, pid: getpid(), token: "report"))
+        unlinkat(folder, temporary, 0)  // our own leftover of this PID, if any
+        let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw fail("create") }
         _ = flock(fd, LOCK_EX)  // held while it exists: another process's sweep leaves a locked temporary file alone
         var written = 0
@@ -213,11 +234,13 @@ public enum BatchReport {
         }
         let error = ok ? nil : fail("write")
         close(fd)
-        if let error { unlink(FileName.cString(temporary)); throw error }
-        guard rename(FileName.cString(temporary), FileName.cString(path)) == 0 else {
-            let error = fail("rename")
-            unlink(FileName.cString(temporary))
-            throw error
+        let outcome: FilePlacement.Outcome? = error == nil ? FilePlacement.place(directory: folder, temporary: temporary, final: FileName.cString(name), rule: rule) : nil
+        if outcome != .placed { unlinkat(folder, temporary, 0) }
+        switch outcome {
+        case nil: throw error ?? fail("write")
+        case .placed?: return
+        case .exists?, .notOwned?: throw ExportError.outputNotOwned(path: path)
+        case .failed(let code)?: throw fail("put it in place", code)
         }
     }
 

@@ -6,10 +6,14 @@ import MediaExportFFmpeg
 public enum BatchRowStatus {
     /// Exported by this run.
     public static let exported = "exported"
-    /// Exported by an earlier run with the same source, version and settings; its output is there as recorded.
+    /// Exported by an earlier run with the same source, version and settings (as a duplicate too: `duplicateOf` says
+    /// so); its output is there as recorded.
     public static let unchanged = "unchanged"
-    /// The same content, version and settings as another asset (`duplicateOf`): its output is a hard link to (or a
-    /// copy of) that one's.
+    /// Written by an earlier run and changed since by someone else (not the SHA-256 recorded): kept as it is, not
+    /// replaced (unless `--overwrite`), and not counted as failed.
+    public static let edited = "edited"
+    /// The same content, version and settings as another asset (`duplicateOf`): given that one's output by this run
+    /// (`DuplicateOutput`: a copy, a hard link, or nothing).
     public static let duplicate = "duplicate"
     /// Failed, in this run or an earlier one (`finishedAt` says when, `error` why).
     public static let failed = "failed"
@@ -49,6 +53,7 @@ extension BatchReportRow {
         finishedAt = record.finishedAt.map(Self.timestamp)
         wallTime = record.wallTime
         guard BatchRowStatus.delivered(status) else {
+            if status == BatchRowStatus.edited { output = record.outputPath }
             error = record.error
             return
         }
@@ -66,12 +71,12 @@ extension BatchReportRow {
         }
     }
 
-    /// The row's status before the jobs run: a skipped item is `unchanged` (or `duplicate`) or `failed` as the
+    /// The row's status before the jobs run: a skipped item is `unchanged` (or `edited`) or `failed` as the
     /// database records it; the others are `planned` in a dry run, else `waiting`.
     static func initialStatus(of item: BatchItem, record: ExportDatabase.Row?, dryRun: Bool) -> String {
         guard item.route == nil else { return dryRun ? BatchRowStatus.planned : BatchRowStatus.waiting }
         guard record?.status == "completed" else { return BatchRowStatus.failed }
-        return record?.duplicateOf == nil ? BatchRowStatus.unchanged : BatchRowStatus.duplicate
+        return item.outputEdited == true ? BatchRowStatus.edited : BatchRowStatus.unchanged
     }
 
     /// Seconds since 1970 → ISO 8601, UTC, to the second.

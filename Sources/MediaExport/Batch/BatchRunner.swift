@@ -145,6 +145,7 @@ public final class BatchRunner: Sendable {
         try options.shard?.check()
         let outRoot = try BatchPlanner.outputRoot(options.outputDirectory, create: !options.dryRun)
         try BatchStateFiles.checkLayout(outRoot, shard: options.shard)  // before the lock: a refused run leaves no file
+        if let reportPath, !options.dryRun { _ = try BatchReport.replaceable(reportPath, overwrite: options.overwrite) }  // before any work
         let (folderLock, waitNotes) = try lockFolder(outRoot)
         defer { folderLock?.release() }
         // Under the lock: what killed runs left in the output root goes (a shard's sweep: see `maySweep`).
@@ -168,10 +169,16 @@ public final class BatchRunner: Sendable {
         }
         if !options.dryRun, let database {
             let cache = HashCache(hashes)
-            let duplicates = BatchDuplicates.find(plan.items, previous: previous, options: options, hashes: cache)
-            rows = await runJobs(plan.items, rows: rows, except: Set(duplicates.keys), database: database, previous: previous, hashes: cache)
-            let exports = plan.items.indices.filter { plan.items[$0].route != nil }.count - duplicates.count
-            linkDuplicates(duplicates, items: plan.items, rows: &rows, database: database, previous: previous, hashes: cache, firstID: exports + 1)
+            var duplicates = BatchDuplicates.find(plan.items, previous: previous, options: options, hashes: cache)
+            var work = plan.items.indices.filter { plan.items[$0].route != nil && duplicates[$0] == nil }, firstID = 1
+            // An original refused by its own output path hands its group to another member, exported in its place.
+            while !work.isEmpty {
+                let refused: Set<Int>
+                (rows, refused) = await runJobs(plan.items, work: work, firstID: firstID, rows: rows, database: database, previous: previous, hashes: cache)
+                firstID += work.count
+                work = isCancelled ? [] : BatchDuplicates.promote(&duplicates, refused: refused, items: plan.items)
+            }
+            deliverDuplicates(duplicates, items: plan.items, rows: &rows, database: database, previous: previous, hashes: cache, firstID: firstID)
             rows = rows.map { row in
                 var r = row
                 if r.status == BatchRowStatus.waiting { r.status = BatchRowStatus.cancelled; r.error = "batch interrupted before this asset started" }
@@ -212,22 +219,21 @@ public final class BatchRunner: Sendable {
         return planNotes
     }
 
-    /// Runs the items that need work (but the duplicates, `except`), at most `options.jobs` at once; the rows of jobs
-    /// never started stay `waiting`.
-    private func runJobs(_ items: [BatchItem], rows: [BatchReportRow], except duplicates: Set<Int>, database: ExportDatabase, previous: [String: ExportDatabase.Row],
-                         hashes: HashCache) async -> [BatchReportRow] {
-        let work = items.indices.filter { items[$0].route != nil && !duplicates.contains($0) }
-        for (position, index) in work.enumerated() { emit(.job(id: position + 1, key: FileName.display(items[index].key), status: .waiting)) }
-        observe { $0.observed.jobs = work.count }
-        let jobs = work.enumerated().map { (id: $0.offset + 1, index: $0.element) }
+    /// Runs the items `work` (indices), at most `options.jobs` at once, with job ids from `firstID`; the rows of jobs
+    /// never started stay `waiting`. The rows, and the items whose own output path refused their output.
+    private func runJobs(_ items: [BatchItem], work: [Int], firstID: Int, rows: [BatchReportRow], database: ExportDatabase,
+                         previous: [String: ExportDatabase.Row], hashes: HashCache) async -> ([BatchReportRow], refused: Set<Int>) {
+        for (position, index) in work.enumerated() { emit(.job(id: firstID + position, key: FileName.display(items[index].key), status: .waiting)) }
+        observe { $0.observed.jobs += work.count }
+        let jobs = work.enumerated().map { (id: firstID + $0.offset, index: $0.element) }
         // The cores shared out among the exports that run at once (fewer than --jobs when fewer assets need work);
         // a fixed count when the bytes must not depend on the cores.
         let threads = options.threads ?? (options.deterministic ? ExportRequest.deterministicThreads
             : BatchOptions.threadsPerJob(cores: BatchOptions.availableCores, jobs: min(options.jobs, jobs.count)))
-        return await withTaskGroup(of: (Int, BatchReportRow).self) { group in
-            var collected = rows
+        return await withTaskGroup(of: (Int, Job).self) { group in
+            var (collected, refused) = (rows, Set<Int>())
             var next = 0
-            func start(_ group: inout TaskGroup<(Int, BatchReportRow)>) {
+            func start(_ group: inout TaskGroup<(Int, Job)>) {
                 guard next < jobs.count, !isCancelled else { return }
                 let job = jobs[next]
                 next += 1
@@ -235,17 +241,24 @@ public final class BatchRunner: Sendable {
                 group.addTask { (job.index, await self.runJobOnThread(id: job.id, item: item, database: database, previous: earlier, hashes: hashes, threads: threads)) }
             }
             for _ in 0..<min(options.jobs, jobs.count) { start(&group) }
-            while let (index, row) = await group.next() {
-                collected[index] = row
+            while let (index, job) = await group.next() {
+                collected[index] = job.row
+                if job.outputRefused { refused.insert(index) }
                 start(&group)
             }
-            return collected
+            return (collected, refused)
         }
+    }
+
+    /// A job's end: its row, and whether its own output path refused the output (a file there that is not the batch's).
+    private struct Job: Sendable {
+        var row: BatchReportRow
+        var outputRefused = false
     }
 
     /// The batch's end: the report, the counts and outcome, the `finished` event.
     private func finish(plan: BatchPlan, rows: [BatchReportRow], notes: [String], database: ExportDatabase?, began: Date) throws -> BatchResult {
-        if let reportPath { try BatchReport.write(rows, ignored: plan.ignored, shard: plan.shardScan, to: reportPath) }
+        if let reportPath { try BatchReport.write(rows, ignored: plan.ignored, shard: plan.shardScan, to: reportPath, overwrite: options.overwrite) }
         let counts = BatchCounts(rows)
         let wasCancelled = isCancelled
         // Every asset failed now counts, whichever run failed it; a dry run ends as the run would (as far as known).
@@ -261,7 +274,7 @@ public final class BatchRunner: Sendable {
 
     /// Runs one job on a thread of its own (FFmpeg calls block), off the cooperative pool.
     private func runJobOnThread(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache,
-                                threads: Int) async -> BatchReportRow {
+                                threads: Int) async -> Job {
         await withCheckedContinuation { continuation in
             let thread = Thread {
                 let row = self.runJob(id: id, item: item, database: database, previous: previous, hashes: hashes, threads: threads)
@@ -275,8 +288,9 @@ public final class BatchRunner: Sendable {
 
     /// One job: its sources recorded as running in the database, the export, the outcome in its row and the database.
     private func runJob(id: Int, item: BatchItem, database: ExportDatabase, previous: ExportDatabase.Row?, hashes: HashCache,
-                        threads: Int) -> BatchReportRow {
+                        threads: Int) -> Job {
         let began = Date()
+        var refused = false
         var poster: Poster?
         var dbRow = databaseRow(for: item, began: began)
         // What this batch wrote there stays recorded until replaced, so a failed redo does not forget that it is ours.
@@ -289,14 +303,15 @@ public final class BatchRunner: Sendable {
             try database.upsert(dbRow)
             try BatchPlanner.makeDirectories(PathName.directory(item.output))
             // Our own earlier output may be replaced; any other file at that path is left alone (unless --overwrite).
-            let overwrite = try BatchOutputs.mayReplace(item.output, previous: previous, overwrite: options.overwrite)
-            let done = try export(item, id: id, request: request(for: item, overwrite: overwrite, threads: threads))
+            let owned = try BatchOutputs.replaceable(item.output, previous: previous, overwrite: options.overwrite)
+            let done = try export(item, id: id, request: request(for: item, replaceable: owned, threads: threads))
             try record(done, in: &dbRow)
             if options.thumbnails { poster = self.poster(for: item, output: done.output, previous: previous, record: &dbRow) }
             emit(.job(id: id, key: FileName.display(item.key), status: .completed))
         } catch {
             let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: item.input, code: -1, message: "\(error)")
             if case .cancelled = e { dbRow.status = "cancelled" } else { dbRow.status = "failed" }
+            refused = [.outputNotOwned, .outputExists, .outputUnwritable].contains(e.kind)
             dbRow.error = (error as? BatchError)?.description ?? e.description
             emit(.job(id: id, key: FileName.display(item.key), status: dbRow.status == "cancelled" ? .cancelled : .failed))
         }
@@ -307,14 +322,15 @@ public final class BatchRunner: Sendable {
         let status = dbRow.status == "completed" ? BatchRowStatus.exported : dbRow.status
         var row = BatchReportRow(item: item, versionRequested: options.version.rawValue, status: status, record: dbRow)
         poster?.warning.map { row.account?.warnings.append($0) }
-        return row
+        return Job(row: row, outputRefused: refused)
     }
 
     /// A job's export request: the batch's `request` with the item's input and output, the output folder as its
-    /// sandbox, the overwrite allowed and the job's threads (its session decides the first route as the plan did).
-    func request(for item: BatchItem, overwrite: Bool, threads: Int) -> ExportRequest {
+    /// sandbox, the files it may replace and the job's threads (its session decides the first route as the plan did).
+    func request(for item: BatchItem, replaceable: [OwnedFile], threads: Int) -> ExportRequest {
         var request = options.request(input: item.input, output: item.output)
-        (request.overwrite, request.sandbox, request.threads) = (overwrite, options.outputDirectory, threads)
+        (request.overwrite, request.replaceable) = (options.overwrite, replaceable)
+        (request.sandbox, request.threads) = (options.outputDirectory, threads)
         return request
     }
 

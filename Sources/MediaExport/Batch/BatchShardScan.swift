@@ -3,30 +3,43 @@ import MediaExportCore
 import MediaExportFFmpeg
 
 /// What a shard's report says of the scan it is a share of, so that `report merge` can tell whether the reports it
-/// is given account for every asset: the shard, a fingerprint of the asset keys of ALL shards (taken before the
-/// shard filter), and how many of those keys each shard holds. Unsharded reports carry none.
+/// is given account for every asset of one batch: the shard, a fingerprint of the asset keys of ALL shards (taken
+/// before the shard filter) with their sizes, one of the batch (its output folder and settings), and how many of
+/// those keys each shard holds. Unsharded reports carry none.
 public struct BatchShardScan: Codable, Sendable, Equatable {
     /// This report's shard, 0-based, less than `count`.
     public var index: Int
     /// How many shards the scan was split into.
     public var count: Int
-    /// SHA-256 (hex) over the keys of every asset of the scan, in byte order, each followed by a NUL byte.
+    /// SHA-256 (hex) over the keys of every asset of the scan, in byte order, each followed by a NUL byte, the
+    /// size of its main file in bytes (decimal) and a NUL byte.
     public var scanFingerprint: String
+    /// SHA-256 (hex) over the batch's output folder (its real path), its settings hash (`BatchOptions.settingsHash`)
+    /// and the version asked for, each followed by a NUL byte: two batches that scanned the same names into other
+    /// folders or with other settings differ here. Nil in reports written before it.
+    public var batchFingerprint: String?
     /// How many of the scan's asset keys each shard holds (`count` entries, by `BatchOptions.Shard.contains`).
     /// A key counts even when its shard then finds it is not media or filters it out (`--media`, `--min-duration`).
     public var shardSizes: [Int]
 
-    /// The record of `shard` over the keys of the whole scan.
-    public init(shard: BatchOptions.Shard, keys: [String]) {
+    /// The record of `shard` over the keys of the whole scan, each with its main file's size, of the batch `batch`
+    /// (its output folder, settings hash and version, as `batchFingerprint` hashes them).
+    public init(shard: BatchOptions.Shard, keys: [String], sizes: [Int64]? = nil, batch: [String] = []) {
         index = shard.index
         count = shard.count
-        let sorted = keys.map(FileName.bytes).sorted { $0.lexicographicallyPrecedes($1) }
+        let entries = zip(keys, sizes ?? keys.map { _ in 0 }).map { FileName.bytes($0.0) + [0] + Array("\($0.1)".utf8) + [0] }
+        scanFingerprint = Self.sha256(entries.sorted { $0.lexicographicallyPrecedes($1) })
+        batchFingerprint = Self.sha256(batch.map { FileName.bytes($0) + [0] })
+        var counts = [Int](repeating: 0, count: shard.count)
+        for key in keys { counts[BatchOptions.Shard.index(of: key, count: shard.count)] += 1 }
+        shardSizes = counts
+    }
+
+    /// SHA-256 (hex) of the byte strings one after another.
+    private static func sha256(_ parts: [[UInt8]]) -> String {
         let hasher = SHA256Hasher()
-        for key in sorted { (key + [0]).withUnsafeBytes { hasher.update($0) } }
-        scanFingerprint = hasher.finish()
-        var sizes = [Int](repeating: 0, count: shard.count)
-        for key in keys { sizes[BatchOptions.Shard.index(of: key, count: shard.count)] += 1 }
-        shardSizes = sizes
+        for part in parts { part.withUnsafeBytes { hasher.update($0) } }
+        return hasher.finish()
     }
 }
 
@@ -96,6 +109,9 @@ extension BatchReport {
         }
         if let other = scans.first(where: { $0.1.count != first.1.count }) {
             throw ReportMergeError(problems: ["reports of different shard counts: \(describe(first)) and \(describe(other))"])
+        }
+        if let other = scans.first(where: { $0.1.batchFingerprint != first.1.batchFingerprint }) {
+            throw ReportMergeError(problems: ["reports of different batches (another output folder or other settings): \(describe(first)) and \(describe(other))"])
         }
         if let other = scans.first(where: { $0.1.scanFingerprint != first.1.scanFingerprint || $0.1.shardSizes != first.1.shardSizes }) {
             throw ReportMergeError(problems: ["reports of different scans: \(describe(first)) and \(describe(other))"])

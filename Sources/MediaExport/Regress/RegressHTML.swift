@@ -19,7 +19,7 @@ public enum RegressHTML {
 
     /// Renders and writes the page to `path` atomically (a temporary file beside it, then a rename).
     public static func write(cases: [RegressCase], baseline: Baseline, to path: String) throws {
-        try BatchReport.writeAtomically(Data(render(cases: cases, baseline: baseline).utf8), to: path)
+        try BatchReport.writeAtomically(Data(render(cases: cases, baseline: baseline).utf8), to: path, rule: .any)
     }
 
     /// The headline counts (as the terminal's last line) and one linked row per case.

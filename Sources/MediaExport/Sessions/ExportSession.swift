@@ -302,7 +302,7 @@ public final class ExportSession: Sendable {
     /// The output target for `output`: it refuses a bad output before any work.
     func makeTarget(_ output: String, selection: VersionSelection, anyExtension: Bool = false) throws -> OutputTarget {
         try OutputTarget(output: output, inputs: [request.input, selection.report.resource], overwrite: request.overwrite,
-                         sandbox: request.sandbox, defaultExtension: request.preset.defaultExtension, anyExtension: anyExtension)
+                         replaceable: request.replaceable, sandbox: request.sandbox, defaultExtension: request.preset.defaultExtension, anyExtension: anyExtension)
     }
 
     /// The export's progress, 0…1, for `progress` and every observer.

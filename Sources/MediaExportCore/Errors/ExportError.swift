@@ -28,6 +28,9 @@ public enum ExportError: Error, Equatable, Sendable {
     case editNeedsTranscode(path: String, edits: [String])
     /// The output exists and `overwrite` was not given.
     case outputExists(path: String)
+    /// A file is at the output path that the export may not replace: not one of the request's `replaceable` (a
+    /// batch's own earlier output), or changed while it was being replaced. It was left as it was.
+    case outputNotOwned(path: String)
     /// The output would replace the input (same path, symlink or hard link).
     case outputIsInput(path: String)
     /// The output resolves outside the sandbox directory.
@@ -70,7 +73,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .noUsableStreams, .invalidTimeRange: return .probe
         case .presetNotFound, .invalidPreset: return .preset
         case .invalidSidecar, .versionUnavailable, .editNeedsTranscode: return .edit
-        case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return .write
+        case .outputExists, .outputNotOwned, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return .write
         case .ffmpeg(let stage, _, _, _): return stage
         case .tooManyDecodeErrors, .truncated, .stalled: return .decode
         case .inputChanged: return .open
@@ -87,7 +90,7 @@ public enum ExportError: Error, Equatable, Sendable {
         switch self {
         case .inputUnreadable(let p, _), .notMedia(let p, _), .noUsableStreams(let p, _), .invalidTimeRange(let p, _),
              .invalidPreset(let p, _, _), .invalidSidecar(let p, _, _), .versionUnavailable(let p, _, _),
-             .editNeedsTranscode(let p, _), .outputExists(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
+             .editNeedsTranscode(let p, _), .outputExists(let p), .outputNotOwned(let p), .outputIsInput(let p), .outputOutsideSandbox(let p, _),
              .outputUnwritable(let p, _), .ffmpeg(_, let p, _, _), .tooManyDecodeErrors(let p, _, _), .truncated(let p, _), .stalled(let p, _),
              .inputChanged(let p, _), .copyMismatch(let p, _, _), .verificationFailed(let p, _), .planMismatch(let p, _), .sizeLimitExceeded(let p, _, _):
             return p
@@ -98,7 +101,7 @@ public enum ExportError: Error, Equatable, Sendable {
     /// The error's case, as a value programs can switch on or store (the `failed` record's `error`).
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case inputUnreadable, notMedia, noUsableStreams, invalidTimeRange, presetNotFound, invalidPreset, invalidSidecar
-        case versionUnavailable, editNeedsTranscode, outputExists, outputIsInput, outputOutsideSandbox, outputUnwritable
+        case versionUnavailable, editNeedsTranscode, outputExists, outputNotOwned, outputIsInput, outputOutsideSandbox, outputUnwritable
         case ffmpeg, tooManyDecodeErrors, truncated, stalled, inputChanged, copyMismatch, verificationFailed, planMismatch, sizeLimitExceeded, cancelled, usage
     }
 
@@ -115,6 +118,7 @@ public enum ExportError: Error, Equatable, Sendable {
         case .versionUnavailable: return .versionUnavailable
         case .editNeedsTranscode: return .editNeedsTranscode
         case .outputExists: return .outputExists
+        case .outputNotOwned: return .outputNotOwned
         case .outputIsInput: return .outputIsInput
         case .outputOutsideSandbox: return .outputOutsideSandbox
         case .outputUnwritable: return .outputUnwritable
@@ -146,6 +150,9 @@ public enum ExportError: Error, Equatable, Sendable {
 }
 
 extension ExportError: LocalizedError, CustomStringConvertible {
+    /// What `outputNotOwned` says of the file (a batch tries an asset failed for this reason again in every run).
+    public static let notOwnedText = "exists and is not the file this batch wrote there"
+
     /// One line: the file, then the cause.
     public var description: String {
         switch self {
@@ -162,6 +169,8 @@ extension ExportError: LocalizedError, CustomStringConvertible {
         case .editNeedsTranscode(let p, let e):
             return "\(Self.shown(path: p)): \(e.joined(separator: " and ")) cannot be applied by passthrough (stream copy); use a transcoding preset such as highest"
         case .outputExists(let p): return "\(Self.shown(path: p)): output exists (use --overwrite to replace it)"
+        case .outputNotOwned(let p):
+            return "\(Self.shown(path: p)): \(Self.notOwnedText); left untouched (use --overwrite to replace it)"
         case .outputIsInput(let p): return "\(Self.shown(path: p)): output is the input file itself; refusing to overwrite the input"
         case .outputOutsideSandbox(let p, let s): return "\(Self.shown(path: p)): output resolves outside the sandbox \(Self.shown(path: s))"
         case .outputUnwritable(let p, let r): return "\(Self.shown(path: p)): cannot write output: \(Self.shown(r))"

@@ -59,6 +59,9 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     public var timeRange: TimeRange?
     /// Replace an existing output.
     public var overwrite: Bool
+    /// Without `overwrite`: the files the export may replace at its output path, proven the very file when
+    /// replacing (a batch's own earlier output); any other file there fails it with `ExportError.outputNotOwned`.
+    public var replaceable: [OwnedFile] = []
     /// The output must resolve inside this folder; `nil` uses the output's own folder.
     public var sandbox: String?
     /// Which version of the asset to export (default `current`: the user's edits applied).
@@ -113,7 +116,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case input, output, preset, timeRange, overwrite, sandbox, version, editsPath, requireCurrent, fallback, errors, policy, tracks
+        case input, output, preset, timeRange, overwrite, replaceable, sandbox, version, editsPath, requireCurrent, fallback, errors, policy, tracks
         case maxFileSize, estimate, pipeline, threads, deterministic
     }
 
@@ -125,6 +128,7 @@ public struct ExportRequest: Codable, Sendable, Equatable {
         preset = try c.decode(Preset.self, forKey: .preset)
         timeRange = try c.decodeIfPresent(TimeRange.self, forKey: .timeRange)
         overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
+        replaceable = try c.decodeIfPresent([OwnedFile].self, forKey: .replaceable) ?? []
         sandbox = try c.decodeIfPresent(String.self, forKey: .sandbox)
         version = try c.decodeIfPresent(AssetVersion.self, forKey: .version) ?? .current
         editsPath = try c.decodeIfPresent(String.self, forKey: .editsPath)

@@ -31,6 +31,8 @@ public struct ThumbnailRequest: Codable, Sendable, Equatable {
     public var editsPath: String?
     /// Replace an existing output.
     public var overwrite: Bool
+    /// Without `overwrite`: the files the picture may replace (a batch's own poster), proven when replacing.
+    public var replaceable: [OwnedFile] = []
     /// The output must resolve inside this folder; nil uses the output's folder.
     public var sandbox: String?
 

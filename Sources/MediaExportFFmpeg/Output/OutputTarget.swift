@@ -31,6 +31,7 @@ public final class OutputTarget: Sendable {
     private let finalName: [CChar]
     private let sandboxRoot: String
     private let overwrite: Bool
+    private let replaceable: [OwnedFile]
     /// Whether the file is still being written, committed or removed; `discard()` may come from another thread.
     private let state = LockedBox(State.writing)
 
@@ -38,12 +39,14 @@ public final class OutputTarget: Sendable {
 
     /// Validates the output against the input and sandbox, sweeps stale temporary files from its folder, and
     /// creates the temporary file (exclusively). `anyExtension` accepts any extension (a byte copy keeps the source's).
-    public init(output: String, inputs: [String], overwrite: Bool, sandbox: String?, defaultExtension: String,
+    /// Without `overwrite`, a file at the output path is replaced only when it is one of `replaceable` (checked when committing).
+    public init(output: String, inputs: [String], overwrite: Bool, replaceable: [OwnedFile] = [], sandbox: String?, defaultExtension: String,
                 anyExtension: Bool = false) throws {
         let named = try Self.checkedName(output, defaultExtension: defaultExtension, anyExtension: anyExtension)
         let (outputPath, parent, name) = (named.path, named.parent, named.name)
         self.container = named.container
         self.overwrite = overwrite
+        self.replaceable = replaceable
         let folder = try Self.openFolder(parent, sandbox: sandbox, outputPath: outputPath)
         sandboxRoot = folder.sandbox
         let dirfd = folder.descriptor
@@ -51,7 +54,7 @@ public final class OutputTarget: Sendable {
         defer { if ownsDirectory { close(dirfd) } }
         let resolved = folder.path == "/" ? "/" + name : folder.path + "/" + name
         let nameC = FileName.cString(name)
-        try Self.checkReplaceable(nameC, resolved: resolved, in: dirfd, inputs: inputs, overwrite: overwrite, outputPath: outputPath, parent: parent)
+        try Self.checkReplaceable(nameC, resolved: resolved, in: dirfd, inputs: inputs, overwrite: overwrite || !replaceable.isEmpty, outputPath: outputPath, parent: parent)
 
         // Temporary files that killed processes left in this folder go first.
         TemporaryFiles.sweepOccasionally(directoryDescriptor: dirfd)
@@ -233,8 +236,8 @@ public final class OutputTarget: Sendable {
         return try body("/proc/self/fd/\(fd)")
     }
 
-    /// Moves the finished temporary file to its final name. Without `overwrite` this never replaces a file
-    /// that appeared meanwhile (a hard link fails if the name exists; the temp name is then removed).
+    /// Moves the finished temporary file to its final name (`FilePlacement`): with `overwrite` over anything there;
+    /// else never over a file that appeared meanwhile, except one of `replaceable`, proven the very file when replacing.
     public func commit() throws {
         let proceed = state.withLock { $0 == .writing }
         guard proceed else { return }
@@ -244,31 +247,16 @@ public final class OutputTarget: Sendable {
         guard let folder = OutputTarget.descriptorPath(directory), OutputTarget.isInside(folder, sandboxRoot) else {
             throw discarding(.outputOutsideSandbox(path: finalPath, sandbox: sandboxRoot))
         }
-        if overwrite {
-            try moveIntoPlace()
-        } else if linkat(directory, temporaryName, directory, finalName, 0) == 0 {
-            unlinkat(directory, temporaryName, 0)
-        } else {
-            if errno == EEXIST { throw discarding(.outputExists(path: finalPath)) }
-            // File systems without hard links: rename without replacing; failing that, check, then rename
-            // (a small race, reported if lost).
-            let code = cff_rename_noreplace(directory, temporaryName, finalName)
-            if code == -EEXIST { throw discarding(.outputExists(path: finalPath)) }
-            if code != 0 {
-                var st = Glibc.stat()
-                if fstatat(directory, finalName, &st, AT_SYMLINK_NOFOLLOW) == 0 { throw discarding(.outputExists(path: finalPath)) }
-                try moveIntoPlace()
-            }
+        let rule: FilePlacement.Rule = overwrite ? .any : replaceable.isEmpty ? .never : .owned(replaceable)
+        switch FilePlacement.place(directory: directory, temporary: temporaryName, final: finalName, rule: rule) {
+        case .placed: break
+        case .exists: throw discarding(.outputExists(path: finalPath))
+        case .notOwned: throw discarding(.outputNotOwned(path: finalPath))
+        case .failed(let code):
+            throw discarding(.outputUnwritable(path: finalPath, reason: "cannot move the finished file into place: \(String(cString: strerror(code)))"))
         }
         state.withLock { $0 = .committed }
         TemporaryFiles.shared.remove(self)
-    }
-
-    /// Renames the temporary file to the final name, replacing a file there; removes it and throws if that fails.
-    private func moveIntoPlace() throws {
-        if renameat(directory, temporaryName, directory, finalName) != 0 {
-            throw discarding(.outputUnwritable(path: finalPath, reason: "cannot move the finished file into place: \(String(cString: strerror(errno)))"))
-        }
     }
 
     /// Removes the temporary file and gives back `error`, for the caller to throw.

@@ -39,7 +39,7 @@ public final class TemporaryFiles: Sendable {
 
     /// `.NAME.mediaexport-tmp-PID-TOKEN`, within `NAME_MAX` bytes for any legal `name`: a long NAME keeps its
     /// first whole characters (raw bytes count one each; a UTF-8 sequence is never cut) and gets a `~`.
-    static func temporaryName(for name: String, pid: Int32, token: String) -> String {
+    package static func temporaryName(for name: String, pid: Int32, token: String) -> String {
         let suffix = ".mediaexport-tmp-\(pid)-\(token)"
         let budget = Int(NAME_MAX) - 1 - suffix.utf8.count
         if FileName.bytes(name).count <= budget { return "." + name + suffix }

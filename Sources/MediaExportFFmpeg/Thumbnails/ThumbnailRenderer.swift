@@ -35,7 +35,7 @@ package enum ThumbnailRenderer {
         let rgb = try upright(decoded.frame, stream: stream, edits: edits, request: request, path: source)
 
         let target = try OutputTarget(output: request.output, inputs: [request.input, source], overwrite: request.overwrite,
-                                      sandbox: request.sandbox, defaultExtension: "jpg", anyExtension: true)
+                                      replaceable: request.replaceable, sandbox: request.sandbox, defaultExtension: "jpg", anyExtension: true)
         do {
             let bytes = try rgb.encode(png: ext == "png", path: target.finalPath)
             try target.write(bytes)

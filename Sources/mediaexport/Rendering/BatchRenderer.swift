@@ -19,7 +19,8 @@ final class BatchRenderer: Sendable {
         "\(counts.total) assets: \(counts.transcoded) transcoded, \(counts.remuxed) remuxed, \(counts.copied) copied, "
             + (counts.salvaged > 0 ? "\(counts.salvaged) salvaged (partial), " : "")
             + (counts.duplicates > 0 ? "\(counts.duplicates) duplicate\(counts.duplicates == 1 ? "" : "s"), " : "")
-            + "\(fellBack(counts)), \(counts.unchanged) unchanged, \(failed(counts))"
+            + "\(fellBack(counts)), \(counts.unchanged) unchanged, "
+            + (counts.edited > 0 ? "\(counts.edited) changed since written, kept\(named(counts.editedAssets)), " : "") + failed(counts)
             + (counts.cancelled > 0 ? ", \(counts.cancelled) cancelled" : "")
             + "; \(HumanSummary.bytes(counts.bytesIn)) in, \(HumanSummary.bytes(counts.bytesOut)) out"
     }

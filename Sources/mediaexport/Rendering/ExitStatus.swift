@@ -40,7 +40,7 @@ enum ExitStatus {
         case .presetNotFound, .invalidPreset: return badPreset
         case .invalidSidecar: return badSidecar
         case .versionUnavailable, .editNeedsTranscode: return versionUnavailable
-        case .outputExists, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return outputRefused
+        case .outputExists, .outputNotOwned, .outputIsInput, .outputOutsideSandbox, .outputUnwritable: return outputRefused
         case .ffmpeg, .tooManyDecodeErrors, .truncated, .stalled, .inputChanged, .copyMismatch, .verificationFailed, .planMismatch, .sizeLimitExceeded: return exportFailed
         case .cancelled: return cancelledByInterrupt
         }
