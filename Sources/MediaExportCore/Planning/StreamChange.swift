@@ -29,6 +29,9 @@ public struct StreamChange: Codable, Sendable, Equatable {
         /// A bit rate above what the preset gives, brought down (`from`/`to`: kb/s; `to` the preset's cap, average or
         /// what its CRF gives).
         case bitRate
+        /// Cover art's picture stripped of its metadata, its pixels unchanged (`from`: the kinds and bytes removed,
+        /// `EXIF 312 bytes, XMP 131 bytes`; `to`: `none`).
+        case pictureMetadata
     }
 
     /// What changes.
@@ -56,6 +59,7 @@ public struct StreamChange: Codable, Sendable, Equatable {
         case .rotate: return "rotate \(from) into the pixels: \(to) has no display matrix"
         case .pixelFormat: return "pixel format \(from) → \(to)"
         case .bitRate: return "bit rate \(from) → at most \(to) kb/s"
+        case .pictureMetadata: return "picture metadata stripped (\(from)), the pixels unchanged"
         }
     }
 
