@@ -4,6 +4,8 @@ extension PictureMetadata {
         let source: [UInt8]
         var kept: [UInt8] = []
         var removed: [Kind: Int] = [:]
+        /// An orientation was kept from an EXIF segment.
+        private var oriented = false
 
         init(source: [UInt8]) {
             self.source = source
@@ -49,10 +51,24 @@ extension PictureMetadata {
                 guard length >= 2 else { return .malformed }
                 let end = m + 1 + length
                 guard end <= source.count else { return .truncated }
-                take(p..<end, removing: Self.jpegKind(marker, payload: source[m + 3..<end]))
+                segment(p..<end, marker: marker, payload: source[m + 3..<end])
                 p = marker == 0xDA ? entropyEnd(from: end) : end
             }
             return nil  // no EOI: the decoder reads what is there; nothing after the last scan to remove
+        }
+
+        /// Keeps or removes one JPEG segment; an EXIF segment that orients the picture leaves its orientation behind, in
+        /// a segment of its own (`ExifOrientation`), once.
+        private mutating func segment(_ range: Range<Int>, marker: UInt8, payload: ArraySlice<UInt8>) {
+            let kind = Self.jpegKind(marker, payload: payload)
+            guard kind == .exif, !oriented, let orientation = ExifOrientation.value(in: payload) else {
+                take(range, removing: kind)
+                return
+            }
+            let kept = ExifOrientation.segment(orientation)
+            self.kept += kept
+            removed[.exif, default: 0] += max(0, range.count - kept.count)
+            oriented = true
         }
 
         /// Copies a scan's entropy-coded data (where 0xFF is followed by 0x00 or a restart marker) and returns where
@@ -80,7 +96,7 @@ extension PictureMetadata {
             switch marker {
             case 0xE0: return named("JFIF\0") || named("JFXX\0") || named("AVI1") ? nil : .application
             case 0xE1:
-                if named("Exif\0") { return .exif }
+                if named("Exif\0") { return ExifOrientation.isOrientationOnly(payload) ? nil : .exif }
                 return named("http://ns.adobe.com/xap/1.0/") || named("http://ns.adobe.com/xmp/extension/") ? .xmp : .application
             case 0xE2: return named("ICC_PROFILE\0") ? nil : .application
             case 0xED: return .iptc
