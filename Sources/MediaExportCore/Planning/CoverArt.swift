@@ -12,6 +12,8 @@ import Foundation
 /// - Matroska: the muxer writes an attached picture as a one-frame video track; only an attachment (a stream of type
 ///   attachment with the picture in its extradata, a `filename` and a `mimetype`) is cover art, which the demuxer
 ///   reads back as an attached picture for JPEG, PNG and GIF (not BMP).
+/// At `--metadata sharing` and `none` the picture is written without the metadata it holds (`treatment`,
+/// `PictureMetadata`).
 package enum CoverArt {
     /// The picture codecs `container` keeps as cover art (empty: it keeps none).
     package static func codecs(in container: Container) -> Set<String> {

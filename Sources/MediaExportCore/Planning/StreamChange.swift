@@ -1,9 +1,9 @@
 import Foundation
 
-/// One change a transcode makes to a kept stream that a person would notice, from what the source has to what the
-/// output gets: named in the plan line (`#1 audio aac → aac (downmix 6 → 2 channels)`), in the `started` record's
-/// stream entry (`changes`) and, for the kinds no other note names, as a note. Decided once by the planner
-/// (`StreamChange.planned`) from the stream's probe and its decision; pure.
+/// One change an export makes to a kept stream that a person would notice (a transcode's, or cover art stripped of its
+/// metadata), from what the source has to what the output gets: named in the plan line (`#1 audio aac → aac (downmix 6
+/// → 2 channels)`), in the `started` record's stream entry (`changes`) and, for the kinds no other note names, as a
+/// note. Decided once by the planner (`StreamChange.planned`) from the stream's probe and its decision; pure.
 public struct StreamChange: Codable, Sendable, Equatable {
     /// What changes.
     public enum Kind: String, Codable, Sendable {
