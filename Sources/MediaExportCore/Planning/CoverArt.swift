@@ -12,6 +12,8 @@ import Foundation
 /// - Matroska: the muxer writes an attached picture as a one-frame video track; only an attachment (a stream of type
 ///   attachment with the picture in its extradata, a `filename` and a `mimetype`) is cover art, which the demuxer
 ///   reads back as an attached picture for JPEG, PNG and GIF (not BMP).
+/// At `--metadata sharing` and `none` the picture is written without the metadata it holds (`treatment`,
+/// `PictureMetadata`).
 package enum CoverArt {
     /// The picture codecs `container` keeps as cover art (empty: it keeps none).
     package static func codecs(in container: Container) -> Set<String> {
@@ -46,4 +48,50 @@ package enum CoverArt {
 
     /// Why a cover is not exported when nothing else of the file is.
     package static let aloneReason = "cover art alone is not exported"
+
+    /// What a metadata level does with a cover's picture.
+    package enum Treatment: Sendable, Equatable {
+        /// Copied as it is (`all`).
+        case asIs
+        /// Copied without its metadata segments (`PictureMetadata.strip`), removing these (empty: it has none).
+        case strip([PictureMetadata.Removed])
+        /// Left out: it cannot be read to strip it, and is never kept with its metadata.
+        case drop(PictureMetadata.Fault?)
+    }
+
+    /// At `all` a cover is copied as it is; at `sharing` and `none` its picture is kept without its metadata (EXIF, XMP,
+    /// IPTC, comments, text chunks: the pixels are the same), and one that cannot be read to strip it (GIF, BMP, a
+    /// damaged JPEG or PNG, no picture at all) is dropped. `picture`: the source's read (`SourceStream.picture`).
+    package static func treatment(_ picture: PictureMetadata.Scan?, level: MetadataLevel) -> Treatment {
+        guard level != .all else { return .asIs }
+        switch picture {
+        case .readable(_, let removes): return .strip(removes)
+        case .unreadable(let fault): return .drop(fault)
+        case nil: return .drop(nil)
+        }
+    }
+
+    /// Why a cover is dropped at `level`, for a picture that cannot be stripped (`fault`; nil: it holds no picture).
+    package static func stripReason(_ fault: PictureMetadata.Fault?, level: MetadataLevel) -> String {
+        let what: String
+        switch fault {
+        case .unknownFormat: what = "its picture is neither JPEG nor PNG"
+        case .truncated: what = "its picture is truncated"
+        case .malformed: what = "its picture is damaged"
+        case nil: what = "it holds no picture"
+        }
+        return "cover art: \(what), so its metadata (EXIF, XMP, IPTC) cannot be stripped (--metadata \(level.rawValue))"
+    }
+
+    /// The metadata items a level removes from `source`'s covers: each kind of segment stripped, and each cover
+    /// dropped whole for want of a picture to strip (0 at `all`).
+    package static func itemsRemoved(_ source: SourceInfo, level: MetadataLevel) -> Int {
+        source.streams.filter(\.isAttachedPicture).reduce(0) { count, s in
+            switch treatment(s.picture, level: level) {
+            case .asIs: return count
+            case .strip(let removed): return count + removed.count
+            case .drop: return count + 1
+            }
+        }
+    }
 }

@@ -176,8 +176,9 @@ package struct StreamDecision: Sendable, Equatable {
         /// Copy the packets; `displayMatrix` replaces the source's (nil copies the source's).
         case copy(displayMatrix: [Int32]?)
         /// Copy cover art's one picture as the output's cover art (see `CoverArt`): MP4/M4V/M4A's `covr`, a Matroska
-        /// attachment — never a video track. It has no timeline: no range or trim cuts it.
-        case coverArt
+        /// attachment — never a video track. It has no timeline: no range or trim cuts it. `stripsMetadata`: without
+        /// its EXIF, XMP, IPTC and text (`PictureMetadata.strip`), the pixels unchanged.
+        case coverArt(stripsMetadata: Bool)
         /// Leave the stream out, and why.
         case drop(reason: String)
     }

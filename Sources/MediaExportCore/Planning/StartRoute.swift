@@ -123,7 +123,8 @@ extension ExportPlanner {
         guard let transcode = plan(.transcode), let remux = plan(.remux) else { return .transcodeImpossible("no audio stream in the languages asked for") }
         if let why = transcode.impossible { return .transcodeImpossible(why) }
         let kept = zip(transcode.streams, remux.streams).filter { $0.0.isKept }
-        for (t, _) in kept {
+        // Cover art is copied by both routes, stripped alike: not a reason to transcode (`tagsDropped` counts it).
+        for (t, _) in kept where !t.isCoverArt {
             let output = t.streamPlan.outputCodec ?? t.codec
             if output != t.codec { return .codec(stream: t.index, kind: t.kind, from: t.codec, to: output) }
             if let change = t.changes.first(where: { !$0.losesNothing }) { return .change(stream: t.index, kind: t.kind, change) }
@@ -132,10 +133,12 @@ extension ExportPlanner {
         return kept.first { !$0.1.isKept }.map { t, r in .remuxDrops(stream: t.index, kind: t.kind, codec: t.codec, reason: r.streamPlan.reason ?? "") }
     }
 
-    /// How many of the source's tags (container and streams) the metadata level drops.
+    /// How many of the source's tags (container and streams) and of its covers' metadata items (`CoverArt.itemsRemoved`)
+    /// the metadata level drops.
     static func tagsDropped(_ info: SourceInfo, level: MetadataLevel) -> Int {
         guard level != .all else { return 0 }
         let container = OutputTags.forOutput(resource: info.tags, original: nil, level: level).dropped.count
         return container + MetadataPlan.streams(info, kept: Set(info.streams.map(\.index)), level: level).values.map(\.count).reduce(0, +)
+            + CoverArt.itemsRemoved(info, level: level)
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
-/// One change a transcode makes to a kept stream that a person would notice, from what the source has to what the
-/// output gets: named in the plan line (`#1 audio aac → aac (downmix 6 → 2 channels)`), in the `started` record's
-/// stream entry (`changes`) and, for the kinds no other note names, as a note. Decided once by the planner
-/// (`StreamChange.planned`) from the stream's probe and its decision; pure.
+/// One change an export makes to a kept stream that a person would notice (a transcode's, or cover art stripped of its
+/// metadata), from what the source has to what the output gets: named in the plan line (`#1 audio aac → aac (downmix 6
+/// → 2 channels)`), in the `started` record's stream entry (`changes`) and, for the kinds no other note names, as a
+/// note. Decided once by the planner (`StreamChange.planned`) from the stream's probe and its decision; pure.
 public struct StreamChange: Codable, Sendable, Equatable {
     /// What changes.
     public enum Kind: String, Codable, Sendable {
@@ -29,6 +29,9 @@ public struct StreamChange: Codable, Sendable, Equatable {
         /// A bit rate above what the preset gives, brought down (`from`/`to`: kb/s; `to` the preset's cap, average or
         /// what its CRF gives).
         case bitRate
+        /// Cover art's picture stripped of its metadata, its pixels unchanged (`from`: the kinds and bytes removed,
+        /// `EXIF 312 bytes, XMP 131 bytes`; `to`: `none`).
+        case pictureMetadata
     }
 
     /// What changes.
@@ -56,6 +59,7 @@ public struct StreamChange: Codable, Sendable, Equatable {
         case .rotate: return "rotate \(from) into the pixels: \(to) has no display matrix"
         case .pixelFormat: return "pixel format \(from) → \(to)"
         case .bitRate: return "bit rate \(from) → at most \(to) kb/s"
+        case .pictureMetadata: return "picture metadata stripped (\(from)), the pixels unchanged"
         }
     }
 

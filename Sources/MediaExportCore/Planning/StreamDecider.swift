@@ -49,12 +49,20 @@ struct StreamDecider {
     }
 
     /// Kept as cover art wherever FFmpeg writes it as such, by every route and preset (an audio-only one too:
-    /// MP4's cover is no track); the picture is copied, never decoded.
+    /// MP4's cover is no track); the picture is copied, never decoded, and stripped of its metadata as the level says
+    /// (`CoverArt.treatment`).
     private func coverArt(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
-        let keys = OutputTags.needsQuickTimeKeys(OutputTags.forOutput(resource: source.tags, original: nil, level: preset.metadataLevel).tags)
+        let level = preset.metadataLevel
+        let keys = OutputTags.needsQuickTimeKeys(OutputTags.forOutput(resource: source.tags, original: nil, level: level).tags)
         if let reason = CoverArt.dropReason(codec: s.codec, container: container, quickTimeKeys: keys) { return d.dropped(reason) }
         var d = d
-        d.action = .coverArt
+        switch CoverArt.treatment(s.picture, level: level) {
+        case .asIs: d.action = .coverArt(stripsMetadata: false)
+        case .drop(let fault): return d.dropped(CoverArt.stripReason(fault, level: level))
+        case .strip(let removed):
+            d.action = .coverArt(stripsMetadata: true)
+            if !removed.isEmpty { d.changes = [StreamChange(kind: .pictureMetadata, from: PictureMetadata.describe(removed), to: "none")] }
+        }
         d.width = s.width > 0 ? s.width : nil; d.height = s.height > 0 ? s.height : nil
         d.note = CoverArt.note(container: container)
         return d

@@ -203,6 +203,9 @@ package struct SourceStream: Sendable, Equatable, Codable {
     package var isTimecodeTrack: Bool = false
     /// The stream's tags as read (`language`, `handler_name`, a per-stream `location` …): what `MetadataLevel` filters.
     package var tags: [String: String] = [:]
+    /// Cover art's picture read (`PictureMetadata.scan`): its format and the metadata a strip removes, or why it cannot
+    /// be read; nil for other streams, and for cover art that holds no picture.
+    package var picture: PictureMetadata.Scan?
 
     /// Creates a stream description; everything but the identity has a neutral default.
     package init(index: Int, kind: Kind, codec: String, codecKnown: Bool = true, decodable: Bool = true,

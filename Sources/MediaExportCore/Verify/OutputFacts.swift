@@ -59,6 +59,8 @@ package struct OutputFacts: Sendable, Equatable {
         package var timecode: String?
         /// The stream's tags as read back (the metadata level's check).
         package var tags: [String: String] = [:]
+        /// Cover art's picture as read back (`PictureMetadata.scan`, the metadata level's check); nil for other streams.
+        package var picture: PictureMetadata.Scan?
 
         /// Creates a stream's facts.
         package init(kind: SourceStream.Kind, codec: String) { self.kind = kind; self.codec = codec }

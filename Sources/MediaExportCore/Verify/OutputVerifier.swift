@@ -62,6 +62,7 @@ package enum OutputVerifier {
             guard let src else { return [] }
             return [check("\(label) cover art size", "\(src.width)x\(src.height)", out.width > 0 ? "\(out.width)x\(out.height)" : "unknown",
                           out.width > 0 ? out.width == src.width && out.height == src.height : nil)]
+                + pictureMetadataCheck(label: label, decision: decision, out: out)
         }
         var checks = actionChecks(label: label, decision: decision, out: out, source: src)
         func add(_ name: String, _ expected: String, _ measured: String, _ ok: Bool?) { checks.append(check(name, expected, measured, ok)) }

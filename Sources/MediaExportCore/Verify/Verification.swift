@@ -21,11 +21,21 @@ public struct Verification: Codable, Sendable, Equatable {
         public var measured: String
         /// How the comparison came out.
         public var outcome: Outcome
+        /// What a failed check found, as a value, for the checks that name one (nil otherwise, and when it passed).
+        public var reason: Reason?
 
         /// Creates a check.
-        public init(name: String, expected: String, measured: String, outcome: Outcome) {
-            self.name = name; self.expected = expected; self.measured = measured; self.outcome = outcome
+        public init(name: String, expected: String, measured: String, outcome: Outcome, reason: Reason? = nil) {
+            self.name = name; self.expected = expected; self.measured = measured; self.outcome = outcome; self.reason = reason
         }
+    }
+
+    /// What a failed check found.
+    public enum Reason: String, Codable, Sendable {
+        /// Cover art's picture read back still holds metadata the level strips (EXIF, XMP, IPTC, comments, text).
+        case pictureMetadataLeft
+        /// Cover art's picture read back is missing, or cannot be read to see its metadata.
+        case pictureUnreadable
     }
 
     /// The result of one check.

@@ -82,8 +82,8 @@ package final class Transcoder {
                 stages.append(try StreamCopyStage(input: input, displayMatrix: displayMatrix, muxer: muxer, timeline: timeline,
                                                   trimmed: timeline.origin > demuxer.startTime, leadIn: plan.timeline.leadIn > 0,
                                                   variableRate: info.streams[decision.index].variableRate))
-            case .coverArt:
-                stages.append(try CoverArtStage(input: input, muxer: muxer))
+            case .coverArt(let strips):
+                stages.append(try CoverArtStage(input: input, muxer: muxer, stripsMetadata: strips))
             case .drop:
                 break
             }

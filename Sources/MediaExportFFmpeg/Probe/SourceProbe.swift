@@ -154,6 +154,7 @@ enum SourceProbe {
         s.frameCount = f.frameCount
         s.isChapterTrack = f.isChapterTrack
         s.tags = f.tags
+        s.picture = f.picture
         s.timecode = f.timecode
         s.isTimecodeTrack = f.isTimecodeTrack
         // A timecode track's own rate (timescale / frame duration) is the one its frame number counts at.

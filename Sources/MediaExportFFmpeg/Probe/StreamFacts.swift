@@ -40,6 +40,8 @@ struct StreamFacts {
     let channels: Int, sampleRate: Int
     /// Seconds of audio a decoder drops from the first it decodes (`initial_padding`: Opus counts it at 48 kHz).
     let preSkip: Double
+    /// Cover art's picture read for its metadata (`PictureMetadata.scan`); nil for other streams and an empty picture.
+    let picture: PictureMetadata.Scan?
 
     /// Reads `stream`.
     init(_ stream: UnsafeMutablePointer<AVStream>) {
@@ -66,6 +68,14 @@ struct StreamFacts {
         sampleRate = audio ? Int(par.sample_rate) : 0
         let rate = par.codec_id == AV_CODEC_ID_OPUS ? 48_000 : Int(par.sample_rate)
         preSkip = audio && par.initial_padding > 0 && rate > 0 ? Double(par.initial_padding) / Double(rate) : 0
+        picture = isAttachedPicture ? Self.attachedPicture(stream).map(PictureMetadata.scan) : nil
+    }
+
+    /// The bytes of cover art's picture (`AVStream.attached_pic`), nil when it holds none.
+    static func attachedPicture(_ stream: UnsafeMutablePointer<AVStream>) -> [UInt8]? {
+        let picture = stream.pointee.attached_pic
+        guard picture.size > 0, let data = picture.data else { return nil }
+        return Array(UnsafeBufferPointer(start: data, count: Int(picture.size)))
     }
 
     /// The media type as a kind (`data` for anything FFmpeg cannot classify).

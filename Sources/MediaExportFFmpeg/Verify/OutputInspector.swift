@@ -78,6 +78,7 @@ package enum OutputInspector {
         s.duration = f.duration
         s.frameCount = f.frameCount
         s.isAttachedPicture = f.isAttachedPicture
+        s.picture = f.picture
         s.width = f.width; s.height = f.height
         s.pixelFormat = f.pixelFormat
         s.color = f.color
