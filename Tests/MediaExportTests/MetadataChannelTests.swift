@@ -155,4 +155,22 @@ import Testing
         #expect(try TestSupport.tool(["--preset", "low", input, kept]).status == 0)
         #expect(try Self.everything(kept).contains("Jane Author"))
     }
+
+    @Test("a Matroska cover's file name and title: kept at sharing, neutral at none")
+    func coverAttachmentName() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let jpeg = dir.appendingPathComponent("picture.jpg").path, input = dir.appendingPathComponent("song.mkv").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "color=red:s=64x64", "-frames:v", "1", jpeg])
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac", "-attach", jpeg, "-metadata:s:t", "mimetype=image/jpeg",
+                                "-metadata:s:t", "filename=Jane_Doe_passport.jpg", "-metadata:s:t", "title=Jane Doe", input])
+        for (level, name) in [("sharing", "Jane_Doe_passport.jpg"), ("none", "cover.jpg")] {
+            let out = dir.appendingPathComponent("\(level).mkv").path
+            let r = try TestSupport.tool(["--json", "--preset", "m4a", "--metadata", level, input, out])
+            #expect(r.status == 0, "\(r.stderr)")
+            let after = try Self.everything(out)
+            #expect(after.contains("\"filename\": \"\(name)\"") && after.contains("image/jpeg"), "\(after)")
+            #expect(after.contains("Jane Doe") == (level == "sharing"), "\(after)")
+        }
+    }
 }
