@@ -177,7 +177,7 @@ struct SizeLimitOptions: ParsableArguments {
 
 /// `--metadata` (part of `ExportOptions`; issue 35).
 struct MetadataOption: ParsableArguments {
-    @Option(help: "Descriptive metadata to keep: all (default: every tag), sharing (no location in any form, owner names, serial numbers or unique identifiers; keeps creation date, make/model/software, title), none (no descriptive tags; rotation, languages, chapters and timecode stay). Overrides a preset's metadata key.")
+    @Option(help: "Descriptive metadata to keep: all (default: every tag), sharing (no location in any form, GPS subtitle and telemetry tracks too, owner names, serial numbers or unique identifiers; keeps creation date, make/model/software, title), none (no descriptive tags, no subtitles; rotation, languages, chapter points and timecode stay). Overrides a preset's metadata key.")
     var metadata: MetadataLevel?
 
     /// `preset` with the level asked for (`all` as nil: the preset's JSON, and so a batch's settings hash, is the one with no option).

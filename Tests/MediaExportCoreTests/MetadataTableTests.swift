@@ -12,19 +12,19 @@ import Testing
                              "camera_serial_number": "123", "major_brand": "qt  ", "encoder": "Lavf"]
 
     @Test func sharingDropsLocationOwnerAndIdentifiersOnly() {
-        let (kept, dropped) = MetadataLevel.sharing.filter(Self.iPhoneTags, stream: false)
-        #expect(dropped == ["GPS_POSITION", "camera_serial_number", "com.apple.quicktime.author", "com.apple.quicktime.camera.identifier",
+        let (kept, dropped) = MetadataLevel.sharing.filter(Self.iPhoneTags, in: .container)
+        #expect(dropped == ["GPS_POSITION", "artist", "camera_serial_number", "com.apple.quicktime.author", "com.apple.quicktime.camera.identifier",
                             "com.apple.quicktime.content.identifier", "com.apple.quicktime.location.ISO6709", "location", "location-eng", "©xyz"])
         #expect(Set(kept.keys) == ["creation_time", "com.apple.quicktime.make", "com.apple.quicktime.model", "com.apple.quicktime.software",
-                                   "title", "artist", "major_brand", "encoder"])
-        #expect(MetadataLevel.sharing.dropReason("LOCATION", stream: true) == "location")
+                                   "title", "major_brand", "encoder"])
+        #expect(MetadataLevel.sharing.dropReason("LOCATION", in: .stream) == "location")
     }
 
     @Test func allKeepsEverythingAndNoneOnlyWhatPlays() {
-        #expect(MetadataLevel.all.filter(Self.iPhoneTags, stream: false).dropped.isEmpty)
-        #expect(Set(MetadataLevel.bare.filter(Self.iPhoneTags, stream: false).kept.keys) == ["major_brand", "encoder"])
+        #expect(MetadataLevel.all.filter(Self.iPhoneTags, in: .container).dropped.isEmpty)
+        #expect(Set(MetadataLevel.bare.filter(Self.iPhoneTags, in: .container).kept.keys) == ["major_brand", "encoder"])
         let stream = ["language": "fra", "handler_name": "SoundHandler", "creation_time": "x", "title": "Commentary", "vendor_id": "FFMP"]
-        #expect(MetadataLevel.bare.filter(stream, stream: true).dropped == ["creation_time", "title"])
+        #expect(MetadataLevel.bare.filter(stream, in: .stream).dropped == ["creation_time", "title"])
     }
 
     @Test func containerTagsAtEachLevel() {

@@ -6,7 +6,8 @@ extension ExportEvent {
     public struct MetadataReport: Codable, Sendable, Equatable {
         /// `sharing` or `none`.
         public var level: MetadataLevel
-        /// The dropped keys: the container's sorted, then each stream's as `stream #N: key` (N: the input's stream index).
+        /// The dropped keys: the container's sorted, then each stream's as `stream #N: key` (N: the input's stream index),
+        /// the streams dropped whole as `stream #N`, then each chapter's as `chapter #K: key` (K: the output's, from 1).
         public var dropped: [String]
 
         /// Creates the report.

@@ -1,25 +1,5 @@
 import Foundation
 
-/// A chapter as the source's container lists it.
-package struct SourceChapter: Sendable, Equatable, Codable {
-    /// Where the chapter starts, in seconds on the source's clock counted from its start (`SourceInfo.startTime` is 0
-    /// here, as for a time range).
-    package var start: Double
-    /// Where it ends, on the same clock.
-    package var end: Double
-    /// The chapter's tags as the container gives them (`title`, sometimes a language): copied as they are.
-    package var tags: [String: String]
-
-    /// The chapter's name, if it has one.
-    package var title: String? { tags["title"] }
-
-    /// Creates a chapter; `title` joins `tags`.
-    package init(start: Double, end: Double, title: String? = nil, tags: [String: String] = [:]) {
-        self.start = start; self.end = end; self.tags = tags
-        if let title { self.tags["title"] = title }
-    }
-}
-
 /// A chapter of the output, in seconds on the output's clock (0 is its first frame).
 package struct OutputChapter: Sendable, Equatable, Codable {
     /// Where the chapter starts in the output.

@@ -34,6 +34,9 @@ package struct ExportPlan: Sendable, Equatable {
     /// The metadata level and the keys it drops (`MetadataLevel`): the stream tags planned here, the container's
     /// filled in with the output's tags (`OutputTags.forOutput`).
     package var metadata = MetadataPlan()
+    /// The output's chapters: the source's placed on the output's timeline (`Chapters.forOutput`), their tags as the
+    /// metadata level keeps them (`MetadataPlan.outputChapters`).
+    package var chapters: [OutputChapter] = []
 
     /// True when an audio or video stream is copied: its packets go to the muxer with the times they came with,
     /// so each needs a PTS (`Demuxer.generatesPresentationTimes`).

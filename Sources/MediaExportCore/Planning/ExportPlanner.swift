@@ -90,8 +90,8 @@ package enum ExportPlanner {
         plan.refusal = refusal(plan, source: source, mode: mode, inputFault: decider.inputFault)
         plan.outputOrder = audioOrder(decisions, source: source, tracks: tracks)
         planTimecode(&plan, source: source, container: container)
-        plan.metadata = MetadataPlan(level: preset.metadataLevel,
-                                     streams: MetadataPlan.streams(source, kept: Set(decisions.filter(\.isKept).map(\.index)), level: preset.metadataLevel))
+        plan.metadata = MetadataPlan(source: source, decisions: decisions, level: preset.metadataLevel, container: container)
+        plan.chapters = plan.metadata.outputChapters(Chapters.forOutput(source.chapters, timeline: timeline, sourceStartTime: source.startTime))
         if !tracks.keepsAll { plan.defaultAudio = plan.keptInOutputOrder.first { $0.kind == .audio }?.index }
         return plan
     }

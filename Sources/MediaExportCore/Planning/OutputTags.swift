@@ -25,7 +25,7 @@ package enum OutputTags {
                 if let value = original[key] { out[key] = value; taken.append(key) }
             }
         }
-        let filtered = level.filter(out, stream: false)
+        let filtered = level.filter(out, in: .container)
         out = filtered.kept
         if out["location"] == nil, let iso = out["com.apple.quicktime.location.ISO6709"] { out["location"] = iso }
         return (out, taken.filter { out[$0] != nil }, filtered.dropped)

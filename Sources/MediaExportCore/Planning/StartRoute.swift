@@ -51,7 +51,7 @@ package enum StartReason: Sendable, Equatable, CustomStringConvertible {
     case truncated(String)
     /// The source fits, in the output's own container, with no tag to drop: a byte copy.
     case fitsSameContainer
-    /// The source fits; a remux drops `count` tags the metadata level leaves out.
+    /// The source fits; a remux drops `count` tags (and streams: `PrivateStream`) the metadata level leaves out.
     case fitsDroppingTags(count: Int, level: MetadataLevel)
     /// The source fits; only the container changes.
     case fitsOtherContainer(from: String, to: String)
@@ -100,7 +100,7 @@ extension ExportPlanner {
         guard let container = q.container else { return transcode(.transcodeImpossible("no container for this extension")) }
         if let difference = difference(q, container: container) { return transcode(difference) }
         if let cut = truncation() { return transcode(.truncated(cut)) }
-        let tags = tagsDropped(q.source, level: preset.metadataLevel)
+        let tags = MetadataPlan.droppedCount(q.source, level: preset.metadataLevel)
         if tags == 0 && q.resourceExtension == container.rawValue { return StartDecision(route: .copy, reason: .fitsSameContainer) }
         return StartDecision(route: .remux, reason: tags > 0 ? .fitsDroppingTags(count: tags, level: preset.metadataLevel)
                                                              : .fitsOtherContainer(from: q.resourceExtension, to: container.rawValue))
@@ -123,7 +123,7 @@ extension ExportPlanner {
         guard let transcode = plan(.transcode), let remux = plan(.remux) else { return .transcodeImpossible("no audio stream in the languages asked for") }
         if let why = transcode.impossible { return .transcodeImpossible(why) }
         let kept = zip(transcode.streams, remux.streams).filter { $0.0.isKept }
-        // Cover art is copied by both routes, stripped alike: not a reason to transcode (`tagsDropped` counts it).
+        // Cover art is copied by both routes, stripped alike: not a reason to transcode (`MetadataPlan.droppedCount` counts it).
         for (t, _) in kept where !t.isCoverArt {
             let output = t.streamPlan.outputCodec ?? t.codec
             if output != t.codec { return .codec(stream: t.index, kind: t.kind, from: t.codec, to: output) }
@@ -133,12 +133,4 @@ extension ExportPlanner {
         return kept.first { !$0.1.isKept }.map { t, r in .remuxDrops(stream: t.index, kind: t.kind, codec: t.codec, reason: r.streamPlan.reason ?? "") }
     }
 
-    /// How many of the source's tags (container and streams) and of its covers' metadata items (`CoverArt.itemsRemoved`)
-    /// the metadata level drops.
-    static func tagsDropped(_ info: SourceInfo, level: MetadataLevel) -> Int {
-        guard level != .all else { return 0 }
-        let container = OutputTags.forOutput(resource: info.tags, original: nil, level: level).dropped.count
-        return container + MetadataPlan.streams(info, kept: Set(info.streams.map(\.index)), level: level).values.map(\.count).reduce(0, +)
-            + CoverArt.itemsRemoved(info, level: level)
-    }
 }

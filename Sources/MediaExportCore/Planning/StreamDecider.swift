@@ -30,6 +30,7 @@ struct StreamDecider {
             return d.dropped("language \(s.language ?? "und") is not in --audio-language \((tracks.audioLanguages ?? []).joined(separator: ","))")
         }
         if s.kind == .subtitle && !tracks.keepSubtitles { return d.dropped("--subtitles drop") }
+        if let why = PrivateStream.of(s, level: preset.metadataLevel) { return d.dropped(why.description) }
         if mode.streamCopy { return streamCopy(s, d) }
         switch s.kind {
         case .video: return video(s, d)

@@ -37,6 +37,8 @@ package struct SourceInfo: Sendable, Equatable, Codable {
     package var durationsEstimated: Bool = false
     /// The container's tags (`creation_time`, `location`, Apple's keys …): what the output carries over.
     package var tags: [String: String] = [:]
+    /// The container's chapters, in its order (`Chapters.forOutput` places them on the output's timeline).
+    package var chapters: [SourceChapter] = []
 
     /// Creates a source description.
     package init(path: String, formatName: String = "", duration: Double? = nil, startTime: Double = 0, size: Int64 = 0,
@@ -79,6 +81,26 @@ package struct SourceInfo: Sendable, Equatable, Codable {
     package var firstVideo: SourceStream? {
         if let i = mainVideo, i >= 0, i < streams.count, streams[i].kind == .video, !streams[i].isAttachedPicture { return streams[i] }
         return streams.first { $0.kind == .video && !$0.isAttachedPicture }
+    }
+}
+
+/// A chapter as the source's container lists it.
+package struct SourceChapter: Sendable, Equatable, Codable {
+    /// Where the chapter starts, in seconds on the source's clock counted from its start (`SourceInfo.startTime` is 0
+    /// here, as for a time range).
+    package var start: Double
+    /// Where it ends, on the same clock.
+    package var end: Double
+    /// The chapter's tags as the container gives them (`title`, sometimes a language): copied as they are.
+    package var tags: [String: String]
+
+    /// The chapter's name, if it has one.
+    package var title: String? { tags["title"] }
+
+    /// Creates a chapter; `title` joins `tags`.
+    package init(start: Double, end: Double, title: String? = nil, tags: [String: String] = [:]) {
+        self.start = start; self.end = end; self.tags = tags
+        if let title { self.tags["title"] = title }
     }
 }
 
@@ -201,6 +223,11 @@ package struct SourceStream: Sendable, Equatable, Codable {
     package var timecode: String?
     /// A QuickTime timecode track (`tmcd`): a data stream holding the start timecode, planned apart (`TimecodePlan`).
     package var isTimecodeTrack: Bool = false
+    /// The container's four-character code for the stream (`gpmd`, `camm`, `tx3g` …), nil when it has none.
+    package var codecTag: String?
+    /// The text of a subtitle stream's first cues, as the probe read their packets (`PrivateStream`); nil: not read
+    /// (not a subtitle, or pictures), empty: no cue within the packets the probe reads.
+    package var textSample: String?
     /// The stream's tags as read (`language`, `handler_name`, a per-stream `location` …): what `MetadataLevel` filters.
     package var tags: [String: String] = [:]
     /// Cover art's picture read (`PictureMetadata.scan`): its format and the metadata a strip removes, or why it cannot

@@ -17,6 +17,8 @@ package struct OutputFacts: Sendable, Equatable {
     package var duration: Double?
     /// MP4/MOV timecode tracks (`tmcd`): not in `streams`, each gives the video that refers to it its `timecode`.
     package var timecodeTracks: Int = 0
+    /// Each chapter's tags as read back (its `title`; Matroska's chapter tags), in the file's order.
+    package var chapters: [[String: String]] = []
 
     /// Creates the facts.
     package init(formatName: String, streams: [Stream], tags: [String: String] = [:], faststart: Bool? = nil, size: Int64 = 0,

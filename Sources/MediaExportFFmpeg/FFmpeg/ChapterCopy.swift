@@ -3,8 +3,9 @@ import Foundation
 import MediaExportCore
 
 /// Chapters from the input's container to the output's, as fftools' `copy_chapters` moves them: read from the
-/// demuxer's `AVFormatContext`, placed on the output's timeline by `Chapters.forOutput` (pure), and given to the
-/// muxer's context before its header is written.
+/// demuxer's `AVFormatContext` by the probe (`SourceInfo.chapters`), placed on the output's timeline with the tags the
+/// metadata level keeps by the planner (`ExportPlan.chapters`), and given to the muxer's context before its header is
+/// written.
 enum ChapterCopy {
     /// The time base chapters are written in: milliseconds, the MP4/MOV chapter track's own (Matroska rescales).
     static let timeBase = AVRational(num: 1, den: 1000)
@@ -69,6 +70,6 @@ enum ChapterCopy {
 }
 
 extension Demuxer {
-    /// The input's chapters, in seconds counted from its start time (see `ChapterCopy.read`).
+    /// The input's chapters, in seconds counted from its start time (see `ChapterCopy.read`): the probe's `SourceInfo.chapters`.
     var chapters: [SourceChapter] { ChapterCopy.read(context) }
 }

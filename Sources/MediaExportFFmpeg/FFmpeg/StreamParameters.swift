@@ -6,12 +6,16 @@ import MediaExportCore
 func codecName(_ par: AVCodecParameters) -> String {
     if par.codec_id == AV_CODEC_ID_NONE {
         // No tag either (a Matroska attachment of an unknown mimetype): nothing to quote.
-        if par.codec_tag == 0 { return "unknown" }
-        var buf = [CChar](repeating: 0, count: Int(AV_FOURCC_MAX_STRING_SIZE))
-        av_fourcc_make_string(&buf, par.codec_tag)
-        return "unknown '\(FileName.decode(cString: buf))'"
+        return par.codec_tag == 0 ? "unknown" : "unknown '\(fourCC(par.codec_tag))'"
     }
     return String(cString: avcodec_get_name(par.codec_id))
+}
+
+/// A codec tag as its four characters (`gpmd`; a byte that is no printable character as `[N]`, as FFmpeg writes it).
+func fourCC(_ tag: UInt32) -> String {
+    var buf = [CChar](repeating: 0, count: Int(AV_FOURCC_MAX_STRING_SIZE))
+    av_fourcc_make_string(&buf, tag)
+    return FileName.decode(cString: buf)
 }
 
 /// The source stream's display matrix, if it has one.

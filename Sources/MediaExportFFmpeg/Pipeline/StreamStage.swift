@@ -127,11 +127,14 @@ func copyStreamInfo(from input: UnsafeMutablePointer<AVStream>, to output: Unsaf
     }
 }
 
-/// Leaves out the stream tags the metadata level drops (`MetadataPlan`; the container's are left out of the output's
-/// tags already), and gives the stream its source's `language` as the container stores it (`Container.language`:
-/// MOV knows French as `fra`, not `fre`; none for a language it cannot store), which is what the verifier expects.
-func setStreamTags(_ output: UnsafeMutablePointer<AVStream>, dropping keys: [String], language: String?, container: Container) {
+/// Leaves out the stream tags the metadata level drops and writes its `neutral` values (`MetadataPlan`; the
+/// container's are left out of the output's tags already), and gives the stream its source's `language` as the
+/// container stores it (`Container.language`: MOV knows French as `fra`, not `fre`; none for a language it cannot
+/// store), which is what the verifier expects.
+func setStreamTags(_ output: UnsafeMutablePointer<AVStream>, dropping keys: [String], neutral: [String: String], language: String?,
+                   container: Container) {
     for key in keys { av_dict_set(&output.pointee.metadata, key, nil, 0) }
+    for (key, value) in neutral.sorted(by: { $0.key < $1.key }) { av_dict_set(&output.pointee.metadata, key, value, 0) }
     if let language { av_dict_set(&output.pointee.metadata, "language", container.language(language), 0) }
 }
 

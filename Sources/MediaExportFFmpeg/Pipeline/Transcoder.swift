@@ -94,7 +94,7 @@ package final class Transcoder {
         }
         for stage in stages {
             let index = Int(stage.inputIndex)
-            setStreamTags(stage.outputStream, dropping: plan.metadata.streams[index] ?? [],
+            setStreamTags(stage.outputStream, dropping: plan.metadata.streams[index] ?? [], neutral: plan.metadata.neutral[index] ?? [:],
                           language: index < info.streams.count ? info.streams[index].language : nil, container: container)
         }
         // A track selection's first audio stream is the default one; the others are not (the source's may be gone).
@@ -133,8 +133,8 @@ package final class Transcoder {
         }
         if plan.copiesTimedStream { demuxer.generatesPresentationTimes() }
 
-        // The source's chapters, placed on the output's timeline (shifted, cut to the range, stretched by slow motion).
-        let chapters = Chapters.forOutput(demuxer.chapters, timeline: plan.timeline, sourceStartTime: demuxer.startTime)
+        // The plan's chapters: the source's on the output's timeline, with the tags the metadata level keeps.
+        let chapters = plan.chapters
         try muxer.setChapters(chapters)
         try muxer.writeHeader(metadata: tags, reservedIndex: target == nil ? nil : indexReservation(ordered, chapters: chapters))
         try demuxer.seek(toStartOf: plan, origin: timeline.origin, mainVideo: info.mainVideo,

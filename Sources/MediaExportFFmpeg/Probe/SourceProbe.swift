@@ -24,6 +24,35 @@ package final class ProbedSource {
             ColorProbe.addFirstFrameMetadata(to: &color, path: path, streamIndex: v)
             info.streams[v].color = color
         }
+        if info.streams.contains(where: { $0.kind == .subtitle }) { sampleSubtitleText() }
+    }
+
+    /// Cues read from each subtitle stream: the text `PrivateStream` looks for positions in.
+    static let sampledCues = 8
+    /// Packets read at most for them (the other streams' are skipped unread where the demuxer can).
+    static let sampledPackets = 1024
+
+    /// Reads the first cues of every subtitle stream (their packets' bytes as text: SubRip, ASS and WebVTT carry their
+    /// text as it is, `mov_text` behind a two-byte length) into `SourceStream.textSample`: a drone's telemetry track
+    /// says where it flew from its first cue. A read that fails leaves what it read.
+    private func sampleSubtitleText() {
+        guard let demuxer = try? takeDemuxer() else { return }
+        defer { unused = nil }
+        let subtitles = Set(info.streams.filter { $0.kind == .subtitle }.map(\.index))
+        for (i, stream) in demuxer.streams.enumerated() where !subtitles.contains(i) { stream.pointee.discard = AVDISCARD_ALL }
+        var text: [Int: [UInt8]] = [:], cues: [Int: Int] = [:]
+        let packet = Packet()
+        for _ in 0..<Self.sampledPackets {
+            guard subtitles.contains(where: { cues[$0, default: 0] < Self.sampledCues }),
+                  case .packet? = try? demuxer.read(into: packet) else { break }
+            let p = packet.pointer.pointee, i = Int(p.stream_index)
+            if subtitles.contains(i), cues[i, default: 0] < Self.sampledCues, let data = p.data, p.size > 0 {
+                cues[i, default: 0] += 1
+                text[i, default: []] += UnsafeBufferPointer(start: data, count: Int(min(p.size, 4096)))
+            }
+            packet.unref()
+        }
+        for i in subtitles { info.streams[i].textSample = String(decoding: text[i] ?? [], as: UTF8.self) }
     }
 
     /// Looks up the main video's keyframe at or before `cut` (seconds from the source's start) and records it in
@@ -87,6 +116,7 @@ enum SourceProbe {
         let tags = demuxer.metadata
         info.creationTime = tags["creation_time"] ?? tags["com.apple.quicktime.creationdate"]
         info.tags = tags
+        info.chapters = demuxer.chapters
         info.durationsEstimated = demuxer.durationsEstimated
         if info.declaresFrameCounts {
             declareFrameLengths(&info, demuxer.streams)
@@ -157,6 +187,7 @@ enum SourceProbe {
         s.picture = f.picture
         s.timecode = f.timecode
         s.isTimecodeTrack = f.isTimecodeTrack
+        s.codecTag = f.codecTag
         // A timecode track's own rate (timescale / frame duration) is the one its frame number counts at.
         if f.kind == .video || f.isTimecodeTrack { s.frameRate = f.frameRate }
         if f.kind == .video { s.baseFrameRate = f.baseFrameRate }

@@ -14,6 +14,8 @@ struct StreamFacts {
     var isChapterTrack: Bool { discarded && (kind == .data || kind == .subtitle) }
     /// A QuickTime timecode track: a data stream of sample entry `tmcd`.
     let isTimecodeTrack: Bool
+    /// The container's four-character code for the stream (`codec_tag`), nil when it has none.
+    let codecTag: String?
     /// The `language` tag, nil for none or `und`.
     var language: String? { tags["language"].flatMap { $0 == "und" ? nil : $0 } }
     /// The `timecode` tag, in any case.
@@ -51,6 +53,7 @@ struct StreamFacts {
         isAttachedPicture = (st.disposition & cff_disposition_attached_pic()) != 0
         discarded = st.discard == AVDISCARD_ALL
         isTimecodeTrack = par.codec_type == AVMEDIA_TYPE_DATA && par.codec_tag == cff_mktag(0x74, 0x6D, 0x63, 0x64)  // 'tmcd'
+        codecTag = par.codec_tag == 0 ? nil : fourCC(par.codec_tag)
         tags = Demuxer.dictionary(st.metadata)
         headerDuration = st.duration > 0 && st.duration != AVCode.noPTS ? Double(st.duration) * av_q2d(st.time_base) : nil
         frameCount = st.nb_frames > 0 ? Int(st.nb_frames) : nil

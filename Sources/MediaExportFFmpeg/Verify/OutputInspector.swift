@@ -59,6 +59,7 @@ package enum OutputInspector {
         var facts = OutputFacts(formatName: formatName, streams: streams, tags: demuxer.metadata,
                                 faststart: quickTime ? moovFirst(path) : nil, size: demuxer.fileSize, duration: demuxer.duration)
         if quickTime { leaveOutMuxerTracks(&facts, read) }
+        facts.chapters = (0..<Int(ctx.pointee.nb_chapters)).compactMap { ctx.pointee.chapters[$0].map { Demuxer.dictionary($0.pointee.metadata) } }
         return facts
     }
 
