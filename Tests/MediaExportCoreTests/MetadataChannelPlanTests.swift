@@ -104,6 +104,7 @@ import Testing
     @Test func aMatroskaCoverIsRenamedAtNone() throws {
         var cover = SourceStream.cover(1)
         cover.tags = ["filename": "Jane_Doe_passport.jpg", "mimetype": "image/jpeg", "title": "Jane"]
+        cover.picture = .readable(.jpeg, removes: [])  // a picture the strip reads (else `none` drops the cover)
         let source = SourceInfo.make([.aac(0), cover])
         let bare = try ExportPlanner.plan(source: source, preset: Self.preset(.bare, "m4a"), route: .remux, container: .mkv, edits: nil, range: nil)
         #expect(bare.metadata.neutral == [1: ["filename": "cover.jpg"]] && bare.metadata.streams[1] == ["filename", "title"])
