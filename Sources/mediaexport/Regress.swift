@@ -96,15 +96,28 @@ struct Regress: ToolCommand {
         }
         let (cases, measured) = try makeRunner().run(baseline: base)
         let unchecked = RegressRunner.unchecked(base, cases)
+        let context = RegressContext(tool: "mediaexport \(MediaExportVersion.string)", baseline: baseline, libav: measured.ffmpeg,
+                                     environment: measured.environment ?? RegressEnvironment(),
+                                     commandLine: ["mediaexport"] + CommandLine.arguments.dropFirst().map(Self.quoted))
         if let junit {
-            let xml = RegressRunner.junit(cases, notChecked: unchecked, subset: subset || updateBaseline)
+            let xml = RegressJUnit.render(cases, notChecked: unchecked, subset: subset || updateBaseline, context: context)
             do { try xml.write(toFile: junit, atomically: true, encoding: .utf8) } catch {
                 throw ExportError.outputUnwritable(path: junit, reason: error.localizedDescription)
             }
         }
-        if let html { try RegressHTML.write(cases: cases, baseline: base, to: html) }
+        if let html {
+            let page = RegressHTML.Page(cases: cases, baseline: base, notChecked: unchecked, context: context, date: Date())
+            try RegressHTML.write(page, to: html)
+        }
         if updateBaseline { return try update(base, measured, cases: cases) }
         try report(cases, unchecked: unchecked)
+    }
+
+    /// An argument as a shell reads it back: as it is when it holds only safe characters, else in single quotes.
+    static func quoted(_ argument: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%")
+        guard argument.isEmpty || !argument.allSatisfy(safe.contains) else { return argument }
+        return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// The runner for these options: sample keys relative to the baseline file's folder.
@@ -135,8 +148,8 @@ struct Regress: ToolCommand {
         let changes = RegressRunner.changes(from: base, to: merged)
         try merged.save(baseline)
         if json {
-            let failed = cases.filter { $0.status == .error }.count
-            printLine(JSONLine.shown("regressFinished", RegressSummary(cases: cases.count, failed: failed, notChecked: [],
+            let failed = cases.filter { $0.status == .error }
+            printLine(JSONLine.shown("regressFinished", RegressSummary(exitCode: 0, cases: cases, failed: failed, notChecked: [],
                                                                                     subset: subset, baselineUpdated: changes)))
         } else {
             printLine(TerminalText.lines(changes.isEmpty ? ["baseline \(baseline): unchanged"] : ["baseline \(baseline) updated:"] + changes.map { "  " + $0 }))
@@ -147,9 +160,10 @@ struct Regress: ToolCommand {
     /// not checked.
     private func report(_ cases: [RegressCase], unchecked: [String]) throws {
         let failed = cases.filter { $0.status != .pass }
+        let fails = !failed.isEmpty || (!unchecked.isEmpty && !subset)
         if json {
-            printLine(JSONLine.shown("regressFinished", RegressSummary(cases: cases.count, failed: failed.count,
-                                                                                    notChecked: unchecked, subset: subset)))
+            printLine(JSONLine.shown("regressFinished", RegressSummary(exitCode: fails ? ExitStatus.regression : 0, cases: cases,
+                                                                                    failed: failed, notChecked: unchecked, subset: subset)))
         } else {
             printLine(RegressTable.render(cases))
             if !unchecked.isEmpty && subset { printError("note: not checked (--subset): " + unchecked.joined(separator: ", ")) }
@@ -157,17 +171,37 @@ struct Regress: ToolCommand {
             if let estimates = RegressRunner.estimateSummary(cases) { printHuman(estimates) }
             printLine("\(cases.count - failed.count) passed, \(failed.count) failed" + (unchecked.isEmpty ? "" : ", \(unchecked.count) not checked"))
         }
-        if !failed.isEmpty || (!unchecked.isEmpty && !subset) { throw ExitCode(ExitStatus.regression) }
+        if fails { throw ExitCode(ExitStatus.regression) }
     }
 }
 
 /// The final record of `regress --json`.
 struct RegressSummary: Encodable {
+    /// The process's exit code: 0, or 4 (a case did not pass, or an entry was not checked without `--subset`).
+    var exitCode: Int32
     var cases: Int
+    var passed: Int
     var failed: Int
     /// The baseline's entries the run did not check (a failure unless `subset`).
     var notChecked: [String]
     var subset: Bool
+    /// Each case that did not pass, its first cause first.
+    var failures: [Failure]
     /// With `--update-baseline`: what changed in the baseline (empty: nothing).
-    var baselineUpdated: [String]? = nil
+    var baselineUpdated: [String]?
+
+    /// A case that did not pass: its key and status, the line the table shows, the cause and the first difference.
+    struct Failure: Encodable {
+        var key: String
+        var status: RegressCase.Status
+        var headline: String
+        var cause: RegressCause?
+        var difference: Difference?
+    }
+
+    init(exitCode: Int32, cases: [RegressCase], failed: [RegressCase], notChecked: [String], subset: Bool, baselineUpdated: [String]? = nil) {
+        self.exitCode = exitCode; self.cases = cases.count; passed = cases.count - failed.count; self.failed = failed.count
+        self.notChecked = notChecked; self.subset = subset; self.baselineUpdated = baselineUpdated
+        failures = failed.map { Failure(key: $0.key, status: $0.status, headline: $0.headline, cause: $0.cause, difference: $0.differences.first) }
+    }
 }

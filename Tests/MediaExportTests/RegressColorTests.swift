@@ -34,7 +34,7 @@ import Testing
         var hdr = Self.sdr
         hdr.transfer = "smpte2084"
         let differences = BaselineComparison.differences(Self.measurement(color: hdr), Self.measurement(color: Self.sdr), .defaults)
-        #expect(differences == [Difference(property: "color.transfer", baseline: "bt709", actual: "smpte2084")])
+        #expect(differences == [Difference(property: "color.transfer", expected: .string("bt709"), measured: .string("smpte2084"))])
         // Each colour field is compared, the HDR kind first (the headline when PQ became SDR).
         var pq = Color(VideoColor(primaries: "bt2020", transfer: "smpte2084", matrix: "bt2020nc", range: "tv", bitDepth: 10,
                                   fieldOrder: .progressive, contentLight: ContentLightLevel(maxCLL: 1000, maxFALL: 400)))
@@ -43,10 +43,10 @@ import Testing
         #expect(lost.first?.description == "color.hdr: baseline pq, actual sdr")
         pq.fieldOrder = "tt"
         let woven = BaselineComparison.differences(Self.measurement(color: Self.sdr), Self.measurement(color: pq), .defaults)
-        #expect(woven.contains(Difference(property: "color.fieldOrder", baseline: "tt", actual: "progressive")))
+        #expect(woven.contains(Difference(property: "color.fieldOrder", expected: .string("tt"), measured: .string("progressive"))))
         // An output that lost its video is "none" for each recorded field.
         let gone = BaselineComparison.differences(Self.measurement(color: nil), Self.measurement(color: Self.sdr), .defaults)
-        #expect(gone.first == Difference(property: "color.hdr", baseline: "sdr", actual: "none"))
+        #expect(gone.first == Difference(property: "color.hdr", expected: .string("sdr"), measured: .null))
     }
 
     @Test("a baseline without the colour, or without one of its fields, is not failed on it")

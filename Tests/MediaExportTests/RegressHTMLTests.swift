@@ -23,11 +23,16 @@ import Testing
         let name = "<script>alert(\"x\")</script> & 'q'.mov"
         let frames = (0..<5).map { QualityDetail.Frame(time: Double($0) * 0.04, psnr: 40 - Double($0 % 3), ssim: 0.97 - Double($0 % 3) / 100) }
         let quality = QualityDetail(frames: frames, worstIndex: 2, worstSourceTime: 0.08, outputPNG: tinyPNG, sourcePNG: tinyPNG)
-        let fail = RegressCase(key: "\(name)|low", sample: name, preset: "low", status: .fail,
-                               differences: [Difference(property: "psnr", baseline: "99.000 dB", actual: "39.200 dB (may drop 0.50 dB)")],
+        var fail = RegressCase(key: "\(name)|low", sample: name, preset: "low", status: .fail,
+                               differences: [Difference(property: "psnr", expected: .number(99), measured: .number(39.2), unit: .decibels,
+                                                        tolerance: 0.5, toleranceSide: .below)],
                                measurement: measurement(psnr: 39.2), message: nil, seconds: 1.25, quality: quality)
+        fail.cause = RegressCause(kind: .presetChanged, detail: "video.crf 28 → 36")
+        var measured = measurement(psnr: 41)
+        measured.estimatedBytes = 900
+        measured.estimateError = 900.0 / 1000 - 1
         let pass = RegressCase(key: "b.mov|low", sample: "b.mov", preset: "low", status: .pass, differences: [],
-                               measurement: measurement(psnr: 41), message: nil, seconds: 0.5)
+                               measurement: measured, message: nil, seconds: 0.5)
         let missing = RegressCase(key: "c.mov|low", sample: "c.mov", preset: "low", status: .missing, differences: [],
                                   measurement: measurement(psnr: 41), message: "not in the baseline", seconds: 0.5)
         let error = RegressCase(key: "d.mov|low", sample: "d.mov", preset: "low", status: .error, differences: [],
@@ -35,13 +40,23 @@ import Testing
         var baseline = Baseline(ffmpeg: ["libavcodec 59"])
         baseline.entries["\(name)|low"] = Baseline.Entry(measurement: measurement(psnr: 99))
         baseline.entries["b.mov|low"] = Baseline.Entry(measurement: measurement(psnr: 41.1))
-        return ([fail, pass, missing, error], baseline)
+        return ([pass, fail, missing, error], baseline)
+    }
+
+    static let context = RegressContext(tool: "mediaexport 0.1.0", baseline: "regress.json", libav: ["libavcodec 59.37.100"],
+                                        environment: RegressEnvironment(ffmpeg: "5.1.9", libraries: ["libx264.so.164"], cpu: ["sse2", "avx2"],
+                                                                        cores: 2, deterministic: true),
+                                        commandLine: ["mediaexport", "regress", "samples/", "--preset", "low"])
+
+    /// The page of `cases` on 28 November 2026 at noon (UTC).
+    static func page(_ cases: [RegressCase], _ baseline: Baseline, date: Date = Date(timeIntervalSince1970: 1_795_867_200)) -> RegressHTML.Page {
+        RegressHTML.Page(cases: cases, baseline: baseline, notChecked: ["e.mov|low"], context: context, date: date)
     }
 
     @Test("the page escapes names, counts the cases, plots the series, and refers to nothing outside itself")
     func renderIsSelfContainedAndEscaped() throws {
         let (cases, baseline) = Self.cases()
-        let html = RegressHTML.render(cases: cases, baseline: baseline)
+        let html = RegressHTML.render(Self.page(cases, baseline))
         #expect(!html.contains("<script"), "a sample name is text, never markup")
         #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;.mov"))
         #expect(html.contains("decode failed: &lt;bad&gt; data"))
@@ -51,23 +66,42 @@ import Testing
         #expect(polylines.count == 2)
         #expect(polylines.allSatisfy { $0.prefix { $0 != "\"" }.split(separator: " ").count == 5 }, "one point per frame")
         #expect(html.components(separatedBy: "src=\"data:image/png;base64,\(Self.tinyPNG.base64EncodedString())\"").count - 1 == 2)
-        #expect(html.contains("<tr class=\"beyond\"><th>psnr</th><td>99</td><td>39.2</td></tr>"), "the failing property is marked")
+        #expect(html.contains("<tr class=\"beyond\"><th>psnr</th><td>99.00 dB</td><td>39.20 dB</td></tr>"), "the failing property is marked")
         #expect(html.contains("<tr><th>color.transfer</th><td>bt709</td><td>bt709</td></tr>"), "nested fields are flattened")
-        #expect(html.contains("<tr class=\"within\"><th>psnr</th><td>41.1</td><td>41</td></tr>"), "a change within tolerance is shown")
+        #expect(html.contains("<tr class=\"within\"><th>psnr</th><td>41.10 dB</td><td>41.00 dB</td></tr>"), "a change within tolerance is shown")
+        #expect(html.contains("<tr><th>duration</th><td>0.200 s</td><td>0.200 s</td></tr>") && html.contains("<td>1000 bytes</td>"),
+                "seconds to the millisecond, bytes whole")
+        #expect(html.contains("<tr class=\"info\"><th>estimatedBytes</th><td>—</td><td>900 bytes</td></tr>")
+                && html.contains("<tr class=\"info\"><th>estimateError</th><td>—</td><td>-10.0 %</td></tr>"), "never compared: not highlighted")
+        // The cause first: in the index of failures and at the head of the failing case.
+        let headline = "preset changed (video.crf 28 → 36); psnr: baseline 99.00 dB, actual 39.20 dB (may drop 0.50 dB)"
+        #expect(html.contains("<td class=\"cause\"><a href=\"#case-2\">\(headline)</a></td>"))
+        #expect(html.contains("</h3>\n<p class=\"headline\">\(headline)</p>"))
+        // Failures first, passes collapsed; the environment, baseline, command line and date at the top.
+        let failing = try #require(html.range(of: "<section id=\"case-2\"")), passing = try #require(html.range(of: "<details id=\"case-1\" class=\"case pass\">"))
+        #expect(failing.lowerBound < passing.lowerBound)
+        #expect(html.components(separatedBy: "<section ").count - 1 == 3, "the failure, the missing and the error case in full")
+        for fact in ["<th>date</th><td>2026-11-28T12:00:00Z</td>", "<th>command</th><td>mediaexport regress samples/ --preset low</td>",
+                     "<th>baseline</th><td>regress.json</td>", "<th>ffmpeg</th><td>5.1.9</td>", "<th>deterministic</th><td>true</td>"] {
+            #expect(html.contains(fact), "\(fact)")
+        }
+        #expect(html.contains("1 not checked") && html.contains("<li>e.mov|low</li>"))
         for external in ["http://", "https://", "src=\"/", "href=\"/", "url(", "<link", "@import", "=\"//"] {
             #expect(!html.contains(external), "\(external)")
         }
         let sources = html.components(separatedBy: "src=\"").dropFirst()
         #expect(sources.allSatisfy { $0.hasPrefix("data:image/png;base64,") })
         let links = html.components(separatedBy: "href=\"").dropFirst()
-        #expect(links.count == 4 && links.allSatisfy { $0.hasPrefix("#case-") })
-        // Deterministic: the same cases give the same page.
-        #expect(RegressHTML.render(cases: cases, baseline: baseline) == html)
+        #expect(links.count == 3 && links.allSatisfy { $0.hasPrefix("#case-") }, "one per case that did not pass")
+        // Only the date differs between two pages of the same cases.
+        #expect(RegressHTML.render(Self.page(cases, baseline)) == html)
+        let later = RegressHTML.render(Self.page(cases, baseline, date: Date(timeIntervalSince1970: 1_795_870_800)))
+        #expect(later.replacingOccurrences(of: "2026-11-28T13:00:00Z", with: "2026-11-28T12:00:00Z") == html)
     }
 
     @Test("a case's JSON record keeps the per-frame scores and leaves the pictures out")
     func jsonLeavesThePicturesOut() throws {
-        let failing = Self.cases().cases[0]
+        let failing = Self.cases().cases[1]
         let json = String(decoding: try JSONEncoder().encode(failing), as: UTF8.self)
         #expect(json.contains("\"worstIndex\":2") && json.contains("\"frames\""))
         #expect(!json.contains("PNG") && !json.contains(Self.tinyPNG.base64EncodedString()))
@@ -102,7 +136,7 @@ import Testing
         #expect(TestSupport.contents(dir) == ["baseline.json", "landscape.mov", "r.html"], "written atomically: no temporary file left")
         let html = try String(contentsOfFile: page, encoding: .utf8)
         #expect(html.contains("0 passed, 1 failed") && html.contains("<span class=\"badge fail\">FAIL</span>"))
-        #expect(html.contains("<tr class=\"beyond\"><th>psnr</th><td>99</td>"))
+        #expect(html.contains("<tr class=\"beyond\"><th>psnr</th><td>99.00 dB</td>"))
         #expect(html.components(separatedBy: "<svg").count - 1 == 2)
         let pictures = html.components(separatedBy: "data:image/png;base64,").dropFirst().map { String($0.prefix { $0 != "\"" }) }
         #expect(pictures.count == 2)
@@ -159,31 +193,49 @@ import Testing
         #expect(differing > 60_000 && shades.count > 32, "the pictures: \(differing) pixels, \(shades.count) shades")
     }
 
-    /// `page` as headless Chromium shows it in a 1200×1600 window, as RGB bytes.
-    static func screenshot(_ page: String, in dir: URL) throws -> [UInt8] {
+    /// `page` as headless Chromium shows it in a window of `width`×`height`, as RGB bytes.
+    static func screenshot(_ page: String, in dir: URL, width: Int = 1200, height: Int = 1600) throws -> [UInt8] {
         let shot = dir.appendingPathComponent("shot.png").path, raw = dir.appendingPathComponent("shot.rgb").path
         try? FileManager.default.removeItem(atPath: shot)
+        try? FileManager.default.removeItem(atPath: raw)
+        try chromium(["--window-size=\(width),\(height)", "--screenshot=\(shot)", URL(fileURLWithPath: page).absoluteString], in: dir, makes: shot)
+        let png = try #require(FileManager.default.contents(atPath: shot), "chromium made no screenshot in three tries of 90 s")
+        let size = try #require(pngSize(png))
+        #expect(size.width == width && size.height == height)
+        try TestSupport.ffmpeg(["-i", shot, "-f", "rawvideo", "-pix_fmt", "rgb24", raw])
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+    }
+
+    /// The DOM of `page` after its scripts ran in a window of `width`×`height`, as headless Chromium serializes it.
+    static func dom(_ page: String, in dir: URL, width: Int, height: Int) throws -> String {
+        let out = dir.appendingPathComponent("dom.html").path
+        try? FileManager.default.removeItem(atPath: out)
+        try chromium(["--window-size=\(width),\(height)", "--dump-dom", URL(fileURLWithPath: page).absoluteString], in: dir, makes: out, stdout: out)
+        return try String(contentsOfFile: out, encoding: .utf8)
+    }
+
+    /// Runs headless Chromium with `arguments` until it made the file `makes` (at most three tries).
+    static func chromium(_ arguments: [String], in dir: URL, makes file: String, stdout: String? = nil) throws {
         // Headless Chromium once hung at start here: run as root, its zygote processes took real-time priority
         // (SCHED_FIFO 99) and spun, starving the machine, while the test waited on their pipes. So: no right to real-time
         // priority (`setpriv` drops CAP_SYS_NICE), no zygote (`--no-zygote`, with `--no-sandbox`), each try bounded,
-        // nothing read from a pipe a hung helper could hold open, and a try that made no screenshot made again.
-        for attempt in 1...3 where !FileManager.default.fileExists(atPath: shot) {
+        // nothing read from a pipe a hung helper could hold open, and a try that made no file made again.
+        for attempt in 1...3 where (try? Data(contentsOf: URL(fileURLWithPath: file)))?.isEmpty ?? true {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
             process.arguments = ["-s", "KILL", "90", "/usr/bin/setpriv", "--bounding-set=-sys_nice", chromium!, "--headless=new", "--no-sandbox", "--no-zygote", "--disable-gpu",
-                                 "--hide-scrollbars", "--user-data-dir=\(dir.appendingPathComponent("profile-\(attempt)").path)",
-                                 "--window-size=1200,1600", "--screenshot=\(shot)", URL(fileURLWithPath: page).absoluteString]
+                                 "--hide-scrollbars", "--user-data-dir=\(dir.appendingPathComponent("profile-\(attempt)").path)"] + arguments
             process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
+            if let stdout {
+                _ = FileManager.default.createFile(atPath: stdout, contents: nil)
+                process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdout))
+            } else {
+                process.standardOutput = FileHandle.nullDevice
+            }
             process.standardError = FileHandle.nullDevice
             try process.run()
             process.waitUntilExit()
         }
-        let png = try #require(FileManager.default.contents(atPath: shot), "chromium made no screenshot in three tries of 90 s")
-        let size = try #require(pngSize(png))
-        #expect(size.width == 1200 && size.height == 1600)
-        try TestSupport.ffmpeg(["-i", shot, "-f", "rawvideo", "-pix_fmt", "rgb24", raw])
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
     }
 
     /// Width and height from a PNG's IHDR.

@@ -60,8 +60,9 @@ import Testing
         #expect(part.status == ExitStatus.regression)
         #expect(part.stdout.contains("not checked: samples/portrait-rotated.mov|low"), "\(part.stdout)")
         let xml = try String(contentsOf: junit, encoding: .utf8)
-        #expect(xml.contains(#"<testcase classname="samples/portrait-rotated.mov" name="low" time="0.000">"#)
-                && xml.contains(#"<failure message="not checked by this run"/>"#) && xml.contains(#"tests="2" failures="1""#), "\(xml)")
+        #expect(xml.contains(#"<testcase classname="regress.low" name="samples/portrait-rotated.mov" time="0.000">"#)
+                && xml.contains(#"<skipped message="not checked by this run: the baseline holds it (exit 4 without --subset)"/>"#)
+                && xml.contains(#"tests="2" failures="0" errors="0" skipped="1""#), "\(xml)")
         let subset = try Self.regress(dir, [files[0]], ["--subset"])
         #expect(subset.status == 0, "\(subset.stdout)\(subset.stderr)")
         #expect(subset.stderr.contains("note: not checked (--subset): samples/portrait-rotated.mov|low"), "\(subset.stderr)")
@@ -98,6 +99,56 @@ import Testing
         #expect(line.contains("width: baseline 320, actual 160"), "the first difference still follows: \(line)")
     }
 
+    @Test("a sample swapped for another within tolerance fails as 'sample changed' unless its entry follows its sample; the JUnit of 1 failure, 1 pass and 1 entry not checked parses")
+    func aSwappedSampleFailsAndJUnitReadsAsCI() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let files = try Self.samples(in: dir)
+        let third = dir.appendingPathComponent("samples/third.mov").path
+        try FileManager.default.copyItem(atPath: files[0], toPath: third)
+        #expect(try Self.regress(dir, files + [third], ["--update-baseline"]).status == 0)
+        // The same movie with an empty `free` atom after it: other bytes, the same export.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: files[0]))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0, 0, 0, 8]) + Data("free".utf8))
+        try handle.close()
+        let junit = dir.appendingPathComponent("junit.xml").path, kept = dir.appendingPathComponent("kept").path
+        let r = try Self.regress(dir, files, ["--junit", junit, "--keep-failed", kept, "--json"])
+        #expect(r.status == ExitStatus.regression)
+        let cases = try Self.cases(r)
+        let swapped = try #require(cases.first { $0.sample == "samples/landscape.mov" })
+        #expect(swapped.status == .fail && swapped.differences.isEmpty && swapped.cause?.kind == .sampleChanged, "\(swapped)")
+        #expect(swapped.headline.hasPrefix("sample changed (SHA-256 "))
+        #expect(cases.first { $0.sample == "samples/portrait-rotated.mov" }?.status == .pass)
+        let script = """
+        import sys, xml.dom.minidom
+        d = xml.dom.minidom.parse(sys.argv[1])
+        print(len(d.getElementsByTagName('properties')), len(d.getElementsByTagName('property')))
+        for f in d.getElementsByTagName('failure'): print('failure', f.getAttribute('type'), f.getAttribute('message')[:15])
+        for c in d.getElementsByTagName('testcase'): print('case', c.getAttribute('classname'), c.getAttribute('name'))
+        for k in d.getElementsByTagName('skipped'): print('skipped', k.getAttribute('message')[:11])
+        for o in d.getElementsByTagName('system-out'): print('out', o.firstChild.data[:13])
+        """
+        let parsed = try TestSupport.run("/usr/bin/python3", ["-c", script, junit])
+        #expect(parsed.status == 0, "\(parsed.stderr)")
+        let lines = parsed.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "1 9", "one <properties> of the environment, the baseline and the command line: \(lines)")
+        #expect(lines.contains("failure sampleChanged sample changed ") && lines.contains("skipped not checked") && lines.contains("out [[ATTACHMENT|"), "\(lines)")
+        let classnames = lines.filter { $0.hasPrefix("case ") }.map { $0.split(separator: " ")[1] }
+        #expect(classnames == ["regress.low", "regress.low", "regress.low"], "\(lines)")
+        #expect(!classnames.contains { ["mov", "mp4", "MOV"].contains(String($0.split(separator: ".").last ?? "")) })
+
+        // An entry marked to follow its sample judges the new sample by its measurement alone.
+        let url = dir.appendingPathComponent("baseline.json")
+        var baseline = try Baseline.load(url.path)
+        baseline.entries["samples/landscape.mov|low"]?.followsSample = true
+        try baseline.save(url.path)
+        let follows = try Self.regress(dir, files, ["--subset"])
+        #expect(follows.status == 0, "\(follows.stdout)\(follows.stderr)")
+        #expect(try Self.regress(dir, files + [third], ["--update-baseline"]).status == 0)
+        #expect(try Baseline.load(url.path).entries["samples/landscape.mov|low"]?.followsSample == true, "the mark survives an update")
+    }
+
     @Test("a preset file reusing a built-in's name with other settings fails as 'preset changed', quality named before size; --keep-failed keeps the output, never over a file")
     func aChangedPresetIsNamedAndItsOutputKept() throws {
         let dir = TestSupport.tempDir()
@@ -106,8 +157,10 @@ import Testing
         #expect(try Self.regress(dir, [sample], ["--update-baseline"]).status == 0)
         var low = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: TestSupport.repoRoot.path + "/Presets/low.json"))) as! [String: Any]
         var video = low["video"] as! [String: Any]
-        video["crf"] = 40
+        video["crf"] = 36
         low["video"] = video
+        low["summary"] = "H.264, CRF 36"
+        low["aliases"] = ["Smaller"]
         let presetFile = dir.appendingPathComponent("low.json").path
         try JSONSerialization.data(withJSONObject: low).write(to: URL(fileURLWithPath: presetFile))
         let kept = dir.appendingPathComponent("kept")
@@ -115,10 +168,13 @@ import Testing
         let theirs = kept.appendingPathComponent("samples_landscape.mov_low.mp4")
         try Data("not ours".utf8).write(to: theirs)
 
-        let r = try Self.regress(dir, [sample], preset: presetFile, ["--keep-failed", kept.path, "--json"])
+        let junit = dir.appendingPathComponent("junit.xml").path, html = dir.appendingPathComponent("report.html").path
+        let r = try Self.regress(dir, [sample], preset: presetFile, ["--keep-failed", kept.path, "--json", "--junit", junit, "--html", html])
         #expect(r.status == ExitStatus.regression)
         let c = try #require(try Self.cases(r).first)
-        #expect(c.status == .fail && c.cause == RegressCause(kind: .presetChanged, detail: "video.crf 28 → 40"))
+        let first = "preset changed (video.crf 28 → 36"
+        #expect(c.status == .fail && c.cause == RegressCause(kind: .presetChanged, detail: "video.crf 28 → 36, aliases [AVAssetExportPresetLowQuality] → [Smaller], "
+                                                                + "summary H.264 within 640x360, x264 veryfast CRF 28, AAC 64 kb/s → H.264, CRF 36"), "\(String(describing: c.cause))")
         let properties = c.differences.map(\.property)
         #expect(properties.first == "psnr" && properties.contains("size"), "\(properties)")
         #expect(properties.firstIndex(of: "size")! > properties.firstIndex(of: "psnr")!)
@@ -127,8 +183,23 @@ import Testing
         #expect(output == kept.appendingPathComponent("samples_landscape.mov_low-2.mp4").path)
         let measured = try Measurer.measure(output: output, source: sample, route: "transcode")
         #expect(measured.codecs.first == "h264" && measured.size == c.measurement?.size)
+        // The cause first everywhere: the JUnit message (its type the cause's kind, the kept output attached), the
+        // HTML's failing case, the final JSON record and the table.
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("<failure type=\"presetChanged\" message=\"\(first)") && xml.contains("<system-out>[[ATTACHMENT|\(output)]]</system-out>"), "\(xml)")
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        let headline = try #require(page.components(separatedBy: "<p class=\"headline\">").dropFirst().first)
+        #expect(headline.hasPrefix(first), "\(headline.prefix(200))")
+        let finished = try JSONLine(line: String(try #require(r.stdout.split(separator: "\n").last)))
+        #expect(finished.kind == "regressFinished")
+        guard case .object(let summary) = finished.payload, case .array(let failures) = summary["failures"],
+              case .object(let failure) = failures.first, case .string(let line) = failure["headline"] else { Issue.record("\(finished)"); return }
+        #expect(summary["exitCode"] == .number(4) && summary["passed"] == .number(0) && summary["failed"] == .number(1))
+        #expect(line.hasPrefix(first), "\(line)")
         let table = try Self.regress(dir, [sample], preset: presetFile)
-        #expect(table.stdout.contains("preset changed (video.crf 28 → 40); psnr: baseline"), "\(table.stdout)")
+        let row = try #require(table.stdout.split(separator: "\n").first { $0.hasPrefix("samples/landscape.mov") })
+        #expect(row.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).joined(separator: " ").hasPrefix(first), "\(row)")
+        #expect(row.contains("); psnr: baseline"), "\(row)")
     }
 
     @Test("--deterministic records every output's SHA-256 and compares it; the environment says so")

@@ -44,6 +44,53 @@ public struct PresetRecord: Sendable, Equatable {
         encoder.outputFormatting = [.sortedKeys]
         settings = try JSONDecoder().decode(JSONValue.self, from: encoder.encode(preset))
     }
+
+    /// The settings that differ (`video.crf 28 → 36`): those that change the output first (codecs and container,
+    /// rate control, size and frame rate, the encoder's speed preset), then the rest by path, and the names that
+    /// change nothing (`name`, `aliases`, `summary`) last.
+    public static func changes(from old: JSONValue, to new: JSONValue) -> [String] {
+        func rank(_ path: String) -> Int {
+            outputFirst.firstIndex(of: path) ?? (naming.contains(path) ? outputFirst.count + 1 : outputFirst.count)
+        }
+        return JSONValue.changedLeaves(from: old, to: new).enumerated()
+            .sorted { (rank($0.element.path), $0.offset) < (rank($1.element.path), $1.offset) }
+            .map { "\($0.element.path) \($0.element.old ?? "none") → \($0.element.new ?? "none")" }
+    }
+
+    /// Settings by how directly they change the output, most first.
+    static let outputFirst = ["passthrough", "defaultExtension", "video.codec", "audio.codec", "video.crf", "video.bitrate",
+                              "video.maxBitrate", "video.bufferSize", "video.twoPass", "audio.bitrate", "video.maxSize",
+                              "video.maxFrameRate", "video.pixelFormat", "audio.sampleRate", "audio.channels", "video.encoderPreset"]
+    /// Settings that name or describe a preset and change no output.
+    static let naming: Set<String> = ["name", "aliases", "summary"]
+}
+
+/// What a run's reports say about where it ran: the tool, the baseline, the environment and the command line.
+public struct RegressContext: Sendable, Equatable {
+    /// The tool and its version (`mediaexport 0.1.0`).
+    public var tool: String
+    /// The baseline file as given.
+    public var baseline: String
+    /// The FFmpeg libraries (libav*) of this run.
+    public var libav: [String]
+    /// The rest of this run's environment.
+    public var environment: RegressEnvironment
+    /// The command line, its arguments as given.
+    public var commandLine: [String]
+
+    /// Creates a context.
+    public init(tool: String, baseline: String, libav: [String], environment: RegressEnvironment, commandLine: [String]) {
+        self.tool = tool; self.baseline = baseline; self.libav = libav; self.environment = environment; self.commandLine = commandLine
+    }
+
+    /// Name and value of each fact, in order (JUnit's `<properties>`, the HTML page's header).
+    public var properties: [(name: String, value: String)] {
+        let e = environment
+        return [("tool", tool), ("baseline", baseline), ("ffmpeg", e.ffmpeg ?? "not recorded"),
+                ("ffmpeg.libraries", libav.joined(separator: ", ")), ("libraries", (e.libraries ?? []).joined(separator: ", ")),
+                ("cpu", (e.cpu ?? []).joined(separator: " ")), ("cores", e.cores.map(String.init) ?? "not recorded"),
+                ("deterministic", e.deterministic.map { "\($0)" } ?? "not recorded")]
+    }
 }
 
 /// Why a failing case's output may have moved, named before the properties that did.
@@ -107,7 +154,7 @@ struct CauseFinder {
             return RegressCause(kind: .sampleChanged, detail: "SHA-256 \(old.prefix(12))… → \(new.prefix(12))…")
         }
         if let old = entry.presetSHA256, old != preset.sha256 {
-            let changes = entry.presetSettings.map { JSONValue.changes(from: $0, to: preset.settings) } ?? []
+            let changes = entry.presetSettings.map { PresetRecord.changes(from: $0, to: preset.settings) } ?? []
             return RegressCause(kind: .presetChanged, detail: changes.isEmpty ? nil : changes.joined(separator: ", "))
         }
         return libraries ?? cpu

@@ -27,10 +27,13 @@ public struct RegressCase: Codable, Sendable, Equatable {
     public var cause: RegressCause? = nil
     /// Where `--keep-failed` kept this failing case's output.
     public var keptOutput: String? = nil
+    /// For a stream copy whose packet checksums differ from the baseline's: per output stream, how many of its
+    /// packets differ from the source's and from when.
+    public var packets: [PacketStreamSummary]? = nil
 
     /// One line on why the case did not pass: its cause, then its first difference (or its message).
     public var headline: String {
-        let detail = status == .fail ? differences.first?.description : message
+        let detail = status == .fail ? differences.first?.description ?? message : message
         return [cause?.description, detail].compactMap { $0 }.joined(separator: "; ")
     }
     /// Per-frame PSNR/SSIM and the worst frame's pictures, for a transcoded video when the runner `collectFrames`
@@ -118,6 +121,9 @@ public final class RegressRunner {
                 let folder = sandbox.appendingPathComponent("\(n)-\(p)")
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 var (c, entry) = runCase(asset, preset, records[p], sampleSHA256: sampleSHA256, in: folder.path, baseline: baseline)
+                if c.status == .pass, let old = baseline.entries[c.key], Self.sampleMoved(old, sampleSHA256) {
+                    c.status = .fail
+                }
                 if c.status == .fail || c.status == .error {
                     if let old = baseline.entries[c.key] { c.cause = finder.cause(entry: old, sampleSHA256: sampleSHA256, preset: records[p]) }
                     if let keepFailed, let output = Self.output(in: folder.path) { c.keptOutput = try Self.keep(output, key: c.key, in: keepFailed) }
@@ -140,13 +146,17 @@ public final class RegressRunner {
         var c = RegressCase(key: key, sample: asset.key, preset: preset.name, status: .error, differences: [], measurement: nil,
                             message: nil, seconds: 0)
         var entry = Baseline.Entry(tolerances: old?.tolerances, sampleSHA256: sampleSHA256, preset: record)
+        entry.followsSample = old?.followsSample
         do {
             let output = PathName.join(folder, "output.\(preset.defaultExtension)")
-            let (m, quality) = try measure(asset.path, preset: preset, output: output, sandbox: folder)
+            let (m, quality, source) = try measure(asset.path, preset: preset, output: output, sandbox: folder)
             c.measurement = m
             c.quality = quality
             entry.measurement = m
             judge(&c, m, against: old, fileWide: baseline.tolerances)
+            if c.differences.contains(where: { $0.property.hasPrefix("packet") }) {
+                c.packets = try? PacketStreamSummary.compare(output: output, source: source)
+            }
         } catch {
             let e = (error as? ExportError) ?? .ffmpeg(stage: .write, path: asset.path, code: -1, message: "\(error)")
             let failure = "\(e.stage.rawValue)/\(e.kind.rawValue)"
@@ -162,7 +172,7 @@ public final class RegressRunner {
     private func judge(_ c: inout RegressCase, _ m: MediaExportCore.Measurement, against old: Baseline.Entry?, fileWide: Tolerances?) {
         if let expected = old?.failure {
             c.status = .fail
-            c.differences = [Difference(property: "failure", baseline: expected, actual: "exported")]
+            c.differences = [Difference(property: "failure", expected: .string(expected), measured: .string("exported"))]
         } else if let old, let base = old.measurement {
             let t = tolerances.over(old.tolerances ?? Tolerances()).over(fileWide ?? Tolerances()).over(.defaults)
             c.differences = BaselineComparison.differences(m, base, t)
@@ -177,11 +187,17 @@ public final class RegressRunner {
     private static func judge(_ c: inout RegressCase, failure: String, against old: Baseline.Entry?) {
         if let expected = old?.failure {
             c.status = expected == failure ? .pass : .fail
-            if expected != failure { c.differences = [Difference(property: "failure", baseline: expected, actual: failure)] }
+            if expected != failure { c.differences = [Difference(property: "failure", expected: .string(expected), measured: .string(failure))] }
         } else if old?.measurement != nil {
             c.status = .fail
-            c.differences = [Difference(property: "failure", baseline: "exported", actual: "\(failure): \(c.message ?? "")")]
+            c.differences = [Difference(property: "failure", expected: .string("exported"), measured: .string("\(failure): \(c.message ?? "")"))]
         }
+    }
+
+    /// True when the entry records a sample other than the one hashed `sha256` and does not follow its sample.
+    static func sampleMoved(_ entry: Baseline.Entry, _ sha256: String?) -> Bool {
+        guard let old = entry.sampleSHA256, let sha256, entry.followsSample != true else { return false }
+        return old != sha256
     }
 
     /// The output a case left in its folder (`output.EXT`; a byte copy keeps the source's extension), if any; never
@@ -219,8 +235,9 @@ public final class RegressRunner {
         return baseline.entries.keys.filter { !checked.contains($0) }.sorted()
     }
 
-    /// Exports one sample and measures the result (and, when `collectFrames`, a transcode's per-frame quality).
-    func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> (MediaExportCore.Measurement, QualityDetail?) {
+    /// Exports one sample and measures the result (and, when `collectFrames`, a transcode's per-frame quality);
+    /// returns them and the file it was measured against.
+    func measure(_ input: String, preset: Preset, output: String, sandbox: String) throws -> (MediaExportCore.Measurement, QualityDetail?, String) {
         var request = ExportRequest(input: input, output: output, preset: preset, overwrite: true, sandbox: sandbox, version: version)
         request.deterministic = deterministic
         // The estimate's error is one of the things measured: the sampled one, as `--estimate samples` gives.
@@ -254,7 +271,7 @@ public final class RegressRunner {
             m.packetChecksums = outSums
             m.packetsMatchSource = outSums.allSatisfy { sourceSums.contains($0) }
         }
-        return (m, quality)
+        return (m, quality, source)
     }
 
     /// One line on the size estimates of `cases` (the `started` records' `estimatedBytes` against the real sizes):
@@ -296,49 +313,15 @@ public final class RegressRunner {
         var notes: [String] = []
         if let a = before.sampleSHA256, a != after.sampleSHA256 { notes.append("sample changed") }
         if let a = before.presetSHA256, a != after.presetSHA256 {
-            let settings = before.presetSettings.flatMap { b in after.presetSettings.map { JSONValue.changes(from: b, to: $0) } } ?? []
+            let settings = before.presetSettings.flatMap { b in after.presetSettings.map { PresetRecord.changes(from: b, to: $0) } } ?? []
             notes.append(settings.isEmpty ? "preset changed" : "preset changed (\(settings.joined(separator: ", ")))")
         }
         if before.failure != after.failure { return notes + ["failure \(before.failure ?? "none") → \(after.failure ?? "none")"] }
         guard let a = after.measurement, let b = before.measurement else { return notes }
         let diffs = BaselineComparison.differences(a, b, Tolerances(durationFrames: 0, sizeRatio: 0, psnrDrop: 0, ssimDrop: 0))
-        notes += diffs.map { "\($0.property) \($0.baseline) → \($0.actual)" }
+        notes += diffs.map { "\($0.property) \($0.expected.shown) → \($0.measured.shown)" + ($0.unit.map { " \($0.rawValue)" } ?? "") }
         // Values an older baseline did not record are not differences, but the file now has them: say so.
         if a.color != b.color && !diffs.contains(where: { $0.property.hasPrefix("color.") }) { notes.append("colour now recorded") }
         return notes
-    }
-
-    /// JUnit XML: one test suite, one test case per sample × preset, and one per baseline entry `notChecked` (a failure,
-    /// or skipped when `subset`).
-    public static func junit(_ cases: [RegressCase], notChecked: [String] = [], subset: Bool = false) -> String {
-        let esc = Markup.escape
-        let failures = cases.filter { $0.status == .fail || $0.status == .missing }.count + (subset ? 0 : notChecked.count)
-        let errors = cases.filter { $0.status == .error }.count
-        let time = cases.reduce(0) { $0 + $1.seconds }
-        let tests = cases.count + notChecked.count
-        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\">\n"
-        xml += "  <testsuite name=\"mediaexport regress\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\">\n"
-        for key in notChecked {
-            let cut = key.lastIndex(of: "|") ?? key.endIndex
-            let sample = String(key[..<cut]), preset = cut < key.endIndex ? String(key[key.index(after: cut)...]) : ""
-            let verdict = subset ? "<skipped message=\"not checked (--subset)\"/>" : "<failure message=\"not checked by this run\"/>"
-            xml += "    <testcase classname=\"\(esc(sample))\" name=\"\(esc(preset))\" time=\"0.000\">\n      \(verdict)\n    </testcase>\n"
-        }
-        for c in cases {
-            xml += "    <testcase classname=\"\(esc(c.sample))\" name=\"\(esc(c.preset))\" time=\"\(String(format: "%.3f", c.seconds))\""
-            switch c.status {
-            case .pass: xml += "/>\n"
-            case .fail:
-                let first = c.headline.isEmpty ? "differs" : c.headline
-                xml += ">\n      <failure message=\"\(esc(first))\">\(esc(c.differences.map(\.description).joined(separator: "\n")))</failure>\n    </testcase>\n"
-            case .missing:
-                xml += ">\n      <failure message=\"\(esc(c.message ?? "missing"))\"/>\n    </testcase>\n"
-            case .error:
-                xml += ">\n      <error message=\"\(esc(c.headline.isEmpty ? "error" : c.headline))\"/>\n    </testcase>\n"
-            }
-        }
-        xml += "  </testsuite>\n</testsuites>\n"
-        return xml
     }
 }

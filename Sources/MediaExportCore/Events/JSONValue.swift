@@ -47,7 +47,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
     }
 
     /// The value as one short text: a whole number without decimals, a string without quotes.
-    var shown: String {
+    public var shown: String {
         switch self {
         case .null: return "null"
         case .bool(let b): return "\(b)"
@@ -58,12 +58,12 @@ public enum JSONValue: Codable, Sendable, Equatable {
         }
     }
 
-    /// What differs between two values, leaf by leaf in path order (`video.crf 23 → 40`; `none` where one lacks it).
-    public static func changes(from old: JSONValue, to new: JSONValue) -> [String] {
+    /// The leaves that differ between two values, in path order; nil where one lacks the leaf.
+    public static func changedLeaves(from old: JSONValue, to new: JSONValue) -> [(path: String, old: String?, new: String?)] {
         let before = Dictionary(old.leaves(), uniquingKeysWith: { a, _ in a })
         let after = Dictionary(new.leaves(), uniquingKeysWith: { a, _ in a })
         return Set(before.keys).union(after.keys).sorted().compactMap { path in
-            before[path] == after[path] ? nil : "\(path) \(before[path] ?? "none") → \(after[path] ?? "none")"
+            before[path] == after[path] ? nil : (path, before[path], after[path])
         }
     }
 }
