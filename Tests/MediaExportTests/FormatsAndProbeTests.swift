@@ -111,6 +111,7 @@ import Testing
         let last = try #require(try JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any])
         let payload = try #require(last["payload"] as? [String: Any])
         #expect(last["kind"] as? String == "regressFinished" && payload["cases"] as? Int == 1 && payload["failed"] as? Int == 0)
+        #expect(payload["exitCode"] as? Int == 0 && payload["passed"] as? Int == 1 && (payload["failures"] as? [Any])?.isEmpty == true, "\(payload)")
         #expect((payload["baselineUpdated"] as? [String])?.first == "added clip.mov|low", "\(payload)")
     }
 }

@@ -109,6 +109,27 @@ import Testing
         #expect(back.quality?.frames == failing.quality?.frames && back.quality?.outputPNG == nil)
     }
 
+    @Test("a stream copy's packets are compared with the source's per stream, and the page says so in one line per stream")
+    func packetsAreSummarisedPerStream() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let source = TestSupport.fixture("landscape.mov"), output = dir.appendingPathComponent("v.mov").path
+        let same = try PacketStreamSummary.compare(output: source, source: source)
+        #expect(same.count == 2 && same.allSatisfy { $0.differing == 0 && $0.packets > 0 })
+        try TestSupport.ffmpeg(["-i", source, "-map", "0", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "copy", output])
+        let summary = try PacketStreamSummary.compare(output: output, source: source)
+        #expect(summary.map(\.differing) == [summary[0].packets, 0] && summary[0].firstDifferingTime == 0, "\(summary)")
+        #expect(summary[0].description == "stream #0: \(summary[0].packets) of \(summary[0].packets) packets differ from 0.000 s")
+        #expect(PacketStreamSummary(stream: 0, packets: 75, differing: 41, firstDifferingTime: 1.24).description == "stream #0: 41 of 75 packets differ from 1.240 s")
+        var c = Self.cases().cases[1]
+        let a = String(repeating: "a", count: 64), b = String(repeating: "b", count: 64)
+        c.differences = [Difference(property: "packetChecksums", expected: .array([.string(a), .string(b)]), measured: .array([.string(b), .string(b)]))]
+        c.packets = summary
+        let html = RegressHTML.section(c, id: "case-1", entry: nil)
+        #expect(html.contains("packetChecksums: stream #0 differs (aaaaaaaaaaaa… → bbbbbbbbbbbb…)") && !html.contains(a), "no 64-character hashes")
+        #expect(html.contains("<li>stream #1: all \(summary[1].packets) packets as in the source</li>"))
+    }
+
     /// Makes a baseline of `landscape.mov` with `low`, sets its PSNR to 99 (so the case fails), and runs again with
     /// `--html` and `--json`; returns the run, the page's path and the PSNR the baseline first measured.
     static func failingReport(_ dir: URL) throws -> (run: TestSupport.RunResult, page: String, psnr: Double) {
