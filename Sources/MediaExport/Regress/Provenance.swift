@@ -46,13 +46,13 @@ public struct PresetRecord: Sendable, Equatable {
     }
 
     /// The settings that differ (`video.crf 28 → 36`): those that change the output first (codecs and container,
-    /// rate control, size and frame rate, the encoder's speed preset), then the rest by path, and the names that
-    /// change nothing (`name`, `aliases`, `summary`) last.
+    /// rate control, size and frame rate, the encoder's speed preset), then the rest by path; the names that change
+    /// nothing (`name`, `aliases`, `summary`) only when nothing else differs.
     public static func changes(from old: JSONValue, to new: JSONValue) -> [String] {
-        func rank(_ path: String) -> Int {
-            outputFirst.firstIndex(of: path) ?? (naming.contains(path) ? outputFirst.count + 1 : outputFirst.count)
-        }
-        return JSONValue.changedLeaves(from: old, to: new).enumerated()
+        let changed = JSONValue.changedLeaves(from: old, to: new)
+        let settings = changed.filter { !naming.contains($0.path) }
+        func rank(_ path: String) -> Int { outputFirst.firstIndex(of: path) ?? outputFirst.count }
+        return (settings.isEmpty ? changed : settings).enumerated()
             .sorted { (rank($0.element.path), $0.offset) < (rank($1.element.path), $1.offset) }
             .map { "\($0.element.path) \($0.element.old ?? "none") → \($0.element.new ?? "none")" }
     }
