@@ -16,13 +16,17 @@ struct Regress: ToolCommand {
         A sample's key is its path relative to the baseline file's folder, however it was given. Baseline entries \
         the run does not check fail it (exit 4) unless --subset. Each entry records the SHA-256 of its sample and of its \
         preset, and the baseline the environment (FFmpeg, x264/x265/zimg, CPU features, cores), so a failing case \
-        names its first cause: sample changed, preset changed (with the settings that differ), libraries changed, CPU \
-        differs (not for a --deterministic baseline), then the properties that moved, quality before size. \
-        --keep-failed DIR keeps failing outputs, never over an existing file. See docs/regress.md.
+        names its first cause: sample changed (a failure even within tolerance, unless the entry has \
+        "followsSample": true), preset changed (the settings that change the output first), libraries changed, CPU \
+        differs (not for a --deterministic baseline), then the properties that moved, quality before size. The \
+        table, JUnit, the HTML page and the final JSON record all start with it. --keep-failed DIR keeps failing \
+        outputs, never over an existing file (JUnit attaches them). See docs/regress.md.
 
-        --html writes one self-contained page (no network, nothing beside it): each case's status and every \
-        property against the baseline, and for transcoded video the source and the output at the worst frame \
-        (lowest PSNR) with per-frame PSNR and SSIM plots.
+        --junit writes JUnit XML as CI systems read it: classname regress.PRESET, name the sample, the cause's kind \
+        as the failure's type, the environment in <properties>, entries not checked as <skipped>. --html writes one \
+        self-contained page (no network, nothing beside it): the environment and the failures with their causes \
+        at the top, each failure in full (for transcoded video the source and the output at the worst frame with \
+        per-frame PSNR and SSIM plots), the passing cases collapsed.
 
         Examples:
           mediaexport regress clips/ -p low --baseline base.json --update-baseline
