@@ -46,14 +46,30 @@ install -d "$STAGE/usr/share/doc/mediaexport"
 cat >"$STAGE/usr/share/doc/mediaexport/copyright" <<'COPYRIGHT'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: mediaexport
-Comment: The mediaexport repository carries no license file; no license is stated for its own code. The binary
- links statically the Swift runtime and Foundation (swift.org), swift-argument-parser, swift-log and GRDB.swift, and
- dynamically FFmpeg 5.1's libraries (their own Debian packages and copyright files).
+Comment: mediaexport's own code is under the MIT licence (LICENSE at the repository's root; Debian's name for it
+ is Expat). The binary links statically the Swift runtime and Foundation (swift.org), swift-argument-parser,
+ swift-log and GRDB.swift, and dynamically FFmpeg 5.1's libraries as Debian builds them (GPL-2+ with the GPL parts
+ enabled, LGPL-2.1+ otherwise: their own packages and copyright files in /usr/share/doc/libav*), zlib (Zlib) and
+ SQLite (public domain). The MIT licence is GPL-compatible: the binary may be distributed under the GPL's terms with
+ those libraries.
 
 Files: *
-Copyright: the mediaexport authors
-License: unspecified
- The repository states no license. Ask its maintainers before redistributing.
+Copyright: 2026 the mediaexport authors
+License: Expat
+ MIT License.
+ .
+ Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated
+ documentation files (the "Software"), to deal in the Software without restriction, including without limitation
+ the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to
+ permit persons to whom the Software is furnished to do so, subject to the following conditions:
+ .
+ The above copyright notice and this permission notice shall be included in all copies or substantial portions of
+ the Software.
+ .
+ THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE
+ WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR
+ COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR
+ OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
 
 Files: Swift runtime, Foundation, swift-argument-parser, swift-log (linked statically)
 Copyright: Apple Inc. and the Swift project authors
@@ -107,6 +123,7 @@ Description: export video and audio with presets, on FFmpeg's libraries
  (highest, 1280x720, hevc-highest, passthrough, m4a ...): one file (export), a
  folder, resumable and shardable (batch), thumbnails, probe, and CI regression
  (regress). Every output is verified and appears only complete.
+ License: MIT (Expat); see /usr/share/doc/mediaexport/copyright.
 CONTROL
 
 find "$STAGE" -depth -exec touch -h -d "@$EPOCH" {} +

@@ -43,6 +43,7 @@ step "package (scripts/package-deb.sh)"
 DEB=$(bash scripts/package-deb.sh | tail -1)
 [[ -f $DEB ]] || fail "package-deb.sh made no package ($DEB)"
 echo "test-deb.sh: $DEB ($(du -h "$DEB" | cut -f1)): $(dpkg-deb -f "$DEB" Depends)"
+dpkg-deb -I "$DEB" | grep -q "License: MIT" || fail "dpkg -I $DEB names no licence"
 if command -v lintian >/dev/null; then   # when installed (not in CI's image): errors and warnings fail
     tags=$(lintian --fail-on error,warning "$DEB" 2>&1) || fail "lintian $DEB: $tags"
 fi
@@ -110,6 +111,8 @@ if command -v fish >/dev/null; then
     [[ $offered == hevc-highest ]] || fail "fish completes 'mediaexport export --preset hevc-hi' to '$offered'"
 fi
 [[ -f /usr/share/doc/mediaexport/copyright ]] || fail "no /usr/share/doc/mediaexport/copyright"
+grep -q '^License: Expat' /usr/share/doc/mediaexport/copyright && grep -q 'MIT' /usr/share/doc/mediaexport/copyright \
+    || fail "the copyright file does not name the MIT (Expat) licence"
 
 step "dpkg -r"
 dpkg -r mediaexport >/dev/null || fail "dpkg -r mediaexport"
