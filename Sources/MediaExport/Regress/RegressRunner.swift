@@ -242,7 +242,7 @@ public final class RegressRunner {
         let trimmed = edits?.trim != nil
         var quality: QualityDetail?
         if done.route == .transcode && preset.video != nil && m.width != nil && edits?.crop == nil {
-            if let (score, detail) = try QualityMeter.compare(output: done.output, source: source, origin: edits?.trim?.start ?? 0,
+            if let (score, detail) = try QualityMeter.compare(output: done.output, source: source, timeline: session.deliveredPlan?.timeline,
                                                                keepFrames: collectFrames) {
                 m.psnr = score.psnr
                 m.ssim = score.ssim

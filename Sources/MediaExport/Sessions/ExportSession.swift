@@ -42,6 +42,7 @@ public final class ExportSession: Sendable {
         var progressInterval: Double = 0.25
         var debugStallAtOutputTime: Double?
         var debugLoseStreamKind: SourceStream.Kind?
+        var deliveredPlan: ExportPlan?
         var observed: State { State(status: status, progress: progress) }
     }
     private let state = LockedBox(Mutable())
@@ -97,6 +98,13 @@ public final class ExportSession: Sendable {
     var debugLoseStreamKind: SourceStream.Kind? {
         get { state.withLock { $0.debugLoseStreamKind } }
         set { state.withLock { $0.debugLoseStreamKind = newValue } }
+    }
+
+    /// The plan the delivering route ran (its timeline maps the output's time to the source's, as the export did);
+    /// nil before a route delivers, and for a byte copy.
+    package internal(set) var deliveredPlan: ExportPlan? {
+        get { state.withLock { $0.deliveredPlan } }
+        set { state.withLock { $0.deliveredPlan = newValue } }
     }
 
     /// The current status.
