@@ -104,3 +104,15 @@ PY
 "${FF[@]}" -f lavfi -i testsrc2=size=320x240:rate=30:duration=1.5 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=1.5 \
   "${X264[@]}" "${AAC[@]}" -ac 2 -shortest assets/IMG_0004.MOV
 ls -l assets
+
+# Apple-edited movies (issue 45: the regression pairs each output frame with the source picture the version's
+# timeline puts there), each beside its .AAE as Photos leaves them. edits/trim: a 3 s clip with aae/trim.AAE (Trim
+# 0.512–2.766 s). edits/slomo: a 2.5 s clip at 60 fps with aae/slomo.AAE (0.398–2.255 s played at 0.125×).
+mkdir -p edits
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=30:duration=3 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=3 \
+  "${X264[@]}" "${AAC[@]}" -ac 2 -shortest edits/trim.MOV
+cp aae/trim.AAE edits/trim.AAE
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=60:duration=2.5 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=2.5 \
+  "${X264[@]}" "${AAC[@]}" -ac 2 -shortest edits/slomo.MOV
+cp aae/slomo.AAE edits/slomo.AAE
+ls -l edits

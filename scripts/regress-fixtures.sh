@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="${MEDIAEXPORT_BIN:-.build/debug/mediaexport}"
 read -r -a runner <<< "${MEDIAEXPORT_RUNNER:-}"
-read -r -a samples <<< "${REGRESS_SAMPLES:-Fixtures/*.mov Fixtures/*.mp4 Fixtures/*.m4a Fixtures/*.ts Fixtures/assets}"
+read -r -a samples <<< "${REGRESS_SAMPLES:-Fixtures/*.mov Fixtures/*.mp4 Fixtures/*.m4a Fixtures/*.ts Fixtures/assets Fixtures/edits}"
 # shellcheck disable=SC2086
 "${runner[@]}" "$BIN" regress ${samples[@]} --preset low --preset passthrough --deterministic \
   --baseline Fixtures/regress-baseline.json "$@"

@@ -16,6 +16,22 @@ import Testing
         #expect(s.nextBoundary(after: 0) == 0.398 && s.nextBoundary(after: 0.4) == 0.398 + 1.857 && s.nextBoundary(after: 2.5) == nil)
     }
 
+    /// What the quality measurement pairs by: the source time an output time comes from, on the source's clock.
+    @Test func sourceTimeIsWhereAnOutputTimeComesFrom() {
+        // A trim from 1 s of a source whose clock starts at 0.5 s: output 0 is source 1.5 s (the clock's 1.5).
+        var timeline = PlannedTimeline(origin: 1.5, length: 1)
+        #expect(timeline.sourceTime(atOutput: 0) == 1.5 && timeline.sourceTime(atOutput: 0.25) == 1.75)
+        // Slowed: 0.398–2.255 s of the original at 0.125×; read from 0.2 s of the original (origin 0.7 on the clock).
+        timeline = PlannedTimeline(origin: 0.7)
+        timeline.slowMotion = Self.apple
+        timeline.sourceStart = 0.5
+        #expect(abs(timeline.sourceTime(atOutput: 0.1) - 0.8) < 1e-9)  // before the region: normal speed
+        #expect(abs(timeline.sourceTime(atOutput: 0.198 + 4) - (0.5 + 0.398 + 0.5)) < 1e-9)  // 4 s into it: 0.5 s of the source
+        for t in stride(from: 0.0, through: 2.5, by: 0.01) {
+            #expect(abs(timeline.sourceTime(atOutput: timeline.outputSeconds(t)) - (0.7 + t)) < 1e-9)
+        }
+    }
+
     @Test func tempoFactorsMultiplyToTheRateWithinAtempoLimits() {
         #expect(SlowMotion.tempoFactors(0.125) == [0.5, 0.5, 0.5])
         #expect(SlowMotion.tempoFactors(0.25) == [0.5, 0.5])

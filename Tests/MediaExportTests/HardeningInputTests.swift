@@ -172,7 +172,8 @@ import Glibc
     /// Every fixture the other suites export still opens, as the QuickTime/MP4 family.
     @Test(arguments: try FileManager.default.contentsOfDirectory(atPath: TestSupport.fixtures.path).filter { ["mov", "mp4", "m4a"].contains(($0 as NSString).pathExtension) }.sorted()
             + ["audio-only.m4a", "clip with spaces – été.mov", "cut-at-half.mp4", "flipped-bytes.mp4", "no-decoder.mp4"].map { "bad/" + $0 }
-            + ["IMG_0001.MOV", "IMG_0002.MOV", "IMG_0003.MOV", "IMG_0004.MOV", "IMG_E0002.MOV"].map { "assets/" + $0 })
+            + ["IMG_0001.MOV", "IMG_0002.MOV", "IMG_0003.MOV", "IMG_0004.MOV", "IMG_E0002.MOV"].map { "assets/" + $0 }
+            + ["slomo.MOV", "trim.MOV"].map { "edits/" + $0 })
     func fixturesStillOpen(_ fixture: String) throws {
         let info = try MediaProbe.probe(path: TestSupport.fixture(fixture))
         #expect(info.container == "mov,mp4,m4a,3gp,3g2,mj2")

@@ -255,11 +255,12 @@ public final class RegressRunner {
             m.estimatedBytes = estimated
             m.estimateError = Double(estimated) / Double(m.size) - 1
         }
-        let edits = try done.version?.sidecar.map { try EditSidecar.load(path: $0) }
+        let delivered = session.delivered
+        let edits = delivered?.edits
         let trimmed = edits?.trim != nil
         var quality: QualityDetail?
         if done.route == .transcode && preset.video != nil && m.width != nil && edits?.crop == nil {
-            if let (score, detail) = try QualityMeter.compare(output: done.output, source: source, origin: edits?.trim?.start ?? 0,
+            if let (score, detail) = try QualityMeter.compare(output: done.output, source: source, timeline: delivered?.plan.timeline,
                                                                keepFrames: collectFrames) {
                 m.psnr = score.psnr
                 m.ssim = score.ssim

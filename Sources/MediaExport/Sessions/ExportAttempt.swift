@@ -78,6 +78,7 @@ final class ExportAttempt {
         announce(encode, report: report)
         let (outcome, output) = try encodeWithinLimit(&encode, first: prepared.target)
         try output.commit()
+        session.delivered = .init(plan: encode.plan, edits: encode.edits)
         // What the executor decided while running (frames the decoder flagged interlaced) joins the plan's notes.
         let ranNotes = encode.notes + outcome.notes.filter { !encode.notes.contains($0) }
         var completed = describe(output: output.finalPath, muxed: true, facts: outcome.output, skipped: outcome.skippedPackets, notes: ranNotes, report: report)

@@ -42,6 +42,7 @@ public final class ExportSession: Sendable {
         var progressInterval: Double = 0.25
         var debugStallAtOutputTime: Double?
         var debugLoseStreamKind: SourceStream.Kind?
+        var delivered: Delivered?
         var observed: State { State(status: status, progress: progress) }
     }
     private let state = LockedBox(Mutable())
@@ -97,6 +98,21 @@ public final class ExportSession: Sendable {
     var debugLoseStreamKind: SourceStream.Kind? {
         get { state.withLock { $0.debugLoseStreamKind } }
         set { state.withLock { $0.debugLoseStreamKind = newValue } }
+    }
+
+    /// What the delivering route ran: its plan (whose timeline maps the output's time to the source's) and the
+    /// version's edits it was planned with.
+    package struct Delivered: Sendable {
+        /// The plan as run.
+        package var plan: ExportPlan
+        /// The edits applied (an `.AAE`'s or a sidecar's, as read), nil when none.
+        package var edits: EditSidecar?
+    }
+
+    /// What the delivering route ran; nil before a route delivers, and for a byte copy.
+    package internal(set) var delivered: Delivered? {
+        get { state.withLock { $0.delivered } }
+        set { state.withLock { $0.delivered = newValue } }
     }
 
     /// The current status.

@@ -109,10 +109,22 @@ package struct PlannedTimeline: Sendable, Equatable {
         return slow.outputTime(o + seconds) - slow.outputTime(o)
     }
 
+    /// Where `seconds` of the output come from, on the source's clock (the inverse of `outputSeconds`, plus
+    /// `origin`): the source's picture shown there is the last one at or before it.
+    package func sourceTime(atOutput seconds: Double) -> Double {
+        guard let slow = slowMotion else { return origin + seconds }
+        return sourceStart + originalTime(atOutput: seconds, slow)
+    }
+
     /// The playback rate at `seconds` of the output (1 without slow motion).
     package func rate(atOutput seconds: Double) -> Double {
         guard let slow = slowMotion else { return 1 }
-        return slow.rate(at: slow.originalTime(slow.outputTime(origin - sourceStart) + seconds))
+        return slow.rate(at: originalTime(atOutput: seconds, slow))
+    }
+
+    /// Where `seconds` of the output come from on the original's timeline (seconds from its start) under `slow`.
+    private func originalTime(atOutput seconds: Double, _ slow: SlowMotion) -> Double {
+        slow.originalTime(slow.outputTime(origin - sourceStart) + seconds)
     }
 }
 

@@ -20,7 +20,8 @@ public struct QualityDetail: Codable, Sendable, Equatable {
     public var frames: [Frame]
     /// The index in `frames` of the worst frame (the first with the lowest PSNR).
     public var worstIndex: Int
-    /// The source time (seconds, source timeline) of the picture the worst frame was paired with.
+    /// The time of the source picture the worst frame was paired with, in seconds from the source's start (the
+    /// clock a trim counts on): the worst frame's output time mapped through the export's timeline.
     public var worstSourceTime: Double
     /// The worst output frame's luma as PNG bytes (nil when it could not be made). Left out of JSON, so
     /// `regress --json` records stay small.

@@ -3,25 +3,27 @@ import Foundation
 import MediaExportCore
 
 /// Luma PSNR and SSIM of an export against its source, computed in-process: both are decoded, the source's
-/// pictures are scaled to the output's size (bicubic, as the export did), frames are paired by presentation
-/// time, and the scores are averaged over the pairs. SSIM uses 8x8 windows with a 4-pixel step (as FFmpeg's
-/// `ssim` filter does) and the usual constants (K1 0.01, K2 0.03, L 255).
+/// pictures are scaled to the output's size (bicubic, as the export did), each output frame is paired with the
+/// source picture the export's timeline puts there, and the scores are averaged over the pairs. SSIM uses 8x8
+/// windows with a 4-pixel step (as FFmpeg's `ssim` filter does) and the usual constants (K1 0.01, K2 0.03, L 255).
 package enum QualityMeter {
     package struct Score { package var psnr: Double; package var ssim: Double; package var frames: Int }
 
-    /// `origin` is the source time (seconds) that the output's time 0 came from (the trim start).
-    package static func compare(output: String, source: String, origin: Double = 0) throws -> Score? {
-        try compare(output: output, source: source, origin: origin, keepFrames: false)?.score
+    /// `timeline` is the plan's the export ran (`ExportSession.deliveredPlan`): it maps each output time to the
+    /// source's clock (trim start, slow motion). nil: the output's time 0 is the source's start.
+    package static func compare(output: String, source: String, timeline: PlannedTimeline? = nil) throws -> Score? {
+        try compare(output: output, source: source, timeline: timeline, keepFrames: false)?.score
     }
 
     /// The same single pass; with `keepFrames` it also keeps every pair's scores and the worst pair's pictures
     /// (lowest PSNR), returned as a `QualityDetail` with grayscale PNGs at most `QualityTally.imageWidth` wide.
-    package static func compare(output: String, source: String, origin: Double = 0,
+    package static func compare(output: String, source: String, timeline: PlannedTimeline? = nil,
                                 keepFrames: Bool) throws -> (score: Score, detail: QualityDetail?)? {
         let out = try LumaFrames(path: output)
         guard let width = out.width, let height = out.height else { return nil }
-        var pairing = try SourcePairing(frames: LumaFrames(path: source, targetWidth: width, targetHeight: height), origin: origin)
-        var tally = QualityTally(width: width, height: height, keepFrames: keepFrames)
+        let sourceFrames = try LumaFrames(path: source, targetWidth: width, targetHeight: height)
+        var pairing = try SourcePairing(frames: sourceFrames, timeline: timeline ?? PlannedTimeline(origin: sourceFrames.startTime))
+        var tally = QualityTally(width: width, height: height, keepFrames: keepFrames, sourceStart: sourceFrames.startTime)
         while let o = try out.next() {
             guard let match = try pairing.match(o.time) else { continue }
             tally.add(output: o, source: match)
@@ -68,30 +70,35 @@ package enum QualityMeter {
     }
 }
 
-/// Pairs output times with source pictures: over a two-frame window of the source (the last picture at or before
-/// the output's time and the one after), the nearer one, when within 50 ms.
+/// Pairs output frames with source pictures: an output time is mapped to the source's clock by the export's
+/// timeline, and paired with the last source picture at or before it (a slowed region shows each source picture
+/// for longer; `slack` absorbs the timestamps' rounding), unless that picture is the source's last and ended
+/// `reach` before.
 struct SourcePairing {
+    /// Seconds a source picture may be late and still count as at or before the mapped time.
+    static let slack = 0.002
+    /// How long after the source's last picture an output time still pairs with it.
+    static let reach = 0.05
     let frames: LumaFrames
-    let origin: Double
+    let timeline: PlannedTimeline
     private var before: (time: Double, luma: [UInt8])?
     private var after: (time: Double, luma: [UInt8])?
 
-    init(frames: LumaFrames, origin: Double) throws {
+    init(frames: LumaFrames, timeline: PlannedTimeline) throws {
         self.frames = frames
-        self.origin = origin
+        self.timeline = timeline
         after = try frames.next()
     }
 
-    /// The source picture for the output time `time`, or nil when none is near enough.
+    /// The source picture for the output time `time` (seconds on the output's clock), or nil when none is shown there.
     mutating func match(_ time: Double) throws -> (time: Double, luma: [UInt8])? {
-        while let a = after, a.time - origin <= time + 1e-6 {
+        let mapped = timeline.sourceTime(atOutput: time)
+        while let a = after, a.time <= mapped + Self.slack {
             before = a
             after = try frames.next()
         }
-        let candidates = [before, after].compactMap { $0 }
-        guard let match = candidates.min(by: { abs($0.time - origin - time) < abs($1.time - origin - time) }),
-              abs(match.time - origin - time) < 0.05 else { return nil }
-        return match
+        guard let before, after != nil || mapped - before.time < Self.reach else { return nil }
+        return before
     }
 }
 
@@ -104,10 +111,12 @@ struct QualityTally {
     let keepFrames: Bool
     private var psnrSum = 0.0, ssimSum = 0.0, count = 0
     private var frames: [QualityDetail.Frame] = []
+    /// The source's start on its clock: the worst pair's source time counts from it.
+    let sourceStart: Double
     private var worst: (index: Int, psnr: Double, sourceTime: Double, output: [UInt8], source: [UInt8])?
 
-    init(width: Int, height: Int, keepFrames: Bool) {
-        self.width = width; self.height = height; self.keepFrames = keepFrames
+    init(width: Int, height: Int, keepFrames: Bool, sourceStart: Double = 0) {
+        self.width = width; self.height = height; self.keepFrames = keepFrames; self.sourceStart = sourceStart
     }
 
     mutating func add(output o: (time: Double, luma: [UInt8]), source s: (time: Double, luma: [UInt8])) {
@@ -118,7 +127,7 @@ struct QualityTally {
         count += 1
         guard keepFrames else { return }
         frames.append(QualityDetail.Frame(time: o.time.rounded(toPlaces: 4), psnr: psnr.rounded(toPlaces: 3), ssim: ssim.rounded(toPlaces: 5)))
-        if worst.map({ psnr < $0.psnr }) ?? true { worst = (frames.count - 1, psnr, s.time, o.luma, s.luma) }
+        if worst.map({ psnr < $0.psnr }) ?? true { worst = (frames.count - 1, psnr, s.time - sourceStart, o.luma, s.luma) }
     }
 
     /// The averages, rounded as baselines record them; nil when no frame was paired.
@@ -145,11 +154,15 @@ struct QualityTally {
 final class LumaFrames {
     private let reader: FrameReader
     private var scaler: OpaquePointer?
+    /// The size and pixel format `scaler` was last set up for (`keepVideoRange` runs again when they change).
+    private var scaledFrom: [Int32] = []
     /// The picture size produced.
     let width: Int?
     let height: Int?
     /// How far the stream is turned clockwise when displayed (0, 90, 180, 270).
     let clockwise: Int
+    /// The container's start time (seconds on its clock).
+    let startTime: Double
 
     init(path: String, targetWidth: Int? = nil, targetHeight: Int? = nil) throws {
         let demuxer = try Demuxer(path: path, cancel: nil)
@@ -161,17 +174,35 @@ final class LumaFrames {
         width = targetWidth ?? Int(stream.pointee.codecpar.pointee.width)
         height = targetHeight ?? Int(stream.pointee.codecpar.pointee.height)
         clockwise = StreamFacts(stream).clockwise
+        startTime = demuxer.startTime
     }
 
     deinit { sws_freeContext(scaler) }
 
-    /// The next picture in presentation order: its time (seconds from the container start) and luma bytes.
+    /// Makes `scaler` write luma in video range (16–235), the range an encoder's `yuv420p` holds and FFmpeg's `psnr`
+    /// filter compares: swscale's GRAY8 is full range, and expanding to it scales every difference by 255/219
+    /// (−1.3 dB of PSNR).
+    private static func keepVideoRange(_ scaler: OpaquePointer?) {
+        var inverse: UnsafeMutablePointer<Int32>?, table: UnsafeMutablePointer<Int32>?
+        var sourceRange: Int32 = 0, range: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
+        guard sws_getColorspaceDetails(scaler, &inverse, &sourceRange, &table, &range, &brightness, &contrast, &saturation) >= 0 else { return }
+        _ = sws_setColorspaceDetails(scaler, inverse, sourceRange, table, 0, brightness, contrast, saturation)
+    }
+
+    /// The next picture in presentation order: its time (seconds on the file's clock: an export's output time, a
+    /// source's time as its timeline counts) and luma bytes.
     func next() throws -> (time: Double, luma: [UInt8])? {
-        guard let (frame, time) = try reader.next() else { return nil }
+        guard let (frame, sinceStart) = try reader.next() else { return nil }
+        let time = sinceStart + startTime
         let f = frame.pointer
         let w = Int32(width!), h = Int32(height!)
         scaler = sws_getCachedContext(scaler, f.pointee.width, f.pointee.height, AVPixelFormat(rawValue: f.pointee.format),
                                       w, h, AV_PIX_FMT_GRAY8, SWS_BICUBIC, nil, nil, nil)
+        let input = [f.pointee.width, f.pointee.height, f.pointee.format]
+        if input != scaledFrom {
+            Self.keepVideoRange(scaler)
+            scaledFrom = input
+        }
         var out = [UInt8](repeating: 0, count: Int(w) * Int(h))  // Int32 × Int32 could pass Int32
         out.withUnsafeMutableBufferPointer { buf in
             var dst: [UnsafeMutablePointer<UInt8>?] = [buf.baseAddress, nil, nil, nil]
