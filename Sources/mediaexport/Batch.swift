@@ -96,6 +96,9 @@ struct Batch: ToolCommand {
 
     @OptionGroup var exportOptions: ExportOptions
 
+    @Option(name: .customLong("accept"), help: ArgumentHelp("Acknowledge a failed or rejected upload (its key or file; repeatable): this run and later ones report it as accepted and do not fail for it.", valueName: "FILE|KEY"))
+    var accept: [String] = []
+
     @Option(help: "What a byte-identical upload gets: copy (a file of its own: a reflink clone where the file system has them, else a copy), link (a hard link to the first one's output), skip (nothing written; the report names the first).")
     var duplicates: DuplicateOutput = .copy
 
@@ -167,7 +170,7 @@ struct Batch: ToolCommand {
         (options.policy, options.media, options.minDuration, options.maxDuration) = (exportOptions.policy ?? .needed, media, minDuration, maxDuration)
         (options.include, options.exclude, options.sort, options.shard) = (include, exclude, sort, try resolvedShard())
         (options.retryFailed, options.force, options.thumbnails, options.wait, options.overwrite) = (retryFailed, force, thumbnails, wait, overwrite)
-        (options.checkData, options.duplicates) = (checkData, duplicates)
+        (options.checkData, options.duplicates, options.accept) = (checkData, duplicates, accept)
         return options
     }
 

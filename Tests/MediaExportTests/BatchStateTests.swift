@@ -78,15 +78,17 @@ import Testing
     @Test func aRerunsReportIsTheStateOfTheOutputFolder() async throws {
         let dir = try Self.folder()
         defer { TestSupport.cleanup(dir) }
-        try FileManager.default.copyItem(atPath: RobustnessTests.bad.appendingPathComponent("text.mov").path,
+        // A file cut short, which `--damaged fail` fails (a file that is not media at all is `rejected`: BatchRejectTests).
+        try FileManager.default.copyItem(atPath: RobustnessTests.bad.appendingPathComponent("cut-at-half.mp4").path,
                                          toPath: dir.appendingPathComponent("uploads/broken.mov").path)
         let report = dir.appendingPathComponent("report.json").path
-        let first = try Self.cli(dir)
+        let cli = { (extra: [String]) in try Self.cli(dir, ["--damaged", "fail"] + extra) }
+        let first = try cli([])
         #expect(first.status == 1 && first.stdout.contains("1 failed (broken.mov)"), "\(first.stdout)")
         let exported = try #require(try BatchReport.read(report).first { $0.key == "landscape.mov" })
         #expect(exported.status == "exported" && exported.route == "remux" && exported.finishedAt != nil)
 
-        let rerun = try Self.cli(dir)
+        let rerun = try cli([])
         #expect(rerun.status == 1, "an earlier failure is still a failure: \(rerun.stdout)")
         #expect(rerun.stdout.contains("1 unchanged, 1 failed (broken.mov)"), "\(rerun.stdout)")
         #expect(rerun.stderr.contains("broken.mov: "), "the failed asset is named with its error: \(rerun.stderr)")
@@ -102,7 +104,7 @@ import Testing
         #expect(failed.status == "failed" && failed.output == nil && failed.error != nil && failed.finishedAt != nil, "\(failed)")
 
         // A dry run exits as the run would, and calls the assets what the run does.
-        let dry = try Self.cli(dir, ["--dry-run"])
+        let dry = try cli(["--dry-run"])
         #expect(dry.status == rerun.status, "\(dry.stdout)\n\(dry.stderr)")
         #expect(dry.stdout.contains("1 failed (broken.mov) in an earlier run"), "\(dry.stdout)")
         let dryRows = try BatchReport.read(report)
@@ -110,7 +112,7 @@ import Testing
 
         // A deleted output: the row says what is there (nothing), and a run redoes it.
         try FileManager.default.removeItem(atPath: output)
-        let redo = try Self.cli(dir)
+        let redo = try cli([])
         #expect(redo.status == 1 && FileSystem.isRegularFile(output), "\(redo.stdout)")
         #expect(try BatchReport.read(report).first { $0.key == "landscape.mov" }?.status == "exported")
     }

@@ -30,9 +30,11 @@ extension BatchPlanner {
         switch probe {
         case .success(let probed): (selection, source) = probed
         case .failure(let error):
-            // Planned as a transcode so that the run records the failure with its reason (the fallback may still deliver it).
+            // Planned as a transcode so that the run records the failure with its reason (the fallback may still deliver it);
+            // a file that is not media at all is rejected: no route delivers it.
             item.probeFailure = error.description
             item.reason = "cannot be probed: " + error.description
+            if case .notMedia = error { (item.route, item.rejection, item.reason) = (nil, error.description, "rejected: not media") }
             item.created = modificationTime(main.path)
             let reserved = reserveOutput(relativeOutput, outRoot: outRoot, taken: &takenOutputs)
             item.output = reserved.output

@@ -92,6 +92,9 @@ public struct BatchOptions: Codable, Sendable {
     /// Replace a file at an output path even when this batch did not write it (`--overwrite`). Without it, `--force`
     /// and a changed asset replace only the outputs the export database records (same path, size and SHA-256).
     public var overwrite = false
+    /// Uploads acknowledged as never exportable (`--accept FILE|KEY`, by key or by file): recorded in the database;
+    /// a failed or rejected row of such an asset no longer fails the run, in this run and every later one.
+    public var accept: [String] = []
     /// What a duplicate upload gets (`--duplicates`): a copy of the original's output (default), a hard link, or nothing.
     public var duplicates = DuplicateOutput.copy
     /// In a dry run, decode a sample of each upload's data (`DataCheck`: the first and last seconds and a few points

@@ -36,6 +36,9 @@ public struct BatchItem: Codable, Sendable, Equatable {
     /// Why the run fails the asset for the damage `dataCheck` found: the fallback chain ends before any route
     /// delivers a damaged input (`--damaged fail`, `--fallback none`).
     public var damageFailure: String?
+    /// Why the upload can never be exported: it does not open as media (empty, text, an unknown format). The run
+    /// does not try it; its row is `rejected` (a failure only under `--strict`).
+    public var rejection: String?
     /// True when the output an earlier run wrote is there but changed since (not the SHA-256 recorded): the run
     /// leaves it as it is (`BatchRowStatus.edited`) unless `--overwrite`.
     public var outputEdited: Bool?

@@ -52,6 +52,8 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
     /// What decoding a sample of the upload's data found (`batch --dry-run --check-data`); nil when not checked.
     /// JSON only.
     public var dataCheck: DataSample? = nil
+    /// When a person acknowledged this failed or rejected upload (`--accept`), ISO 8601 UTC: it no longer fails the run.
+    public var accepted: String? = nil
 
     /// True for an output that came by a fallback or holds only part of its source (`ExportAccount.partial`): what
     /// makes a batch exit 3, whichever run delivered it.
@@ -97,10 +99,18 @@ public struct BatchCounts: Codable, Sendable, Equatable {
     public var edited = 0
     /// The keys of those assets, in the rows' order.
     public var editedAssets: [String] = []
-    /// Assets that are failed now: in this run, or in an earlier one and not retried.
+    /// Assets that are failed now: in this run, or in an earlier one and not retried (but those accepted).
     public var failed = 0
     /// The keys of the failed assets, in the rows' order.
     public var failedAssets: [String] = []
+    /// Uploads that are not media (`BatchRowStatus.rejected`), but those accepted.
+    public var rejected = 0
+    /// The keys of those uploads, in the rows' order.
+    public var rejectedAssets: [String] = []
+    /// Failed or rejected uploads a person acknowledged (`--accept`): counted here, not as failed or rejected.
+    public var accepted = 0
+    /// The keys of those uploads, in the rows' order.
+    public var acceptedAssets: [String] = []
     /// Assets cancelled, or never started before the batch stopped.
     public var cancelled = 0
     /// Source bytes of the completed assets.
@@ -132,7 +142,9 @@ public struct BatchCounts: Codable, Sendable, Equatable {
             case BatchRowStatus.unchanged: unchanged += 1
             case BatchRowStatus.duplicate: duplicates += 1
             case BatchRowStatus.edited: edited += 1; editedAssets.append(r.key)
+            case _ where r.accepted != nil: accepted += 1; acceptedAssets.append(r.key)
             case BatchRowStatus.failed: failed += 1; failedAssets.append(r.key)
+            case BatchRowStatus.rejected: rejected += 1; rejectedAssets.append(r.key)
             case BatchRowStatus.cancelled: cancelled += 1
             default: break
             }

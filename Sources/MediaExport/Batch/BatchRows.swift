@@ -17,6 +17,9 @@ public enum BatchRowStatus {
     public static let duplicate = "duplicate"
     /// Failed, in this run or an earlier one (`finishedAt` says when, `error` why).
     public static let failed = "failed"
+    /// An upload that can never be exported (not media: empty, text, an unknown format), not tried; `error` says why.
+    /// Not a failure of the run unless `--strict`.
+    public static let rejected = "rejected"
     /// The batch stopped before this asset's export ended.
     public static let cancelled = "cancelled"
     /// A dry run's asset that the run would export.
@@ -49,6 +52,7 @@ extension BatchReportRow {
                   estimatedBytes: item.estimatedBytes, outputSHA256: nil, error: nil, wallTime: nil)
         if status == BatchRowStatus.planned { output = item.output }  // a dry run's plan: where the output would go
         dataCheck = item.dataCheck
+        if status == BatchRowStatus.rejected { error = item.rejection }
         guard let record else { return }
         finishedAt = record.finishedAt.map(Self.timestamp)
         wallTime = record.wallTime
@@ -75,6 +79,7 @@ extension BatchReportRow {
     /// database records it; the others are `planned` in a dry run, else `waiting`.
     static func initialStatus(of item: BatchItem, record: ExportDatabase.Row?, dryRun: Bool) -> String {
         guard item.route == nil else { return dryRun ? BatchRowStatus.planned : BatchRowStatus.waiting }
+        if item.rejection != nil { return BatchRowStatus.rejected }
         guard record?.status == "completed" else { return BatchRowStatus.failed }
         return item.outputEdited == true ? BatchRowStatus.edited : BatchRowStatus.unchanged
     }

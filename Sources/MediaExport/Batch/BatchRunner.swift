@@ -92,7 +92,7 @@ public final class BatchRunner: Sendable {
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
     func emit(_ e: BatchEvent) { handlers.withLock { $0.onEvent?(e) } }
-    private func note(_ text: String) { handlers.withLock { $0.onNote?(text) } }
+    func note(_ text: String) { handlers.withLock { $0.onNote?(text) } }
 
     /// Changes the observed state and shows it to the observers (all of them when the status changed). Under the
     /// state's lock, so observers see the batch's progress in order although jobs run on several threads.
@@ -160,7 +160,8 @@ public final class BatchRunner: Sendable {
             for s in row.sources { hashes["\(s.path)|\(s.size)|\(s.modified)"] = s.sha256 }
         }
         let plan = try BatchPlanner.makePlan(options, database: previous, hashes: &hashes)
-        let notes = waitNotes + announce(plan)
+        var notes = waitNotes + announce(plan)
+        let accepted = try acceptances(plan.items, database: database, notes: &notes)
         // A skipped asset's row is what the database records of it: its output, or its earlier failure.
         var rows = plan.items.map { item in
             BatchReportRow(item: item, versionRequested: options.version.rawValue,
@@ -187,7 +188,7 @@ public final class BatchRunner: Sendable {
         } else {
             rows = dryRunOutcomes(plan.items, rows: rows, previous: previous, hashes: HashCache(hashes))
         }
-        return try finish(plan: plan, rows: rows, notes: notes, database: database, began: began)
+        return try finish(plan: plan, rows: Self.marking(rows, accepted: accepted), notes: notes, database: database, began: began)
     }
 
     /// The output folder's lock, taken before the database is read: a second batch on this folder waits or stops
@@ -264,7 +265,7 @@ public final class BatchRunner: Sendable {
         // Every asset failed now counts, whichever run failed it; a dry run ends as the run would (as far as known).
         let outcome: BatchOutcome = wasCancelled ? .cancelled
             : plan.assetsFound == 0 ? .noMedia
-            : (counts.failed > 0 || counts.cancelled > 0) ? .failed
+            : (counts.failed > 0 || counts.cancelled > 0 || (options.errors.strict && counts.rejected > 0)) ? .failed
             : counts.fellBack > 0 ? .completedWithFallback : .completed
         emit(.finished(.init(counts: counts, outcome: outcome, dryRun: options.dryRun, database: database.map { FileName.display($0.path) },
                              report: reportPath.map(FileName.display), wallTime: Date().timeIntervalSince(began), notes: notes,

@@ -22,13 +22,13 @@ public final class ExportDatabase: Sendable {
     /// The file name inside the output folder.
     public static let fileName = ".mediaexport.sqlite"
     /// Schema version stored in `meta` (kept for tools that read it; the migrations are GRDB's `grdb_migrations`).
-    static let schemaVersion = 4
+    static let schemaVersion = 5
 
     /// The migrations, in order. "v1" is the schema the first batches wrote (`meta` and `assets`); "v2" adds the
     /// per-export account; "v3" the asset whose output a duplicate's is (`duplicate_of`) and the poster frame's SHA-256
     /// (`thumbnail_sha256`). A database written before
     /// GRDB managed it is adopted by `adoptLegacySchema`.
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5"]
 
     private let queue: DatabaseQueue
     /// The output folder, kept open while its name holds bytes that are not UTF-8 (SQLite is given
@@ -178,6 +178,11 @@ public final class ExportDatabase: Sendable {
         migrator.registerMigration("v4") { db in
             try db.execute(sql: "UPDATE assets SET route = substr(route, 10) WHERE route LIKE 'fallback:%'")
             try MetaRecord(key: "schema_version", value: "4").insert(db, onConflict: .replace)
+        }
+        // Version 5: the uploads a person acknowledged as never exportable (`--accept`, issue 46).
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS accepted(asset_key TEXT PRIMARY KEY, accepted_at REAL NOT NULL)")
+            try MetaRecord(key: "schema_version", value: "5").insert(db, onConflict: .replace)
         }
         return migrator
     }()
@@ -333,6 +338,31 @@ public final class ExportDatabase: Sendable {
         do {
             try queue.inTransaction(.immediate) { db in
                 try record.insert(db, onConflict: .replace)
+                return .commit
+            }
+        } catch {
+            throw Self.failure(path, "export database: write", error)
+        }
+    }
+
+    /// The assets acknowledged with `--accept` (key → when, seconds since 1970).
+    public func accepted() throws -> [String: Double] {
+        do {
+            return try queue.read { db in
+                guard try db.tableExists("accepted") else { return [:] }
+                let rows = try GRDB.Row.fetchAll(db, sql: "SELECT asset_key, accepted_at FROM accepted")
+                return Dictionary(rows.map { ($0["asset_key"] as String, $0["accepted_at"] as Double) }, uniquingKeysWith: { a, _ in a })
+            }
+        } catch {
+            throw Self.failure(path, "export database: read", error)
+        }
+    }
+
+    /// Records `key` as acknowledged at `time` (kept when it already was).
+    public func accept(_ key: String, at time: Double) throws {
+        do {
+            try queue.inTransaction(.immediate) { db in
+                try db.execute(sql: "INSERT OR IGNORE INTO accepted(asset_key, accepted_at) VALUES (?, ?)", arguments: [key, time])
                 return .commit
             }
         } catch {

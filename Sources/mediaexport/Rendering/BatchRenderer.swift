@@ -20,7 +20,9 @@ final class BatchRenderer: Sendable {
             + (counts.salvaged > 0 ? "\(counts.salvaged) salvaged (partial), " : "")
             + (counts.duplicates > 0 ? "\(counts.duplicates) duplicate\(counts.duplicates == 1 ? "" : "s"), " : "")
             + "\(fellBack(counts)), \(counts.unchanged) unchanged, "
-            + (counts.edited > 0 ? "\(counts.edited) changed since written, kept\(named(counts.editedAssets)), " : "") + failed(counts)
+            + (counts.edited > 0 ? "\(counts.edited) changed since written, kept\(named(counts.editedAssets)), " : "")
+            + (counts.rejected > 0 ? "\(counts.rejected) rejected\(named(counts.rejectedAssets)), " : "")
+            + (counts.accepted > 0 ? "\(counts.accepted) accepted\(named(counts.acceptedAssets)), " : "") + failed(counts)
             + (counts.cancelled > 0 ? ", \(counts.cancelled) cancelled" : "")
             + "; \(HumanSummary.bytes(counts.bytesIn)) in, \(HumanSummary.bytes(counts.bytesOut)) out"
     }
@@ -60,6 +62,7 @@ final class BatchRenderer: Sendable {
         let checked = tallies.dataChecked > 0 ? String(format: "; data of %d asset%@ sampled in %.2f s: %d damaged", tallies.dataChecked,
                                                        tallies.dataChecked == 1 ? "" : "s", tallies.dataCheckSeconds, tallies.dataDamaged) : ""
         return "\(rows.count) assets planned: " + parts.joined(separator: ", ") + "; about \(HumanSummary.bytes(estimate)) to write"
+            + (tallies.rejected > 0 ? "; \(tallies.rejected) rejected\(named(tallies.rejectedAssets)): not media" : "")
             + (tallies.failed > 0 ? "; \(Self.failed(tallies)) in an earlier run" : "")
             + (tallies.fellBack > 0 ? "; \(Self.fellBack(tallies)) in an earlier run" : "") + checked + " (dry run: nothing exported)"
     }
