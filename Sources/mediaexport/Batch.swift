@@ -157,7 +157,8 @@ struct Batch: ToolCommand {
         // A cancellation (a signal while waiting for another batch's lock, or before any job) exits 128 + signal.
         signals.finish()
         let result = try outcome.get()
-        if !json { render(result) }
+        // -q: nothing on success; what went wrong still.
+        if !json && !(quiet && result.exitCode == 0) { render(result) }
         let status = signals.exitCode(for: result.exitCode)
         if status != 0 { throw ExitCode(status) }
     }
@@ -178,11 +179,15 @@ struct Batch: ToolCommand {
     private func render(_ result: BatchResult) {
         let shown = result.rows.map(\.displayed)
         if dryRun { printLine(BatchRenderer.planTable(shown)) }
-        for row in shown where row.status == "failed" { printError("\(row.key): \(row.error ?? "failed")") }
+        for row in shown where row.status == "failed" && row.accepted == nil { printError("\(row.key): \(row.error ?? "failed")") }
+        for row in shown where row.status == "rejected" && row.accepted == nil { printError("\(row.key): rejected: \(row.error ?? "not media")") }
         for row in shown { if let line = BatchRenderer.fallbackLine(row) { printError(line) } }
-        // Everything an export dropped or changed, per asset: never only in the report; warnings on stderr.
-        for row in shown { for warning in row.account?.warnings ?? [] { printError("WARNING: \(row.key): \(warning)") } }
-        printLine(dryRun ? BatchRenderer.planSummary(shown) : BatchRenderer.summary(result.counts))
+        // Everything this run's exports dropped or changed, per asset: never only in the report; warnings on stderr
+        // (an earlier run's output left in place said its warnings when it was made; the report keeps them).
+        for row in shown where [BatchRowStatus.exported, BatchRowStatus.duplicate].contains(row.status) {
+            for warning in row.account?.warnings ?? [] { printError("WARNING: \(row.key): \(warning)") }
+        }
+        printLine(dryRun ? BatchRenderer.planSummary(shown) : BatchRenderer.summary(result.counts, wallTime: result.wallTime))
     }
 }
 

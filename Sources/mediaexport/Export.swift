@@ -128,11 +128,9 @@ struct Export: ToolCommand {
     /// The end of a human run: the result on stdout (none with `-q`), each warning on stderr (also with `-q`), the
     /// notes on stderr (none with `-q`: a quiet successful export prints nothing).
     private func renderCompleted(_ completed: ExportEvent.Completed) {
-        let versionWarns = completed.version.map { $0.requested != $0.delivered } ?? false
-        if !quiet {
-            printLine(HumanSummary.completed(completed))
-            if let v = completed.version, !versionWarns { printHuman(HumanSummary.version(v)) }
-        }
+        let versionWarns = completed.version?.warns ?? false
+        // The version line: in the plan when it says something, here only as the warning that another was delivered.
+        if !quiet { printLine(HumanSummary.completed(completed)) }
         for warning in HumanSummary.warnings(completed) { printError(warning) }
         if versionWarns, let v = completed.version { writeAll(2, "mediaexport: " + HumanSummary.version(v) + "\n") }
         if !quiet { for note in completed.notes { printError("note: \(note)") } }

@@ -148,7 +148,7 @@ import Testing
         try FileManager.default.copyItem(atPath: TestSupport.fixture("landscape.mov"), toPath: uploads.appendingPathComponent("a.mov").path)
         func run(_ crf: String) throws -> TestSupport.RunResult {
             try TestSupport.tool(["batch", uploads.path, "--out", dir.appendingPathComponent("out").path, "--preset", "low",
-                                  "--policy", "always", "--crf", crf, "-q"])
+                                  "--policy", "always", "--crf", crf])
         }
         let first = try run("30")
         #expect(first.status == 0 && first.stdout.contains("1 transcoded"), "\(first.stdout)\(first.stderr)")

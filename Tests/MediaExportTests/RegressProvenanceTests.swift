@@ -256,12 +256,12 @@ import Testing
         #expect(finder.cause(entry: entry, sampleSHA256: "a", preset: try PresetRecord(other))?.description == "preset changed (video.crf 28 → 30)")
         // Settings that change the output first; names and summaries only when nothing else changed.
         other.summary = "another"; other.aliases = ["X"]; other.video?.encoderPreset = "slow"; other.audio?.bitrate = 96_000
-        let changes = PresetRecord.changes(from: low.settings, to: try PresetRecord(other).settings)
+        let changes = SettingsChanges.between(low.settings, try PresetRecord(other).settings)
         #expect(changes == ["video.crf 28 → 30", "audio.bitrate 64000 → 96000", "video.encoderPreset veryfast → slow"],
                 "\(changes)")
         var renamed = try TestSupport.preset("low")
         renamed.summary = "another"
-        #expect(PresetRecord.changes(from: low.settings, to: try PresetRecord(renamed).settings).first?.hasPrefix("summary ") == true)
+        #expect(SettingsChanges.between(low.settings, try PresetRecord(renamed).settings).first?.hasPrefix("summary ") == true)
         #expect(finder.cause(entry: entry, sampleSHA256: "a", preset: low)?.description == "CPU differs (baseline avx512…, here avx2…)")
         baseline.environment?.deterministic = true
         #expect(CauseFinder(baseline: baseline, here: here, libav: baseline.ffmpeg).cause(entry: entry, sampleSHA256: "a", preset: low) == nil)

@@ -61,4 +61,6 @@ public struct BatchResult: Sendable {
     public var notes: [String] = []
     /// Every file under the inputs that is not exported as an asset of its own, with the reason (`BatchPlan.ignored`).
     public var ignored: [IgnoredFile] = []
+    /// Wall-clock seconds the batch took, planning included.
+    public var wallTime: Double = 0
 }

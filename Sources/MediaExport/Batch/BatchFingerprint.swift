@@ -6,7 +6,7 @@ import MediaExportFFmpeg
 extension BatchPlanner {
     /// Resume: an asset unchanged since a run that completed (or failed) is skipped.
     static func applyResume(_ item: inout BatchItem, options: BatchOptions, database: [String: ExportDatabase.Row],
-                            hashes: inout [String: String]) throws {
+                            settings: [String: String] = [:], hashes: inout [String: String]) throws {
         guard !options.force, let row = database[item.key] else { return }
         let records = try sources(of: item, cached: { hashes[$0] }, store: { hashes[$0] = $1 })
         let same = row.sourceFingerprint == fingerprint(of: records) && row.presetHash == options.settingsHash
@@ -27,8 +27,41 @@ extension BatchPlanner {
             item.route = nil
             item.reason = "failed in the last run (\(row.error ?? "unknown error")); use --retry-failed"
         } else if !same {
-            item.reason += "; changed since the last run"
+            item.reason += "; " + changeSince(row, records: records, options: options, settings: settings)
         }
+    }
+
+    /// What changed since the last run: the source, the settings (which ones, when the database kept the earlier
+    /// run's: `settings changed (video.crf 23 → 28)`), or the version asked.
+    static func changeSince(_ row: ExportDatabase.Row, records: [ExportDatabase.SourceRecord], options: BatchOptions,
+                            settings: [String: String]) -> String {
+        if row.sourceFingerprint != fingerprint(of: records) { return "source changed since the last run" }
+        if row.versionRequested != options.version.rawValue {
+            return "version asked changed since the last run (\(row.versionRequested) → \(options.version.rawValue))"
+        }
+        let before = settings[row.presetHash].flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+        let changes = before.map { SettingsChanges.between($0, settingsRecord(options)) } ?? []
+        let shown = changes.prefix(3).joined(separator: ", ") + (changes.count > 3 ? ", …" : "")
+        return "settings changed since the last run" + (changes.isEmpty ? "" : " (\(shown))")
+    }
+
+    /// The settings `settingsHash` covers, as a JSON value (the effective preset; `tracks` and `deterministic` when set).
+    static func settingsRecord(_ options: BatchOptions) -> JSONValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var preset = options.preset
+        if let limit = options.request.maxFileSize { preset.maxFileSize = limit }
+        guard case .object(var fields)? = try? JSONDecoder().decode(JSONValue.self, from: encoder.encode(preset)) else { return .object([:]) }
+        if options.tracks != .all, let tracks = try? JSONDecoder().decode(JSONValue.self, from: encoder.encode(options.tracks)) { fields["tracks"] = tracks }
+        if options.deterministic { fields["deterministic"] = .bool(true) }
+        return .object(fields)
+    }
+
+    /// `settingsRecord` as the JSON text the database keeps.
+    static func settingsJSON(_ options: BatchOptions) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(settingsRecord(options))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// SHA-256 of the preset's canonical JSON: a changed preset redoes its assets.

@@ -83,12 +83,12 @@ public enum BatchPlanner {
 
     /// Files and folders → the plan, with notes on what was left out; `database` rows make unchanged assets `skip`.
     /// An asset reached twice (a file given twice, or reached through a symlink) is planned once, the first time, with a note.
-    public static func makePlan(_ options: BatchOptions, database: [String: ExportDatabase.Row] = [:],
+    public static func makePlan(_ options: BatchOptions, database: [String: ExportDatabase.Row] = [:], settings: [String: String] = [:],
                                 hashes: inout [String: String]) throws -> BatchPlan {
         try options.shard?.check()
         let outRoot = try outputRoot(options.outputDirectory, create: false)
         let scan = try BatchScan.scan(options.inputs, outRoot: outRoot)
-        var draft = PlanDraft(options: options, database: database, outRoot: outRoot, notes: scan.notes, ignored: scan.ignored)
+        var draft = PlanDraft(options: options, database: database, settings: settings, outRoot: outRoot, notes: scan.notes, ignored: scan.ignored)
         // Every asset met, in order, with the real path of its main file: one met twice (a file given twice, or
         // reached through a symlink) is planned once — as the file itself rather than a link to it, else as met first.
         let met = draft.meet(scan.roots)
@@ -173,6 +173,7 @@ extension BatchPlanner {
     struct PlanDraft {
         let options: BatchOptions
         let database: [String: ExportDatabase.Row]  // the last run's rows: an unchanged asset is `skip`
+        let settings: [String: String]  // the earlier runs' settings by hash (`ExportDatabase.settings`)
         let outRoot: String
         var notes: [String]
         var ignored: [IgnoredFile]
@@ -241,7 +242,7 @@ extension BatchPlanner {
             FreedMemory.release()  // the probe's buffers: the planner holds what it keeps, not every file's probe
             switch described {
             case .planned(var item, let note):
-                try applyResume(&item, options: options, database: database, hashes: &hashes)
+                try applyResume(&item, options: options, database: database, settings: settings, hashes: &hashes)
                 if let note { item.reason += "; " + note }
                 items.append(item)
             case .filtered(let reason):

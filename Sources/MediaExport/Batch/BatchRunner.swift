@@ -143,6 +143,9 @@ public final class BatchRunner: Sendable {
     private func runBatch() async throws -> BatchResult {
         let began = Date()
         try options.shard?.check()
+        // A batch that ends before any work (a missing input, no media) leaves no folder or state file it made.
+        var unused = !options.dryRun && FileSystem.lstat(options.outputDirectory) == nil
+        defer { if unused { BatchStateFiles.removeUnused(options.outputDirectory, shard: options.shard) } }
         let outRoot = try BatchPlanner.outputRoot(options.outputDirectory, create: !options.dryRun)
         try BatchStateFiles.checkLayout(outRoot, shard: options.shard)  // before the lock: a refused run leaves no file
         if let reportPath, !options.dryRun { _ = try BatchReport.replaceable(reportPath, overwrite: options.overwrite) }  // before any work
@@ -159,7 +162,9 @@ public final class BatchRunner: Sendable {
         for row in previous.values {
             for s in row.sources { hashes["\(s.path)|\(s.size)|\(s.modified)"] = s.sha256 }
         }
-        let plan = try BatchPlanner.makePlan(options, database: previous, hashes: &hashes)
+        let plan = try BatchPlanner.makePlan(options, database: previous, settings: try database?.settings() ?? [:], hashes: &hashes)
+        if !options.dryRun { try database?.recordSettings(options.settingsHash, json: BatchPlanner.settingsJSON(options)) }
+        unused = unused && !plan.items.contains { $0.route != nil } && options.accept.isEmpty
         var notes = waitNotes + announce(plan)
         let accepted = try acceptances(plan.items, database: database, notes: &notes)
         // A skipped asset's row is what the database records of it: its output, or its earlier failure.
@@ -267,10 +272,11 @@ public final class BatchRunner: Sendable {
             : plan.assetsFound == 0 ? .noMedia
             : (counts.failed > 0 || counts.cancelled > 0 || (options.errors.strict && counts.rejected > 0)) ? .failed
             : counts.fellBack > 0 ? .completedWithFallback : .completed
+        let wallTime = Date().timeIntervalSince(began)
         emit(.finished(.init(counts: counts, outcome: outcome, dryRun: options.dryRun, database: database.map { FileName.display($0.path) },
-                             report: reportPath.map(FileName.display), wallTime: Date().timeIntervalSince(began), notes: notes,
+                             report: reportPath.map(FileName.display), wallTime: wallTime, notes: notes,
                              ignored: plan.ignored.map(\.displayed))))
-        return BatchResult(rows: rows, counts: counts, outcome: outcome, notes: notes, ignored: plan.ignored)
+        return BatchResult(rows: rows, counts: counts, outcome: outcome, notes: notes, ignored: plan.ignored, wallTime: wallTime)
     }
 
     /// Runs one job on a thread of its own (FFmpeg calls block), off the cooperative pool.

@@ -84,4 +84,12 @@ enum BatchStateFiles {
     static func removeDatabase(_ path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(FileName.cString(path + suffix)) }
     }
+
+    /// Removes the state files a run made in a folder it created and did no work in (its database, journals and
+    /// lock), then the folder if that left it empty: a batch that ends before any work leaves nothing behind.
+    static func removeUnused(_ folder: String, shard: BatchOptions.Shard?) {
+        removeDatabase(PathName.join(folder, name(shard, ".sqlite")))
+        unlink(FileName.cString(PathName.join(folder, name(shard, ".lock"))))
+        rmdir(FileName.cString(folder))
+    }
 }

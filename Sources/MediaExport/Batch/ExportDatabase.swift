@@ -345,6 +345,29 @@ public final class ExportDatabase: Sendable {
         }
     }
 
+    /// The settings of the runs that wrote here (settings hash → the settings as JSON text, `BatchPlanner.settingsRecord`),
+    /// so that a rerun with other settings says which changed.
+    public func settings() throws -> [String: String] {
+        do {
+            let records = try queue.read { db in try MetaRecord.filter(sql: "key LIKE 'settings:%'").fetchAll(db) }
+            return Dictionary(records.map { (String($0.key.dropFirst("settings:".count)), $0.value) }, uniquingKeysWith: { a, _ in a })
+        } catch {
+            throw Self.failure(path, "export database: read", error)
+        }
+    }
+
+    /// Records the settings of hash `hash` (kept when already there).
+    public func recordSettings(_ hash: String, json: String) throws {
+        do {
+            try queue.inTransaction(.immediate) { db in
+                try MetaRecord(key: "settings:" + hash, value: json).insert(db, onConflict: .ignore)
+                return .commit
+            }
+        } catch {
+            throw Self.failure(path, "export database: write", error)
+        }
+    }
+
     /// The assets acknowledged with `--accept` (key → when, seconds since 1970).
     public func accepted() throws -> [String: Double] {
         do {

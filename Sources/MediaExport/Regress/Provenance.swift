@@ -44,25 +44,6 @@ public struct PresetRecord: Sendable, Equatable {
         encoder.outputFormatting = [.sortedKeys]
         settings = try JSONDecoder().decode(JSONValue.self, from: encoder.encode(preset))
     }
-
-    /// The settings that differ (`video.crf 28 → 36`): those that change the output first (codecs and container,
-    /// rate control, size and frame rate, the encoder's speed preset), then the rest by path; the names that change
-    /// nothing (`name`, `aliases`, `summary`) only when nothing else differs.
-    public static func changes(from old: JSONValue, to new: JSONValue) -> [String] {
-        let changed = JSONValue.changedLeaves(from: old, to: new)
-        let settings = changed.filter { !naming.contains($0.path) }
-        func rank(_ path: String) -> Int { outputFirst.firstIndex(of: path) ?? outputFirst.count }
-        return (settings.isEmpty ? changed : settings).enumerated()
-            .sorted { (rank($0.element.path), $0.offset) < (rank($1.element.path), $1.offset) }
-            .map { "\($0.element.path) \($0.element.old ?? "none") → \($0.element.new ?? "none")" }
-    }
-
-    /// Settings by how directly they change the output, most first.
-    static let outputFirst = ["passthrough", "defaultExtension", "video.codec", "audio.codec", "video.crf", "video.bitrate",
-                              "video.maxBitrate", "video.bufferSize", "video.twoPass", "audio.bitrate", "video.maxSize",
-                              "video.maxFrameRate", "video.pixelFormat", "audio.sampleRate", "audio.channels", "video.encoderPreset"]
-    /// Settings that name or describe a preset and change no output.
-    static let naming: Set<String> = ["name", "aliases", "summary"]
 }
 
 /// What a run's reports say about where it ran: the tool, the baseline, the environment and the command line.
@@ -154,7 +135,7 @@ struct CauseFinder {
             return RegressCause(kind: .sampleChanged, detail: "SHA-256 \(old.prefix(12))… → \(new.prefix(12))…")
         }
         if let old = entry.presetSHA256, old != preset.sha256 {
-            let changes = entry.presetSettings.map { PresetRecord.changes(from: $0, to: preset.settings) } ?? []
+            let changes = entry.presetSettings.map { SettingsChanges.between($0, preset.settings) } ?? []
             return RegressCause(kind: .presetChanged, detail: changes.isEmpty ? nil : changes.joined(separator: ", "))
         }
         return libraries ?? cpu

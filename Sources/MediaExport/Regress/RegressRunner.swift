@@ -314,7 +314,7 @@ public final class RegressRunner {
         var notes: [String] = []
         if let a = before.sampleSHA256, a != after.sampleSHA256 { notes.append("sample changed") }
         if let a = before.presetSHA256, a != after.presetSHA256 {
-            let settings = before.presetSettings.flatMap { b in after.presetSettings.map { PresetRecord.changes(from: b, to: $0) } } ?? []
+            let settings = before.presetSettings.flatMap { b in after.presetSettings.map { SettingsChanges.between(b, $0) } } ?? []
             notes.append(settings.isEmpty ? "preset changed" : "preset changed (\(settings.joined(separator: ", ")))")
         }
         if before.failure != after.failure { return notes + ["failure \(before.failure ?? "none") → \(after.failure ?? "none")"] }

@@ -19,10 +19,14 @@ final class ExportAttempt {
     private var request: ExportRequest { session.request }
     private var token: CancelToken { session.token }
 
-    init(session: ExportSession, run: ExportSession.Run, route: ExportRoute) {
+    /// True for the route the chain started from (no fallback before it): a byte copy there is the plan's choice.
+    private let isStart: Bool
+
+    init(session: ExportSession, run: ExportSession.Run, route: ExportRoute, isStart: Bool) {
         self.session = session
         self.run = run
         self.route = route
+        self.isStart = isStart
     }
 
     /// What became of the route, as a value the chain decides on: delivered, or failed as `RouteFailure` says,
@@ -299,7 +303,7 @@ final class ExportAttempt {
             throw ExportError.noUsableStreams(path: source, reason: "a byte copy keeps every tag: it cannot drop metadata (--metadata \(request.preset.metadataLevel.rawValue))")
         }
         session.emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name, container: ext,
-                                    duration: nil, timeRange: nil, streams: [], notes: ["byte copy of \(source)"], version: report)))
+                                    duration: nil, timeRange: nil, streams: [], notes: [copyNote(source)], version: report)))
         let watchdog = run.watchdog
         let sha = try ByteCopy.copy(source: source, to: t, cancel: token, activity: { watchdog.touch() })
         try run.snapshot.verify()
@@ -309,7 +313,8 @@ final class ExportAttempt {
                                  notes: request.timeRange != nil ? ["time range not applied by a byte copy"] : [], report: report)
         completed.sha256 = sha
         completed.verification = verification
-        var warnings = ["delivered as a byte copy of \(PathName.lastComponent(source)): no stream was transcoded or remuxed"]
+        // The plan's own choice (the file already fits) is the started record's note; a copy the chain fell back to is a warning.
+        var warnings = isStart ? [] : ["delivered as a byte copy of \(PathName.lastComponent(source)): no stream was transcoded or remuxed"]
         // The copy holds the damage an earlier route found: said, with what that route counted.
         if let damage = run.damage, copiedPartial() == nil { warnings.append("the copy holds the damaged data: \(damage)") }
         if request.timeRange != nil { warnings.append("time range not applied by a byte copy") }
@@ -321,6 +326,11 @@ final class ExportAttempt {
         }
         completed.warnings = warnings
         return completed
+    }
+
+    /// The started record's note of a byte copy: the plan's choice for a file that already fits, or a fallback's.
+    private func copyNote(_ source: String) -> String {
+        isStart ? "byte copy of \(source): it already fits the preset, so nothing is transcoded or remuxed" : "byte copy of \(source)"
     }
 
     /// What a byte copy of a damaged input holds: where its data ends (its packets read, none decoded), when that is
@@ -359,7 +369,8 @@ final class ExportAttempt {
         return .init(output: output, bytes: FileSystem.size(output) ?? 0, duration: facts?.duration ?? info?.duration ?? 0,
                      codecs: facts?.streams.map(\.codec) ?? info?.streams.filter { $0.isChapterTrack != true && $0.isTimecodeTrack != true }.map(\.codec) ?? [],
                      width: facts?.mainVideo?.width ?? video?.width, height: facts?.mainVideo?.height ?? video?.height,
-                     wallTime: Date().timeIntervalSince(run.began), skippedPackets: skipped, notes: notes, version: report)
+                     wallTime: Date().timeIntervalSince(run.began), videoFrames: facts?.mainVideo?.frameCount,
+                     skippedPackets: skipped, notes: notes, version: report)
     }
 }
 

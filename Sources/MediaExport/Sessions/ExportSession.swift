@@ -196,7 +196,7 @@ public final class ExportSession: Sendable {
         var route = startRoute(run)
         var fallbacks: [ExportEvent.Fallback] = []
         while true {
-            switch ExportAttempt(session: self, run: run, route: route).outcome() {
+            switch ExportAttempt(session: self, run: run, route: route, isStart: fallbacks.isEmpty).outcome() {
             case .delivered(var completed):
                 completed.route = route
                 // Encoding settings only for a route that encoded (a remux or byte copy encodes nothing).

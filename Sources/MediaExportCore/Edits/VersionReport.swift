@@ -19,6 +19,15 @@ public struct VersionReport: Codable, Sendable, Equatable {
     /// The Apple adjustments rendered (`Trim`, `SlowMotion`, `Mute`), when an `.AAE` was rendered.
     public var appliedAdjustments: [String]?
 
+    /// True when another version than the one asked for was delivered (said as a warning).
+    public var warns: Bool { requested != delivered }
+
+    /// True when the line says something a person needs: another version delivered, or edits applied or read (a
+    /// rendered edit, a sidecar, an `.AAE`). An unedited original asked as `current` says nothing new.
+    public var saysSomething: Bool {
+        warns || resourceKind != .original || sidecar != nil || adjustmentData != nil || !(appliedAdjustments ?? []).isEmpty
+    }
+
     /// Creates the value from each of its fields.
     public init(requested: AssetVersion, delivered: AssetVersion, resource: String, resourceKind: ResourceKind, sidecar: String? = nil, adjustmentData: AdjustmentInfo? = nil, reason: String) {
         self.requested = requested; self.delivered = delivered; self.resource = resource; self.resourceKind = resourceKind; self.sidecar = sidecar; self.adjustmentData = adjustmentData; self.reason = reason

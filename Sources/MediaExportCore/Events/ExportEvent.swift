@@ -130,6 +130,8 @@ public enum ExportEvent: Sendable, Equatable {
         public var height: Int?
         /// Wall-clock seconds.
         public var wallTime: Double
+        /// The video frames of the output (its main video's), when known: the summary's speed in frames per second.
+        public var videoFrames: Int?
         /// Corrupt input packets skipped while decoding, and video frames lost from the data: what the error limit
         /// counts (`Damage.counted`; `damage` tells them apart).
         public var skippedPackets: Int
@@ -164,9 +166,9 @@ public enum ExportEvent: Sendable, Equatable {
         public var damage: Damage?
 
         /// Creates the value from each of its fields.
-        public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil,
+        public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, videoFrames: Int? = nil, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil,
                     timestampRepairs: Int = 0, droppedFrames: Int = 0, warnings: [String] = [], verification: Verification? = nil) {
-            self.output = output; self.bytes = bytes; self.duration = duration; self.codecs = codecs; self.width = width; self.height = height; self.wallTime = wallTime; self.skippedPackets = skippedPackets; self.notes = notes; self.version = version; self.route = route; self.fallbacks = fallbacks; self.sha256 = sha256
+            self.output = output; self.bytes = bytes; self.duration = duration; self.codecs = codecs; self.width = width; self.height = height; self.wallTime = wallTime; self.videoFrames = videoFrames; self.skippedPackets = skippedPackets; self.notes = notes; self.version = version; self.route = route; self.fallbacks = fallbacks; self.sha256 = sha256
             self.timestampRepairs = timestampRepairs; self.droppedFrames = droppedFrames; self.warnings = warnings; self.verification = verification
         }
     }

@@ -140,7 +140,7 @@ enum HumanSummary {
                 let changes = st.changes.map { " (" + $0.map(\.description).joined(separator: ", ") + ")" } ?? ""
                 return "  #\(st.index) \(st.type) \(st.codec) → \(st.outputCodec ?? "?")\(size)\(changes)"
             }
-        } + s.notes.map { "  note: \($0)" } + (s.version.map { ["  " + version($0)] } ?? [])
+        } + s.notes.map { "  note: \($0)" } + (s.version.flatMap { $0.saysSomething && !$0.warns ? ["  " + version($0)] : nil } ?? [])
     }
 
     /// `Exported out.mp4: h264 1280x720 + aac, 10.00 s, 4.2 MB in 3.1 s`, then the verification, each line escaped
@@ -149,7 +149,7 @@ enum HumanSummary {
         let size = c.width.map { " \($0)x\(c.height ?? 0)" } ?? ""
         var lines: [String] = []
         var line = "Exported \(FileName.display(c.output)): \(c.codecs.joined(separator: " + "))\(size), "
-            + String(format: "%.2f s%@, %@ in %.1f s", c.duration, partialNote(c.partial), bytes(c.bytes), c.wallTime)
+            + String(format: "%.2f s%@, %@", c.duration, partialNote(c.partial), bytes(c.bytes)) + speed(c)
         if let damage = c.damage { line += " (damage: \(damage.summary))" }
         if !c.fallbacks.isEmpty {
             line += " — by \(c.route.rawValue) after " + c.fallbacks.map { "\($0.from.rawValue) failed" }.joined(separator: ", ")
@@ -160,6 +160,16 @@ enum HumanSummary {
             lines.append("  verified: \(measured) check\(measured == 1 ? "" : "s") passed" + (skipped > 0 ? ", \(skipped) not measurable" : ""))
         }
         return TerminalText.lines([line] + lines)
+    }
+
+    /// ` in 12.4 s, 3.2× realtime, 96 fps`: the wall time and the speed, as ffmpeg and HandBrake end (the rate and
+    /// frames only when both are known and the clock moved).
+    static func speed(_ c: ExportEvent.Completed) -> String {
+        var text = String(format: " in %.1f s", c.wallTime)
+        guard c.wallTime > 0.001 else { return text }
+        if c.duration > 0 { text += String(format: ", %.1f× realtime", c.duration / c.wallTime) }
+        if let frames = c.videoFrames, frames > 0 { text += String(format: ", %.0f fps", Double(frames) / c.wallTime) }
+        return text
     }
 
     /// One `WARNING: …` line per warning of a completed export (a dropped stream, a partial output), for stderr.
