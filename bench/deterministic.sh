@@ -4,6 +4,7 @@
 # median CPU seconds, wall seconds and peak RSS of each, and the ratios deterministic / default.
 #   bench/deterministic.sh                 # 3 runs each, 4 s inputs (~6 min of CPU on 2 cores)
 #   BENCH_REPEAT=5 BENCH_LEN=10 MEDIAEXPORT_BIN=.build/release/mediaexport bench/deterministic.sh
+#   BENCH_CASES="1280x720" bench/deterministic.sh   # only the tone-mapping case (presets: highest hevc-1920x1080 1280x720)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "bench: $*" >&2; exit 1; }
@@ -32,6 +33,7 @@ run() {   # LOG ARGS... -> appends "cpu wall rssKiB" to LOG
 printf '| case | default CPU s | deterministic CPU s | CPU ratio | default wall s | deterministic wall s | wall ratio | peak RSS MiB (default / det.) |\n|---|---|---|---|---|---|---|---|\n'
 for c in "highest $sdr" "hevc-1920x1080 $sdr" "1280x720 $hlg"; do
     set -- $c; preset=$1 input=$2
+    [[ " ${BENCH_CASES:-highest hevc-1920x1080 1280x720} " == *" $preset "* ]] || continue
     a=$WORK/logs/det-a.log b=$WORK/logs/det-b.log; : > "$a"; : > "$b"
     for ((i = 0; i < REPEAT; i++)); do
         run "$a" --preset "$preset" "$input" "$WORK/out/a.mp4"

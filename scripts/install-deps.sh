@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages mediaexport needs (FFmpeg 5.1's libraries and headers, zimg's header for the choice
 # of its code path, SQLite, zlib, pkg-config), what only tests use: the ffmpeg/ffprobe CLIs, chromium (headless,
-# to screenshot `regress --html` reports) and qemu-user (to run the regression as on other CPUs), and valgrind, with
-# which the release build lists the functions to place first (scripts/release-build.sh, for the package). Does
-# nothing when all are present.
+# to screenshot `regress --html` reports), qemu-user (to run the regression as on other CPUs), stress-ng (to run the
+# same-bytes tests on a loaded machine), and valgrind, with which the release build lists the functions to place
+# first (scripts/release-build.sh, for the package). Does nothing when all are present.
 set -euo pipefail
-PKGS=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavfilter-dev libzimg-dev libsqlite3-dev zlib1g-dev ffmpeg time chromium qemu-user valgrind)
+PKGS=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavfilter-dev libzimg-dev libsqlite3-dev zlib1g-dev ffmpeg time chromium qemu-user valgrind stress-ng)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -148,6 +148,22 @@ import Testing
         #expect(request.codecThreads == 2)
     }
 
+    @Test("x264 with a VBV runs on one thread (its VBV reads the other frame threads' progress); without one, or x265, as asked")
+    func x264VBVOnOneThread() throws {
+        let source = SourceInfo(path: "/x.mov", formatName: "mov,mp4,m4a,3gp,3g2,mj2", duration: 1, size: 1_000_000, streams: [
+            SourceStream(index: 0, kind: .video, codec: "h264", duration: 1, width: 1920, height: 1080, frameRate: 30, pixelFormat: "yuv420p"),
+        ], mainVideo: 0)
+        for (name, capped) in [("highest", true), ("highest", false), ("hevc-1920x1080", true)] {
+            var preset = try TestSupport.preset(name)
+            if capped { preset.video?.maxBitrate = 2_000_000 }
+            let plan = try ExportPlanner.plan(source: source, preset: preset, route: .transcode, container: .mp4, edits: nil, range: nil)
+            guard case .transcodeVideo(let video) = try #require(plan.streams.first).action else { Issue.record("no video"); continue }
+            let oneThread = name == "highest" && capped
+            #expect(video.encoderThreads(CodecRun()) == (oneThread ? 1 : 0), "\(name) capped: \(capped)")
+            #expect(video.encoderThreads(CodecRun(threads: 4, deterministic: true)) == (oneThread ? 1 : 4), "\(name) capped: \(capped)")
+        }
+    }
+
     @Test("tone mapping goes through mediaexport's choice of zimg's code path (never its AVX-512 kernels)")
     func toneMappingUsesTheChosenZimgPath() throws {
         let dir = TestSupport.tempDir()

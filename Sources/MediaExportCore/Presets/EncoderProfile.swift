@@ -34,6 +34,9 @@ public struct EncoderProfile: Sendable, Equatable {
         public var pinned: [String] = []
         /// The parameter sizing its thread pool by `--threads` under `--deterministic`; nil: none.
         public var poolsKey: String?
+        /// True when its VBV plans a frame from what its other frame threads have encoded so far (timing): one
+        /// thread whenever a maximum rate is set.
+        public var vbvOnOneThread = false
     }
 
     /// The libavcodec encoder name, e.g. `libx264`.
@@ -90,10 +93,12 @@ extension EncoderProfile {
 
     /// H.264 through libx264. Its `cpu-independent` promises the same bitstream on every CPU and, on one CPU, from
     /// run to run: without it its macroblock-tree propagation (the SIMD kind) reads heap memory it never wrote, so the
-    /// same clip gives other bytes as the process's heap differs (measured with the ffmpeg CLI too).
+    /// same clip gives other bytes as the process's heap differs (measured with the ffmpeg CLI too). Its VBV subtracts
+    /// the sizes its other frame threads have reached so far (`update_vbv_plan`): 24 bitstreams in 24 loaded runs.
     public static let libx264 = EncoderProfile(
         encoder: "libx264", family: .x264, containers: ["mp4", "mov", "m4v", "mkv"], speeds: x26xSpeeds, defaultSpeed: "medium",
-        crfRange: 0...51, twoPass: true, pixelFormats: x26xFormats, determinism: Determinism(always: ["cpu-independent=1"]))
+        crfRange: 0...51, twoPass: true, pixelFormats: x26xFormats,
+        determinism: Determinism(always: ["cpu-independent=1"], vbvOnOneThread: true))
 
     /// HEVC through libx265, tagged `hvc1`, 0.6 of x264's bits. Its frame threads make its rate control depend on
     /// timing (a starved process gave 3 other bitstreams in 24 runs): one frame at a time, its rows in parallel. Its

@@ -25,7 +25,7 @@ package struct CodecRun: Sendable, Equatable {
     var count: Int32 { Int32(clamping: threads ?? 0) }
 
     /// Pins the code paths the libraries choose by CPU, for the rest of the process: FFmpeg's SIMD to x86-64-v2 (up to
-    /// SSE4.2, the level x265 is held to as well), zimg to its C code. Idempotent; exports already running keep the
+    /// SSE4.2, the level x265 is held to as well), zimg to its SSE2 kernels. Idempotent; exports already running keep the
     /// contexts they opened. False, pinning nothing, on a CPU without SSE4.2 (made before about 2009-2011), where
     /// the same bytes cannot be promised.
     package static func pinCPUPaths() -> Bool { cff_pin_cpu_paths() != 0 }

@@ -27,9 +27,7 @@ extension VideoPlan {
             if let r = out.range, case let v = av_color_range_from_name(r), v >= 0 { enc.pointee.color_range = AVColorRange(rawValue: UInt32(v)) }
         }
         if deinterlace != .off || par.field_order == AV_FIELD_PROGRESSIVE { enc.pointee.field_order = AV_FIELD_PROGRESSIVE }
-        // 0 as the ffmpeg CLI: threads=auto (x264: 1.5 frame threads a core, plus lookahead threads). A count given is
-        // x264's `threads`; its lookahead threads are derived from it, so 1 runs x264 on the exporting thread alone.
-        enc.pointee.thread_count = codecs.count
+        enc.pointee.thread_count = encoderThreads(codecs)
         if let max = settings.maxBitrate {
             // CRF capped by the VBV, as `-maxrate`/`-bufsize` (both encoders read them from the context).
             enc.pointee.rc_max_rate = Int64(max)
@@ -44,6 +42,13 @@ extension VideoPlan {
         case .second: enc.pointee.flags |= cff_codec_flag_pass2()
         case nil: break
         }
+    }
+
+    /// The encoder's thread count: 0 as the ffmpeg CLI, threads=auto (x264: 1.5 frame threads a core, plus lookahead
+    /// threads), else the count given (x264 derives its lookahead threads from it: 1 runs it on the exporting thread
+    /// alone); 1 when a VBV caps the rate of an encoder whose VBV reads its other frame threads' progress.
+    func encoderThreads(_ codecs: CodecRun) -> Int32 {
+        settings.maxBitrate != nil && settings.codec.profile.determinism.vbvOnOneThread ? 1 : codecs.count
     }
 
     /// The encoder options this plan asks for, each naming the preset field behind it, so that an option the
