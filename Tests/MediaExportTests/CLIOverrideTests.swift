@@ -47,7 +47,7 @@ import Testing
     @Test func overridesAreCheckedAsPresetKeys() throws {
         let input = TestSupport.fixture("landscape.mov")
         let cases: [([String], String)] = [
-            (["--crf", "60"], "--crf must be between 0 and 51, got 60"),
+            (["--crf", "60"], "--crf must be between 0 and 51 for libx264, got 60"),
             (["--encoder-preset", "turbo"], "--encoder-preset must be one of ultrafast, superfast"),
             (["--crf", "20", "--video-bitrate", "1M"], "give either --crf or --video-bitrate, not both"),
             (["--preset", "passthrough", "--crf", "20"], "--crf needs a preset that encodes video; 'passthrough' copies every stream"),
