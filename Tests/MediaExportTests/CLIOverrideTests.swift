@@ -128,7 +128,7 @@ import Testing
             (["-Z", "Fast 1080p30", input, "o.mp4"], "(HandBrakeCLI): use --preset NAME|FILE"),
             (["-q", "20", input, "o.mp4"], "use --crf 20 (our -q is --quiet)"),
             (["--ab", "160", input, "o.mp4"], "(HandBrakeCLI): use --audio-bitrate 160k"),
-            (["--log", input, "o.mp4"], "unknown option '--log' (habit): use --verbose"),
+            (["-report", input, "o.mp4"], "unknown option '-report' (ffmpeg): use --log FILE"),
         ]
         for (args, pointer) in cases {
             let r = try TestSupport.tool(args)
