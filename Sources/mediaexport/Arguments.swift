@@ -44,16 +44,64 @@ struct TimeArgument: ExpressibleByArgument, Equatable {
     }
 }
 
-/// The tool's side of swift-log: the library's log (and FFmpeg's lines) on stderr with `--verbose`; otherwise nothing,
-/// since the tool renders the events itself.
+/// The tool's side of swift-log: the library's log (and FFmpeg's lines) on stderr with `--verbose`, and in the
+/// `--log` file; otherwise nothing, since the tool renders the events itself.
 enum CLILogging {
-    static func bootstrap(verbose: Bool) {
+    static func bootstrap(verbose: Bool, file: LogFile? = nil) {
         LoggingSystem.bootstrap { label in
             var handler = EscapingLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = verbose ? .info : .critical
-            return handler
+            guard let file else { return handler }
+            return MultiplexLogHandler([handler, EscapingLogHandler(FileLogHandler(label: label, file: file))])
         }
-        if verbose { MediaExportLogging.forwardFFmpegLog() } else { MediaExportLogging.stopForwardingFFmpegLog() }
+        if verbose || file != nil { MediaExportLogging.forwardFFmpegLog() } else { MediaExportLogging.stopForwardingFFmpegLog() }
+    }
+}
+
+/// The `--log` file, opened for appending (a ticket's log collects every run; each run starts with its command line):
+/// the log lines and the events as JSON Lines, in the order they came.
+final class LogFile: Sendable {
+    private let fd: Int32
+
+    /// Opens `path` for appending, created if missing; nil (with `errno`) when it cannot be.
+    init?(path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return nil }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Appends `line` and a newline (one write: lines from several threads do not interleave).
+    func write(_ line: String) { _ = writeFully(fd, line + "\n") }
+
+    /// The file for `--log`, or nil without it; a file that cannot be opened is a refused output (exit 73).
+    static func opened(_ path: String?) throws -> LogFile? {
+        guard let path else { return nil }
+        guard let file = LogFile(path: path) else {
+            printError("cannot open the log file \(path): \(String(cString: strerror(errno)))")
+            throw ExitCode(ExitStatus.outputRefused)
+        }
+        file.write("# mediaexport " + MediaExportCommand.losslessArguments().joined(separator: " "))
+        return file
+    }
+}
+
+/// Writes each message to the `--log` file at `info` and above: a time, the level, the label, the message.
+struct FileLogHandler: LogHandler {
+    let label: String
+    let file: LogFile
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        let tail = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        file.write("\(Date().ISO8601Format()) \(event.level) \(label):\(tail) \(event.message)")
     }
 }
 

@@ -138,15 +138,19 @@ struct Batch: ToolCommand {
     }
 
     func perform() async throws {
-        CLILogging.bootstrap(verbose: verbose)
-        let runner = BatchRunner(options: try batchOptions(), logger: verbose ? Logger(label: "mediaexport") : MediaExportLogging.silent)
+        let logFile = try LogFile.opened(exportOptions.log)
+        CLILogging.bootstrap(verbose: verbose, file: logFile)
+        let logged = verbose || logFile != nil
+        let runner = BatchRunner(options: try batchOptions(), logger: logged ? Logger(label: "mediaexport") : MediaExportLogging.silent)
         runner.reportPath = report
         // Notes are never silent: on stderr as they come, --json or not (they are also in batchFinished).
         runner.onNote = { text in printError("note: " + text) }
+        for note in exportOptions.notes { printError("note: " + note) }
         let renderer = BatchRenderer(mode: ProgressRenderer.mode(quiet: quiet || json || dryRun))
         let json = self.json
         runner.onEvent = { event in
             if json { printLine(event.jsonLine()) }
+            logFile?.write(event.jsonLine())
             renderer.handle(event)
         }
         let signals = SignalCancellation { runner.cancel() }

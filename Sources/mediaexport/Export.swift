@@ -75,12 +75,16 @@ struct Export: ToolCommand {
     }
 
     func perform() throws {
-        CLILogging.bootstrap(verbose: verbose)
-        let emit: @Sendable (ExportEvent) -> Void = { event in if json { printLine(event.jsonLine()) } }
+        let logFile = try LogFile.opened(exportOptions.log)
+        CLILogging.bootstrap(verbose: verbose, file: logFile)
+        let emit: @Sendable (ExportEvent) -> Void = { event in
+            if json { printLine(event.jsonLine()) }
+            logFile?.write(event.jsonLine())
+        }
         let request: ExportRequest
         do {
             let catalog = try PresetCatalog.builtIn()
-            if !json && !quiet { for note in catalog.notes { printError("note: " + note) } }
+            if !json && !quiet { for note in catalog.notes + exportOptions.notes { printError("note: " + note) } }
             request = try self.request(catalog: catalog)
         } catch let error as ExportError {
             emit(.failed(.init(error)))  // no session started: `--json`'s final record is ours

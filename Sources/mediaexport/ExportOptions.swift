@@ -51,6 +51,13 @@ struct ExportOptions: ParsableArguments {
     @Option(help: "Decode the video on a thread of its own: auto (from 4 cores up), on, off. The output is the same either way.")
     var pipeline: PipelineMode = .auto
 
+    @Option(help: ArgumentHelp("Append the --verbose log and every event (JSON Lines) to FILE, for a ticket; the terminal shows what it would without it.", valueName: "FILE"),
+            completion: .file())
+    var log: String?
+
+    /// What the options were read as (`--audio-bitrate 96 read as 96 kb/s`), for notes on stderr.
+    var notes: [String] { encoding.notes }
+
     func validate() throws {
         try NumberRange.check("--max-decode-errors", maxDecodeErrors, 0...1_000_000_000)
         try NumberRange.check("--threads", threads, 1...1024)
@@ -84,12 +91,13 @@ extension PipelineMode: ExpressibleByArgument {}
 extension MetadataLevel: ExpressibleByArgument {}
 
 /// `--crf`, `--encoder-preset`, `--video-bitrate`, `--max-bitrate` and `--audio-bitrate` (part of `ExportOptions`):
-/// applied on top of the preset by the library (`Preset.applying`), which checks them as preset file keys.
+/// applied on top of the preset by the library (`Preset.applying`), which checks them as preset file keys, for the
+/// preset's own encoder (`--crf 60` is refused for x264, taken for AV1).
 struct EncodingOverrideOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Constant rate factor, 0-51 (lower is better): replaces the preset's (or its average bit rate).", valueName: "N"))
+    @Option(help: ArgumentHelp("Constant rate factor (lower is better): x264/x265 0-51, AV1 (SVT-AV1) 0-63; replaces the preset's (or its average bit rate).", valueName: "N"))
     var crf: Int?
 
-    @Option(name: .customLong("encoder-preset"), help: ArgumentHelp("x264/x265 speed: ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo.", valueName: "NAME"),
+    @Option(name: .customLong("encoder-preset"), help: ArgumentHelp("Encoder speed: x264/x265 ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo; AV1 (SVT-AV1) 0-13 (0 slowest).", valueName: "NAME"),
             completion: .list(VideoCodec.h264.profile.speeds))
     var encoderPreset: String?
 
@@ -99,8 +107,10 @@ struct EncodingOverrideOptions: ParsableArguments {
     @Option(name: .customLong("max-bitrate"), help: ArgumentHelp("Ceiling on the video bit rate (x264/x265 VBV, ffmpeg's -maxrate), e.g. 4M.", valueName: "RATE"))
     var maxBitrate: String?
 
-    @Option(name: .customLong("audio-bitrate"), help: ArgumentHelp("AAC bit rate, e.g. 64k or 160000.", valueName: "RATE"))
+    @Option(name: .customLong("audio-bitrate"), help: ArgumentHelp("Audio bit rate, e.g. 64k or 160000; a bare number under 1000 is kb/s (96: 96k, as HandBrake's --ab).", valueName: "RATE"))
     var audioBitrate: String?
+
+    @OptionGroup var shape: PictureSoundOptions
 
     func validate() throws {
         for (option, text) in [("--video-bitrate", videoBitrate), ("--max-bitrate", maxBitrate), ("--audio-bitrate", audioBitrate)] {
@@ -110,11 +120,88 @@ struct EncodingOverrideOptions: ParsableArguments {
         }
     }
 
+    /// `--audio-bitrate` in bits/s: a bare number under 1000 is read as kb/s.
+    private var audioRate: Int? {
+        guard let text = audioBitrate, let rate = PresetOverrides.parseRate(text) else { return nil }
+        return Self.isKilobits(text, rate) ? rate * 1000 : rate
+    }
+
+    private static func isKilobits(_ text: String, _ rate: Int) -> Bool { rate < 1000 && text.allSatisfy(\.isNumber) }
+
+    /// What the options were read as, for a note (`--audio-bitrate 96 read as 96 kb/s`).
+    var notes: [String] {
+        guard let text = audioBitrate, let rate = PresetOverrides.parseRate(text), Self.isKilobits(text, rate) else { return [] }
+        return ["--audio-bitrate \(text) read as \(rate) kb/s (\(rate)k; bits/s from 1000 up)"]
+    }
+
     /// The overrides asked for.
     var overrides: PresetOverrides {
         PresetOverrides(crf: crf, encoderPreset: encoderPreset, videoBitrate: videoBitrate.flatMap(PresetOverrides.parseRate),
-                        maxBitrate: maxBitrate.flatMap(PresetOverrides.parseRate), audioBitrate: audioBitrate.flatMap(PresetOverrides.parseRate))
+                        maxBitrate: maxBitrate.flatMap(PresetOverrides.parseRate), audioBitrate: audioRate,
+                        maxSize: shape.box, maxFrameRate: shape.fps, channels: shape.channelCount)
     }
+}
+
+/// `--max-height`, `--max-width`, `--max-dimensions`, `--fps`, `--channels` and `--mixdown` (part of
+/// `EncodingOverrideOptions`): the picture's box, the frame-rate cap and the channel count, replacing the preset's.
+struct PictureSoundOptions: ParsableArguments {
+    /// `--mixdown`, HandBrake's names for the channel counts.
+    enum Mixdown: String, ExpressibleByArgument, CaseIterable {
+        case mono, stereo, fivePointOne = "5point1", sevenPointOne = "7point1"
+        var channels: Int { [.mono: 1, .stereo: 2, .fivePointOne: 6, .sevenPointOne: 8][self]! }
+    }
+
+    @Option(name: .customLong("max-height"), help: ArgumentHelp("Fit the picture's short side (a landscape picture's height: 720 as in 720p; a portrait one's width) in N pixels, never upscaled; replaces the preset's size.", valueName: "N"))
+    var maxHeight: Int?
+
+    @Option(name: .customLong("max-width"), help: ArgumentHelp("Fit the picture's long side (a landscape picture's width) in N pixels, never upscaled; replaces the preset's size.", valueName: "N"))
+    var maxWidth: Int?
+
+    @Option(name: .customLong("max-dimensions"), help: ArgumentHelp("Fit the picture in a box as a preset's size does (1280x720 also holds a portrait 720x1280), never upscaled; not with --max-height/--max-width. (--max-size is the file size.)", valueName: "WxH"))
+    var maxDimensions: String?
+
+    @Option(help: ArgumentHelp("Most frames per second (1-240), a peak as HandBrake's --pfr: a faster source has frames left out evenly, a slower one keeps its rate.", valueName: "N"))
+    var fps: Double?
+
+    @Option(help: ArgumentHelp("Most audio channels (1-8): more are downmixed (5.1 to stereo), fewer kept.", valueName: "N"))
+    var channels: Int?
+
+    @Option(help: ArgumentHelp("--channels by HandBrake's name: mono (1), stereo (2), 5point1 (6), 7point1 (8).", valueName: "stereo|mono"))
+    var mixdown: Mixdown?
+
+    func validate() throws {
+        if maxDimensions != nil && (maxHeight != nil || maxWidth != nil) {
+            throw ValidationError("--max-dimensions and --max-height/--max-width contradict each other: give one")
+        }
+        if let text = maxDimensions, Self.sides(text) == nil {
+            throw ValidationError("--max-dimensions takes WIDTHxHEIGHT in pixels (1280x720), got '\(text)'")
+        }
+        try NumberRange.check("--max-height", maxHeight, 2...16384)
+        try NumberRange.check("--max-width", maxWidth, 2...16384)
+        if let c = channels, let m = mixdown, c != m.channels {
+            throw ValidationError("--channels \(c) and --mixdown \(m.rawValue) contradict each other: give one")
+        }
+    }
+
+    /// `1280x720` (or `1280:720`) as two numbers.
+    static func sides(_ text: String) -> (Int, Int)? {
+        let parts = text.lowercased().split(whereSeparator: { $0 == "x" || $0 == ":" || $0 == "×" })
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else { return nil }
+        return (w, h)
+    }
+
+    /// The box asked for: `--max-dimensions` as a preset's box; `--max-height` the short side, `--max-width` the long.
+    var box: SizeBox? {
+        if let (w, h) = maxDimensions.flatMap(Self.sides) { return SizeBox(w, h) }
+        if let maxWidth, let maxHeight { return SizeBox(maxWidth, maxHeight) }
+        guard maxWidth != nil || maxHeight != nil else { return nil }
+        var box = SizeBox(16384, 16384)
+        (box.long, box.short) = (maxWidth ?? 16384, maxHeight ?? 16384)
+        return box
+    }
+
+    /// `--channels`, or `--mixdown`'s count.
+    var channelCount: Int? { channels ?? mixdown?.channels }
 }
 
 /// `--audio-language`, `--audio` and `--subtitles` (part of `ExportOptions`).

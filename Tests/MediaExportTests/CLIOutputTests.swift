@@ -11,7 +11,7 @@ import Testing
         let fixture = TestSupport.fixture("landscape.mov")
         let cases: [([String], String)] = [
             (["--crff", "3", fixture, "/tmp/never.mp4"], "mediaexport: unknown option '--crff' (did you mean"),
-            (["--crf", "60", fixture, "/tmp/never.mp4"], "mediaexport: --crf must be between 0 and 51, got 60"),
+            (["--crf", "60", fixture, "/tmp/never.mp4"], "mediaexport: --crf must be between 0 and 51 for libx264, got 60"),
             (["--preset"], "mediaexport: missing value for '--preset <preset>'"),
             (["--start", "abc", fixture, "/tmp/never.mp4"], "mediaexport: the value 'abc' is invalid for '--start <start>'"),
             (["--pipeline", "weird", fixture, "/tmp/never.mp4"], "Please provide one of 'auto', 'on' or 'off'."),

@@ -47,7 +47,7 @@ import Testing
     @Test func overridesAreCheckedAsPresetKeys() throws {
         let input = TestSupport.fixture("landscape.mov")
         let cases: [([String], String)] = [
-            (["--crf", "60"], "--crf must be between 0 and 51, got 60"),
+            (["--crf", "60"], "--crf must be between 0 and 51 for libx264, got 60"),
             (["--encoder-preset", "turbo"], "--encoder-preset must be one of ultrafast, superfast"),
             (["--crf", "20", "--video-bitrate", "1M"], "give either --crf or --video-bitrate, not both"),
             (["--preset", "passthrough", "--crf", "20"], "--crf needs a preset that encodes video; 'passthrough' copies every stream"),
@@ -128,7 +128,7 @@ import Testing
             (["-Z", "Fast 1080p30", input, "o.mp4"], "(HandBrakeCLI): use --preset NAME|FILE"),
             (["-q", "20", input, "o.mp4"], "use --crf 20 (our -q is --quiet)"),
             (["--ab", "160", input, "o.mp4"], "(HandBrakeCLI): use --audio-bitrate 160k"),
-            (["--log", input, "o.mp4"], "unknown option '--log' (habit): use --verbose"),
+            (["-report", input, "o.mp4"], "unknown option '-report' (ffmpeg): use --log FILE"),
         ]
         for (args, pointer) in cases {
             let r = try TestSupport.tool(args)

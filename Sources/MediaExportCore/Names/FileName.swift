@@ -116,6 +116,7 @@ package enum Suggestion {
     /// The name of `known` nearest to `typed` (case-insensitive edit distance, at most 2, or a third of its length for
     /// long names), or one `typed` is a prefix of; nil when none is close.
     package static func closest(to typed: String, in known: [String]) -> String? {
+        if let sized = bySize(typed, in: known) { return sized }
         let t = Array(typed.lowercased())
         guard !t.isEmpty, t.count <= 200 else { return nil }
         var best: (String, Int)?
@@ -127,6 +128,14 @@ package enum Suggestion {
         }
         if let best { return best.0 }
         return known.first { $0.lowercased().hasPrefix(typed.lowercased()) }
+    }
+
+    /// A size as people name it (`720p`, `4k`) → the first of `known` named by a box of that height (`1280x720`).
+    static func bySize(_ typed: String, in known: [String]) -> String? {
+        let t = typed.lowercased()
+        let height = t == "4k" || t == "uhd" ? 2160 : t.hasSuffix("p") ? Int(t.dropLast()) : nil
+        guard let height else { return nil }
+        return known.first { $0.hasSuffix("x\(height)") && $0.first?.isNumber == true }
     }
 
     /// Levenshtein distance (insertions, deletions, substitutions; an adjacent swap counts as one).

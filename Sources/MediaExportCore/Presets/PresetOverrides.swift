@@ -1,7 +1,8 @@
 import Foundation
 
 /// Encoding settings given on the command line on top of a preset (`--crf`, `--encoder-preset`, `--video-bitrate`,
-/// `--max-bitrate`, `--audio-bitrate`): `Preset.applying(_:maxFileSize:)` makes the preset they describe.
+/// `--max-bitrate`, `--audio-bitrate`, the size box, `--fps`, `--channels`): `Preset.applying(_:maxFileSize:)` makes
+/// the preset they describe.
 public struct PresetOverrides: Sendable, Equatable {
     /// `--crf`: constant quality, replacing the preset's CRF or average bit rate.
     public var crf: Int?
@@ -13,11 +14,19 @@ public struct PresetOverrides: Sendable, Equatable {
     public var maxBitrate: Int?
     /// `--audio-bitrate`: the AAC bit rate in bits/s.
     public var audioBitrate: Int?
+    /// `--max-dimensions`, `--max-width`, `--max-height`: the box the picture must fit, replacing the preset's.
+    public var maxSize: SizeBox?
+    /// `--fps`: the most frames per second (the preset's `video.maxFrameRate`).
+    public var maxFrameRate: Double?
+    /// `--channels` (or `--mixdown`): the most audio channels (the preset's `audio.channels`).
+    public var channels: Int?
 
     /// Creates overrides; nil leaves the preset's value.
-    public init(crf: Int? = nil, encoderPreset: String? = nil, videoBitrate: Int? = nil, maxBitrate: Int? = nil, audioBitrate: Int? = nil) {
+    public init(crf: Int? = nil, encoderPreset: String? = nil, videoBitrate: Int? = nil, maxBitrate: Int? = nil, audioBitrate: Int? = nil,
+                maxSize: SizeBox? = nil, maxFrameRate: Double? = nil, channels: Int? = nil) {
         self.crf = crf; self.encoderPreset = encoderPreset; self.videoBitrate = videoBitrate
         self.maxBitrate = maxBitrate; self.audioBitrate = audioBitrate
+        self.maxSize = maxSize; self.maxFrameRate = maxFrameRate; self.channels = channels
     }
 
     /// True when nothing is overridden.
@@ -26,7 +35,12 @@ public struct PresetOverrides: Sendable, Equatable {
     /// The options given for the video, in command-line order of the help.
     var videoOptions: [String] {
         [("--crf", crf != nil), ("--encoder-preset", encoderPreset != nil), ("--video-bitrate", videoBitrate != nil),
-         ("--max-bitrate", maxBitrate != nil)].filter(\.1).map(\.0)
+         ("--max-bitrate", maxBitrate != nil), ("--max-height/--max-width/--max-dimensions", maxSize != nil), ("--fps", maxFrameRate != nil)].filter(\.1).map(\.0)
+    }
+
+    /// The options given for the audio.
+    var audioOptions: [String] {
+        [("--audio-bitrate", audioBitrate != nil), ("--channels", channels != nil)].filter(\.1).map(\.0)
     }
 
     /// A bit rate as people write it: `160000`, `64k`, `2.5M` (k = 1000, M = 1000000, as ffmpeg's `-b:a`), in
@@ -50,7 +64,8 @@ public struct PresetOverrides: Sendable, Equatable {
 
     /// The preset field each option sets, for messages.
     static let fields = ["video.crf": "--crf", "video.encoderPreset": "--encoder-preset", "video.bitrate": "--video-bitrate",
-                         "video.maxBitrate": "--max-bitrate", "audio.bitrate": "--audio-bitrate"]
+                         "video.maxBitrate": "--max-bitrate", "audio.bitrate": "--audio-bitrate", "video.maxSize": "--max-height/--max-width/--max-dimensions",
+                         "video.maxFrameRate": "--fps", "audio.channels": "--channels"]
 }
 
 extension Preset {
@@ -69,8 +84,8 @@ extension Preset {
         if let option = overrides.videoOptions.first, passthrough || video == nil {
             throw usage("\(option) needs a preset that encodes video; '\(name)' \(passthrough ? "copies every stream (passthrough)" : "has no video")")
         }
-        if overrides.audioBitrate != nil, passthrough || audio == nil {
-            throw usage("--audio-bitrate needs a preset that encodes audio; '\(name)' \(passthrough ? "copies every stream (passthrough)" : "has no audio")")
+        if let option = overrides.audioOptions.first, passthrough || audio == nil {
+            throw usage("\(option) needs a preset that encodes audio; '\(name)' \(passthrough ? "copies every stream (passthrough)" : "has no audio")")
         }
         if let option = [("--crf", overrides.crf), ("--video-bitrate", overrides.videoBitrate)].first(where: { $0.1 != nil })?.0,
            let limit = maxFileSize ?? self.maxFileSize {
@@ -82,6 +97,9 @@ extension Preset {
         if let speed = overrides.encoderPreset { p.video?.encoderPreset = speed }
         if let rate = overrides.maxBitrate { p.video?.maxBitrate = rate }
         if let rate = overrides.audioBitrate { p.audio?.bitrate = rate }
+        if let box = overrides.maxSize { p.video?.maxSize = box }
+        if let fps = overrides.maxFrameRate { p.video?.maxFrameRate = fps }
+        if let channels = overrides.channels { p.audio?.channels = channels }
         do { try p.validate(path: name) } catch ExportError.invalidPreset(_, let field, let reason) {
             if let option = PresetOverrides.fields[field], given(option, overrides) { throw usage("\(option) \(reason)") }
             throw usage("the overrides conflict with preset '\(name)': \(field) \(reason)")
@@ -90,7 +108,7 @@ extension Preset {
     }
 
     private func given(_ option: String, _ o: PresetOverrides) -> Bool {
-        (o.videoOptions + (o.audioBitrate != nil ? ["--audio-bitrate"] : [])).contains(option)
+        (o.videoOptions + o.audioOptions).contains(option)
     }
 }
 

@@ -35,8 +35,8 @@ extension VideoSettings {
     /// The `video` section's checks (see `Preset.validate(path:)`).
     fileprivate func validate(_ bad: (String, String) -> ExportError) throws {
         let profile = codec.profile
-        if !profile.speeds.contains(encoderPreset) { throw bad("video.encoderPreset", "must be one of \(profile.speeds.joined(separator: ", "))") }
-        if !profile.crfRange.contains(crf) { throw bad("video.crf", "must be between 0 and \(profile.crfRange.upperBound), got \(crf)") }
+        if !profile.speeds.contains(encoderPreset) { throw bad("video.encoderPreset", "must be one of \(profile.speeds.joined(separator: ", ")) for \(profile.encoder)") }
+        if !profile.crfRange.contains(crf) { throw bad("video.crf", "must be between 0 and \(profile.crfRange.upperBound) for \(profile.encoder), got \(crf)") }
         if !profile.pixelFormats.contains(pixelFormat) {
             throw bad("video.pixelFormat", "must be one of \(profile.pixelFormats.joined(separator: ", "))")
         }
@@ -50,6 +50,9 @@ extension VideoSettings {
         if twoPass && !profile.twoPass { throw bad("video.twoPass", "not with \(codec.rawValue) (FFmpeg 5.1's \(profile.encoder) has no two-pass)") }
         if twoPass && bitrate == nil { throw bad("video.twoPass", "needs video.bitrate (a CRF encode has nothing to aim for)") }
         if let b = bitrate, let m = maxBitrate, m < b { throw bad("video.maxBitrate", "must be at least video.bitrate (\(b)), got \(m)") }
+        if let box = maxSize, !(2...16384).contains(box.short) || !(2...16384).contains(box.long) {
+            throw bad("video.maxSize", "sides must be between 2 and 16384, got \(box)")
+        }
         if let r = maxFrameRate, !(r.isFinite && (1...240).contains(r)) {
             throw bad("video.maxFrameRate", "must be between 1 and 240 frames/s, got \(String(format: "%g", r))")
         }
