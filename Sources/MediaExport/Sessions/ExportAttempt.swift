@@ -289,7 +289,7 @@ final class ExportAttempt {
     private func byteCopy(report: VersionReport) throws -> ExportEvent.Completed {
         let source = run.selection.report.resource
         let ext = PathName.pathExtension(source).lowercased()
-        let t = try session.makeTarget(try copyPath(extension: ext), selection: run.selection, anyExtension: true)
+        let t = try session.makeTarget(try request.byteCopyPath(extension: ext), selection: run.selection, anyExtension: true)
         target = t
         if let limit = request.sizeLimit, run.snapshot.size > limit {
             throw ExportError.sizeLimitExceeded(path: t.finalPath, limit: limit, reason: "a byte copy of the \(run.snapshot.size)-byte source cannot be made smaller")
@@ -309,9 +309,7 @@ final class ExportAttempt {
         completed.sha256 = sha
         completed.verification = verification
         var warnings = ["delivered as a byte copy of \(PathName.lastComponent(source)): no stream was transcoded or remuxed"]
-        if case .subfolder(let folder) = request.copyPlacement, ext != PathName.pathExtension(request.output).lowercased() {
-            warnings.append("a .\(ext) copy, not the .\(PathName.pathExtension(request.output)) asked: placed in \(folder)/")
-        }
+        request.byteCopyPlacementWarning(extension: ext).map { warnings.append($0) }
         // The copy holds the damage an earlier route found: said, with what that route counted.
         if let damage = run.damage, copiedPartial() == nil { warnings.append("the copy holds the damaged data: \(damage)") }
         if request.timeRange != nil { warnings.append("time range not applied by a byte copy") }
@@ -323,22 +321,6 @@ final class ExportAttempt {
         }
         completed.warnings = warnings
         return completed
-    }
-
-    /// Where the byte copy goes (`ExportRequest.copyPlacement`): its folder made when it is a subfolder of the output's;
-    /// a placement that refuses another container fails before anything is written.
-    private func copyPath(extension ext: String) throws -> String {
-        guard let path = request.copyPlacement.path(output: request.output, copyExtension: ext) else {
-            throw ExportError.noUsableStreams(path: request.input, reason: "only a byte copy delivers it, as a .\(ext) file, "
-                + "not the .\(PathName.pathExtension(request.output)) asked (--fallback-container fail)")
-        }
-        if case .subfolder = request.copyPlacement, PathName.directory(path) != PathName.directory(request.output) {
-            let folder = PathName.directory(path)
-            if mkdir(FileName.cString(folder), 0o755) != 0 && errno != EEXIST {
-                throw ExportError.outputUnwritable(path: FileName.display(folder), reason: "cannot create the folder: \(String(cString: strerror(errno)))")
-            }
-        }
-        return path
     }
 
     /// What a byte copy of a damaged input holds: where its data ends (its packets read, none decoded), when that is
