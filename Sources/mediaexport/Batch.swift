@@ -123,7 +123,7 @@ struct Batch: ToolCommand {
     @Flag(help: "When another batch is exporting into --out, wait for it to finish instead of exiting 73.")
     var wait = false
 
-    @Option(help: "The outputs' container (mp4, mov, m4v, m4a, mkv, webm); default: the preset's.")
+    @Option(help: "The outputs' container; default: the preset's extension.")
     var container: Container?
 
     @Option(help: ArgumentHelp("The outputs' names: {stem} {preset} {key} (the path under the input, no extension) {folder} {sha8} (of the main file's SHA-256) {ext}, ending in .{ext}; with /, {key} or {folder} the whole path under --out. Default: the main file's name.", valueName: "TEMPLATE"))
