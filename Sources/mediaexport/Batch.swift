@@ -7,6 +7,8 @@ import MediaExport
 extension BatchOptions.MediaFilter: ExpressibleByArgument {}
 extension BatchOptions.SortOrder: ExpressibleByArgument {}
 extension DuplicateOutput: ExpressibleByArgument {}
+extension BatchOptions.FallbackContainer: ExpressibleByArgument {}
+extension Container: ExpressibleByArgument {}
 
 struct Batch: ToolCommand {
     static let cancelledMessage: String? = "cancelled; nothing exported"
@@ -20,7 +22,10 @@ struct Batch: ToolCommand {
         reached twice (given twice, or through a symlink); files that merely share a base name are separate \
         assets. Every file left out is counted with its reason (a note, and the report's "ignored" list). \
         Symlinks to files are followed, symlinks to folders are skipped with a note. Outputs mirror each asset's \
-        path under --out with the preset's extension (demo.mkv beside demo.mp4 becomes demo.mkv.mp4). A database in --out (.mediaexport.sqlite) makes a rerun export only what is new or changed. \
+        path under --out with the preset's extension or --container's (demo.mkv beside demo.mp4 becomes demo.mkv.mp4); \
+        --name '{stem}_web.{ext}' names them by a template (two assets given one name: the second gets -2, said in its \
+        row). A byte copy in another container (a .ts that only a copy delivers) goes to fallback/ beside its output, \
+        said in its row (--fallback-container keep: beside the others; fail: the asset fails). A database in --out (.mediaexport.sqlite) makes a rerun export only what is new or changed. \
         Byte-identical inputs are exported once (the others get a copy of its output, see --duplicates; status "duplicate"). A file in \
         --out that the batch did not write is never replaced, --force or not (that asset fails), unless --overwrite; \
         an output changed since the batch wrote it is kept as it is (status "edited"). \
@@ -37,6 +42,7 @@ struct Batch: ToolCommand {
           mediaexport batch uploads/ --out ready/ --preset 1280x720
           mediaexport batch uploads/ --out ready/ --preset 1280x720 --dry-run
           mediaexport batch uploads/ --out ready/ --dry-run --check-data
+          mediaexport batch uploads/ --out web/ --container webm --preset av1-1280x720 --name '{stem}_web.{ext}'
           mediaexport batch a.mov b.mov --out ready/ --jobs 1 --report report.csv
           mediaexport batch uploads/ --out ready/ --shard $JOB_COMPLETION_INDEX/4
           mediaexport batch uploads/ --out ready/ --preset 1280x720 --shard auto
@@ -117,6 +123,15 @@ struct Batch: ToolCommand {
     @Flag(help: "When another batch is exporting into --out, wait for it to finish instead of exiting 73.")
     var wait = false
 
+    @Option(help: "The outputs' container; default: the preset's extension.")
+    var container: Container?
+
+    @Option(help: ArgumentHelp("The outputs' names: {stem} {preset} {key} (the path under the input, no extension) {folder} {sha8} (of the main file's SHA-256) {ext}, ending in .{ext}; with /, {key} or {folder} the whole path under --out. Default: the main file's name.", valueName: "TEMPLATE"))
+    var name: String?
+
+    @Option(name: .customLong("fallback-container"), help: "Where a byte copy in another container than the outputs' goes (a .ts only a copy delivers): folder (fallback/ beside its output), keep (beside the others), fail (the asset fails).")
+    var fallbackContainer: BatchOptions.FallbackContainer = .folder
+
     func validate() throws {
         try NumberRange.check("--jobs", jobs, 1...1024)
         try NumberRange.check("--min-duration", minDuration, 0...1e9)
@@ -127,6 +142,7 @@ struct Batch: ToolCommand {
         try NumberRange.check("--shard-count", shardCount, 1...BatchOptions.Shard.maxCount)
         if shardCount != nil, shard != "auto" { throw ValidationError("--shard-count goes with --shard auto") }
         if checkData, !dryRun { throw ValidationError("--check-data goes with --dry-run") }
+        do { _ = try name.map(BatchNameTemplate.init) } catch let error as ExportError { throw ValidationError(error.description) }
         _ = try resolvedShard()
     }
 
@@ -176,6 +192,7 @@ struct Batch: ToolCommand {
         (options.include, options.exclude, options.sort, options.shard) = (include, exclude, sort, try resolvedShard())
         (options.retryFailed, options.force, options.thumbnails, options.wait, options.overwrite) = (retryFailed, force, thumbnails, wait, overwrite)
         (options.checkData, options.duplicates, options.accept) = (checkData, duplicates, accept)
+        (options.container, options.name, options.fallbackContainer) = (container, try name.map(BatchNameTemplate.init), fallbackContainer)
         return options
     }
 

@@ -62,6 +62,7 @@ struct HabitPointer {
     private static func pointer(for arg: String, next: String?) -> String? {
         let head = "unknown option '\(arg)'"
         if arg == "-i" { return head + " (ffmpeg): the input is positional: mediaexport [options] IN OUT" }
+        if arg == "-f" || arg == "--ext" { return head + ": batch takes --container \(next ?? "EXT"); export takes the container from OUT's extension" }
         if codecOptions.contains(arg) {
             return next == "copy" ? head + " (ffmpeg): use --preset passthrough (stream copy)"
                 : head + " (ffmpeg): the preset chooses the codecs: use --preset NAME (mediaexport presets)"

@@ -92,6 +92,7 @@ extension BatchPlanner {
             n += 1
         }
         taken.insert(output.lowercased())
+        if n > 2 { note = [note, "\(PathName.lastComponent(first)) is another asset's output: named \(PathName.lastComponent(output))"].compactMap { $0 }.joined(separator: "; ") }
         return (output, note)
     }
 
@@ -128,6 +129,19 @@ extension BatchPlanner {
             route = next
         }
         item.route = route
+        if route == .copy { placeCopy(&item, resource: selection.report.resource, options: options) }
+    }
+
+    /// Where a byte copy of another container than the outputs' goes (`--fallback-container`), said in the reason;
+    /// refused when it may not be delivered.
+    private static func placeCopy(_ item: inout BatchItem, resource: String, options: BatchOptions) {
+        let ext = PathName.pathExtension(resource).lowercased()
+        guard let path = options.fallbackContainer.placement.path(output: item.output, copyExtension: ext) else {
+            item.refusal = "only a byte copy delivers it, as a .\(ext) file, not the .\(PathName.pathExtension(item.output)) asked (--fallback-container fail)"
+            item.reason += "; refused: \(item.refusal ?? "")"
+            return
+        }
+        if PathName.directory(path) != PathName.directory(item.output) { item.reason += "; the .\(ext) copy goes to fallback/" }
     }
 
     /// Decodes a sample of the item's data (`DataCheck`); damage found makes its route the one a damaged input takes

@@ -151,12 +151,15 @@ extension BatchRunner {
     }
 
     /// The duplicate's own output, a copy of (or link to) the original's `source`, at its path with the original's
-    /// container (a fallback's byte copy keeps the source's extension), in its record. What is there is replaced only
-    /// when it is this asset's own earlier output (or with `--overwrite`).
+    /// container (a fallback's byte copy keeps the source's extension, placed as `--fallback-container` says), in its
+    /// record. What is there is replaced only when it is this asset's own earlier output (or with `--overwrite`).
     private func writeDuplicate(of original: ExportDatabase.Row, source: String, item: BatchItem, previous: ExportDatabase.Row?,
                                 record: inout ExportDatabase.Row) throws {
-        let ext = PathName.pathExtension(source), planned = PathName.pathExtension(item.output)
-        let target = ext == planned ? item.output : PathName.deletingExtension(item.output) + "." + ext
+        let ext = PathName.pathExtension(source)
+        guard let target = options.fallbackContainer.placement.path(output: item.output, copyExtension: ext) else {
+            throw ExportError.noUsableStreams(path: item.input, reason: "its original was delivered as a .\(ext) byte copy, "
+                + "not the .\(PathName.pathExtension(item.output)) asked (--fallback-container fail)")
+        }
         let owned = try BatchOutputs.replaceable(target, previous: previous, overwrite: options.overwrite)
         try BatchPlanner.makeDirectories(PathName.directory(target))
         let made = try FileDuplicate.make(source, at: target, kind: options.duplicates == .link ? .hardLink : .ownFile,

@@ -13,7 +13,9 @@ extension BatchPlanner {
             && row.versionRequested == options.version.rawValue
         if same && row.status == "completed" {
             let skippedDuplicate = row.duplicateOf != nil && row.outputPath == nil && options.duplicates == .skip
-            if skippedDuplicate || row.outputPath.map({ BatchOutputs.isOwn($0, record: row, cached: { hashes[$0] }, store: { hashes[$0] = $1 }) }) == true {
+            if let out = row.outputPath, !BatchOutputs.isPlaced(out, for: item.output, options: options) {
+                item.reason = "output path changed since the last run (was \(FileName.display(PathName.lastComponent(out)))): redo"
+            } else if skippedDuplicate || row.outputPath.map({ BatchOutputs.isOwn($0, record: row, cached: { hashes[$0] }, store: { hashes[$0] = $1 }) }) == true {
                 item.route = nil
                 item.reason = "unchanged since the last run"
             } else if let out = row.outputPath, FileSystem.lstat(out) != nil, !options.overwrite {
@@ -67,8 +69,9 @@ extension BatchPlanner {
     /// SHA-256 of the preset's canonical JSON: a changed preset redoes its assets.
     /// What the run's settings make of every file: the preset, with `--max-size` in place of its `maxFileSize`, and a
     /// track selection other than the default, and `--deterministic` (each left out when default, so that the hash of
-    /// a run without them is what it always was).
-    public static func presetHash(_ preset: Preset, tracks: TrackSelection = .all, maxFileSize: Int64? = nil, deterministic: Bool = false) -> String {
+    /// a run without them is what it always was), and an output container other than the preset's `defaultExtension`.
+    public static func presetHash(_ preset: Preset, tracks: TrackSelection = .all, maxFileSize: Int64? = nil, deterministic: Bool = false,
+                                  container: String? = nil) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var effective = preset
@@ -76,6 +79,7 @@ extension BatchPlanner {
         var data = (try? encoder.encode(effective)) ?? Data()
         if tracks != .all { data += (try? encoder.encode(tracks)) ?? Data() }
         if deterministic { data += Data("deterministic".utf8) }
+        if let container, container != preset.defaultExtension { data += Data("container=\(container)".utf8) }
         let hasher = SHA256Hasher()
         data.withUnsafeBytes { hasher.update($0) }
         return hasher.finish()
@@ -86,16 +90,19 @@ extension BatchPlanner {
     /// for its own files only, instead of copying every hash of the run (which grows with the folder).
     static func sources(of item: BatchItem, cached: (String) -> String?,
                         store: (String, String) -> Void) throws -> [ExportDatabase.SourceRecord] {
-        try item.resources.map { path in
-            guard let st = FileSystem.stat(path) else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
-            let modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
-            let cacheKey = "\(path)|\(st.st_size)|\(modified)"
-            // A sidecar that is not a regular file (a FIFO, a link to /dev/zero) is never read: it would block or not end.
-            let regular = (st.st_mode & S_IFMT) == S_IFREG
-            let sha = try regular ? cached(cacheKey) ?? SHA256Hasher.file(path) : "not a regular file"
-            if regular { store(cacheKey, sha) }
-            return ExportDatabase.SourceRecord(path: path, size: Int64(st.st_size), modified: modified, sha256: sha)
-        }
+        try item.resources.map { try sourceRecord($0, cached: cached, store: store) }
+    }
+
+    /// Size, modification time and content hash of one file, its hash reused as `sources(of:)` says.
+    static func sourceRecord(_ path: String, cached: (String) -> String?, store: (String, String) -> Void) throws -> ExportDatabase.SourceRecord {
+        guard let st = FileSystem.stat(path) else { throw ExportError.inputUnreadable(path: path, reason: String(cString: strerror(errno))) }
+        let modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+        let cacheKey = "\(path)|\(st.st_size)|\(modified)"
+        // A sidecar that is not a regular file (a FIFO, a link to /dev/zero) is never read: it would block or not end.
+        let regular = (st.st_mode & S_IFMT) == S_IFREG
+        let sha = try regular ? cached(cacheKey) ?? SHA256Hasher.file(path) : "not a regular file"
+        if regular { store(cacheKey, sha) }
+        return ExportDatabase.SourceRecord(path: path, size: Int64(st.st_size), modified: modified, sha256: sha)
     }
 
     /// One hash over the resources' names, sizes and content hashes.

@@ -100,6 +100,35 @@ public struct BatchOptions: Codable, Sendable {
     /// In a dry run, decode a sample of each upload's data (`DataCheck`: the first and last seconds and a few points
     /// between) and plan one whose sample shows damage by the route a damaged input takes (`--check-data`).
     public var checkData = false
+    /// The output container of every asset (`--container`); nil: the preset's `defaultExtension`.
+    public var container: Container?
+    /// The outputs' names (`--name`); nil: each main file's name with the container's extension (`outputNames`).
+    public var name: BatchNameTemplate?
+    /// Where a byte copy in another container than the outputs' goes (`--fallback-container`).
+    public var fallbackContainer = FallbackContainer.folder
+
+    /// Where a batch puts a byte copy whose container is not the outputs' (a `.ts` that only a copy delivers).
+    public enum FallbackContainer: String, Codable, Sendable, CaseIterable {
+        /// In `fallback/` beside the asset's output (`ready/trip/fallback/clip.ts`): an uploader taking
+        /// `ready/*.mp4` gets no other container. The default.
+        case folder
+        /// Beside the other outputs (`ready/trip/clip.ts`).
+        case keep
+        /// Nowhere: the asset fails before anything is written.
+        case fail
+
+        /// The export request's placement of such a copy.
+        var placement: CopyPlacement {
+            switch self {
+            case .folder: return .subfolder("fallback")
+            case .keep: return .beside
+            case .fail: return .refuse
+            }
+        }
+    }
+
+    /// The outputs' extension: `container`'s, else the preset's `defaultExtension`.
+    public var outputExtension: String { container?.rawValue ?? request.preset.defaultExtension }
 
     /// Creates options with the defaults of the `batch` command: every job exports with `preset` under `policy` (by
     /// default `needed`: assets that already fit are remuxed or copied), the other settings of `request` at their defaults.
@@ -126,7 +155,8 @@ public struct BatchOptions: Codable, Sendable {
     /// The hash of the settings that shape every output (`BatchPlanner.presetHash`): assets exported with another
     /// are exported again.
     var settingsHash: String {
-        BatchPlanner.presetHash(request.preset, tracks: request.tracks, maxFileSize: request.maxFileSize, deterministic: request.deterministic)
+        BatchPlanner.presetHash(request.preset, tracks: request.tracks, maxFileSize: request.maxFileSize, deterministic: request.deterministic,
+                                container: outputExtension)
     }
 
     /// Two jobs on 2 to 4 cores, then half the cores, one on a single core: encoders are multi-threaded already, so

@@ -9,11 +9,19 @@ enum BatchOutputs {
     /// recorded for the asset (`previous`), proven the very file when the export commits (`FilePlacement`). A file
     /// at `output` now that is not that one (path, size and SHA-256) is foreign: the job fails with
     /// `ExportError.outputNotOwned` before any work. (The recorded file may be at another path: a fallback's byte
-    /// copy keeps the source's extension, so a redo may replace that one.)
+    /// copy keeps the source's extension, in `fallback/` by default, so a redo may replace that one.)
     static func replaceable(_ output: String, previous: ExportDatabase.Row?, overwrite: Bool) throws -> [OwnedFile] {
         if overwrite { return [] }
         if FileSystem.exists(output) && !isOwn(output, record: previous) { throw ExportError.outputNotOwned(path: output) }
         return previous?.ownedOutput.map { [$0] } ?? []
+    }
+
+    /// True when `recorded`, an earlier run's output, is where this run's options put the asset's output: `output`,
+    /// or a byte copy of another container where `--fallback-container` places it. Otherwise the name, the container
+    /// or the placement changed, and the asset is exported again.
+    static func isPlaced(_ recorded: String, for output: String, options: BatchOptions) -> Bool {
+        recorded == output
+            || options.fallbackContainer.placement.path(output: output, copyExtension: PathName.pathExtension(recorded).lowercased()) == recorded
     }
 
     /// True when `output` is what `record` says this batch wrote there (path, size and SHA-256, through `hashes`

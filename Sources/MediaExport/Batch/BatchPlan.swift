@@ -190,7 +190,7 @@ extension BatchPlanner {
         mutating func meet(_ roots: [BatchScan.Root]) -> [Met] {
             var met: [Met] = []
             var listed: [String: FolderAssets] = [:]
-            let ext = options.preset.defaultExtension
+            let ext = options.outputExtension
             for input in roots {
                 let folders = input.isFolder ? groupedFolders(walked: input, extension: ext)
                     : [groupedFolder(given: input.files[0], listed: &listed, extension: ext)]
@@ -237,7 +237,8 @@ extension BatchPlanner {
                 return
             }
             guard let key = admittedKey(m) else { return }
-            let described = try describe(asset: m.asset, main: main, key: key, output: m.output, outRoot: outRoot, options: options,
+            let output = try options.name.map { try named(m, by: $0, key: key, hashes: &hashes) } ?? m.output
+            let described = try describe(asset: m.asset, main: main, key: key, output: output, outRoot: outRoot, options: options,
                                          takenOutputs: &takenOutputs)
             FreedMemory.release()  // the probe's buffers: the planner holds what it keeps, not every file's probe
             switch described {
@@ -251,6 +252,21 @@ extension BatchPlanner {
                 notMedia += 1
                 ignored.append(IgnoredFile(path: main.path, kind: .notMedia, reason: "not media: \(reason)"))
             }
+        }
+
+        /// The asset's output under `--name`: the template with the asset's values (`{sha8}` hashes the main file,
+        /// through the run's cache of hashes).
+        private func named(_ m: Met, by template: BatchNameTemplate, key: String, hashes: inout [String: String]) throws -> String {
+            let folder = PathName.directory(m.output)
+            var values: BatchNameTemplate.Values = [
+                .stem: PathName.deletingExtension(PathName.lastComponent(m.main.path)), .key: PathName.deletingExtension(key),
+                .preset: options.preset.name.replacingOccurrences(of: "/", with: "_"), .folder: folder == "." ? "" : folder,
+                .ext: options.outputExtension,
+            ]
+            if template.uses(.sha8) {
+                values[.sha8] = String(try sourceRecord(m.main.path, cached: { hashes[$0] }, store: { hashes[$0] = $1 }).sha256.prefix(8))
+            }
+            return template.render(values)
         }
 
         /// A main file met again (given twice, or the same file as `first`): exported once.

@@ -338,6 +338,7 @@ public final class BatchRunner: Sendable {
         var request = options.request(input: item.input, output: item.output)
         (request.overwrite, request.replaceable) = (options.overwrite, replaceable)
         (request.sandbox, request.threads) = (options.outputDirectory, threads)
+        request.copyPlacement = options.fallbackContainer.placement
         return request
     }
 

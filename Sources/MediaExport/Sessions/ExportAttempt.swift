@@ -292,9 +292,8 @@ final class ExportAttempt {
     /// The last route: the resource's bytes under the requested name with the resource's own extension.
     private func byteCopy(report: VersionReport) throws -> ExportEvent.Completed {
         let source = run.selection.report.resource
-        let base = PathName.deletingExtension(request.output)
         let ext = PathName.pathExtension(source).lowercased()
-        let t = try session.makeTarget(ext.isEmpty ? base : base + "." + ext, selection: run.selection, anyExtension: true)
+        let t = try session.makeTarget(try request.byteCopyPath(extension: ext), selection: run.selection, anyExtension: true)
         target = t
         if let limit = request.sizeLimit, run.snapshot.size > limit {
             throw ExportError.sizeLimitExceeded(path: t.finalPath, limit: limit, reason: "a byte copy of the \(run.snapshot.size)-byte source cannot be made smaller")
@@ -315,6 +314,7 @@ final class ExportAttempt {
         completed.verification = verification
         // The plan's own choice (the file already fits) is the started record's note; a copy the chain fell back to is a warning.
         var warnings = isStart ? [] : ["delivered as a byte copy of \(PathName.lastComponent(source)): no stream was transcoded or remuxed"]
+        request.byteCopyPlacementWarning(extension: ext).map { warnings.append($0) }
         // The copy holds the damage an earlier route found: said, with what that route counted.
         if let damage = run.damage, copiedPartial() == nil { warnings.append("the copy holds the damaged data: \(damage)") }
         if request.timeRange != nil { warnings.append("time range not applied by a byte copy") }

@@ -94,6 +94,9 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     /// paths are pinned for the rest of the process, and the codecs run on `threads`, else `deterministicThreads`,
     /// whatever the cores (docs/reproducible-outputs.md).
     public var deterministic = false
+    /// Where a byte copy goes when the resource's container is not the output's (a batch's `--fallback-container`);
+    /// not part of the request's JSON. Default: beside the output, under the requested name.
+    public var copyPlacement: CopyPlacement = .beside
     /// The encoders' thread count under `deterministic` when `threads` is not given: a fixed number, since x264's and
     /// x265's bitstreams depend on it.
     public static let deterministicThreads = 4
