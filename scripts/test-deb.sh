@@ -101,6 +101,11 @@ offered=$(complete_line mediaexport export --preset hi)
 [[ $offered == highest ]] || fail "bash completes 'mediaexport export --preset hi' to '$offered', not highest"
 offered=$(cd "$ROOT/Fixtures" && complete_line mediaexport export landsc)
 [[ $offered == landscape.mov ]] || fail "bash completes the input 'landsc' to '$offered', not landscape.mov"
+# The default subcommand (export) completes as after `export`.
+offered=$(complete_line mediaexport --preset hi)
+[[ $offered == highest ]] || fail "bash completes 'mediaexport --preset hi' to '$offered', not highest"
+offered=$(cd "$ROOT/Fixtures" && complete_line mediaexport landsc)
+[[ $offered == landscape.mov ]] || fail "bash completes 'mediaexport landsc' to '$offered', not landscape.mov"
 for script in /usr/share/zsh/vendor-completions/_mediaexport /usr/share/fish/vendor_completions.d/mediaexport.fish; do
     grep -qw hevc-highest "$script" || fail "$script is missing or offers no preset names"
 done
