@@ -42,7 +42,7 @@ struct Batch: ToolCommand {
           mediaexport batch uploads/ --out ready/ --preset 1280x720
           mediaexport batch uploads/ --out ready/ --preset 1280x720 --dry-run
           mediaexport batch uploads/ --out ready/ --dry-run --check-data
-          mediaexport batch uploads/ --out web/ --container webm --preset av1-1280x720 --name '{stem}_web.{ext}'
+          mediaexport batch up/ --out web/ --container webm --name '{stem}_web.{ext}'
           mediaexport batch a.mov b.mov --out ready/ --jobs 1 --report report.csv
           mediaexport batch uploads/ --out ready/ --shard $JOB_COMPLETION_INDEX/4
           mediaexport batch uploads/ --out ready/ --preset 1280x720 --shard auto
@@ -142,7 +142,7 @@ struct Batch: ToolCommand {
         try NumberRange.check("--shard-count", shardCount, 1...BatchOptions.Shard.maxCount)
         if shardCount != nil, shard != "auto" { throw ValidationError("--shard-count goes with --shard auto") }
         if checkData, !dryRun { throw ValidationError("--check-data goes with --dry-run") }
-        do { _ = try name.map(BatchNameTemplate.init) } catch let error as ExportError { throw ValidationError(error.description) }
+        do { _ = try name.map(BatchNameTemplate.init) } catch { throw ValidationError((error as? ExportError)?.description ?? "\(error)") }
         _ = try resolvedShard()
     }
 

@@ -56,7 +56,7 @@ struct Export: ToolCommand {
 
     @OptionGroup var exportOptions: ExportOptions
 
-    @Flag(help: "Print JSON Lines events on stdout (schema in the README).")
+    @Flag(help: "Print JSON Lines events on stdout (schema: docs/json-events.md).")
     var json = false
 
     @Flag(name: .shortAndLong, help: "Print nothing on success (no progress, plan, summary or notes); warnings and errors still go to stderr.")
@@ -92,8 +92,10 @@ struct Export: ToolCommand {
         }
         let session = ExportSession(request: request, logger: Logger(label: "mediaexport"))
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
+        let planNotes = LockedBox<Set<String>>([])  // said with the plan: not again at the end
         session.onEvent = { event in
             emit(event)
+            if case .started(let s) = event { planNotes.withLock { $0.formUnion(s.notes) } }
             renderer.handle(event)
             render(event)
         }
@@ -104,7 +106,7 @@ struct Export: ToolCommand {
         // The work is over (the output committed, or nothing left behind): a late signal changes nothing now.
         signals.finish()
         let completed = try outcome.get()
-        if !json { renderCompleted(completed) }
+        if !json { renderCompleted(completed, said: planNotes.withLock { $0 }) }
         if !completed.fallbacks.isEmpty || completed.partial != nil { throw ExitCode(ExitStatus.completedWithFallback) }
     }
 
@@ -131,13 +133,13 @@ struct Export: ToolCommand {
 
     /// The end of a human run: the result on stdout (none with `-q`), each warning on stderr (also with `-q`), the
     /// notes on stderr (none with `-q`: a quiet successful export prints nothing).
-    private func renderCompleted(_ completed: ExportEvent.Completed) {
+    private func renderCompleted(_ completed: ExportEvent.Completed, said: Set<String>) {
         let versionWarns = completed.version?.warns ?? false
         // The version line: in the plan when it says something, here only as the warning that another was delivered.
         if !quiet { printLine(HumanSummary.completed(completed)) }
         for warning in HumanSummary.warnings(completed) { printError(warning) }
         if versionWarns, let v = completed.version { writeAll(2, "mediaexport: " + HumanSummary.version(v) + "\n") }
-        if !quiet { for note in completed.notes { printError("note: \(note)") } }
+        if !quiet { for note in completed.notes where !said.contains(note) { printError("note: \(note)") } }
     }
 
     /// The lines for people an event brings on stderr: the plan when the export starts, each fallback.

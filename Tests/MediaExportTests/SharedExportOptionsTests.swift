@@ -62,7 +62,8 @@ import Testing
         var job = BatchRunner(options: options).request(for: item, replaceable: [own], threads: 2)
         #expect(job.input == "/in/a.mov" && job.output == "/o/a.mp4" && !job.overwrite && job.replaceable == [own] && job.sandbox == "o")
         #expect(job.policy == .needed, "batch's own --policy, default needed")
-        (job.input, job.output, job.replaceable, job.sandbox, job.policy) = ("in.mov", "out.mp4", [], nil, .always)
+        #expect(job.copyPlacement == .subfolder("fallback"), "a batch's byte copy in another container goes to fallback/")
+        (job.input, job.output, job.replaceable, job.sandbox, job.policy, job.copyPlacement) = ("in.mov", "out.mp4", [], nil, .always, .beside)
         #expect(job == (try Export.parse(shared + ["in.mov", "out.mp4"]).request(catalog: PresetCatalog.builtIn())))
     }
 

@@ -24,7 +24,10 @@ public struct StreamChange: Codable, Sendable, Equatable {
         /// The display matrix turned into the pixels (`from`: `90°`, `180° mirrored`…; `to`: the container, `.webm`,
         /// that keeps no matrix).
         case rotate
-        /// Another pixel format of the same bit depth or more (`from`/`to`: pixel format names; `from` "unknown").
+        /// Less colour resolution (`from`/`to`: the chroma subsampling, `4:4:4` → `4:2:0`).
+        case chroma
+        /// Another pixel format of the same bit depth and subsampling or more (`from`/`to`: pixel format names;
+        /// `from` "unknown").
         case pixelFormat
         /// A bit rate above what the preset gives, brought down (`from`/`to`: kb/s; `to` the preset's cap, average or
         /// what its CRF gives).
@@ -57,6 +60,7 @@ public struct StreamChange: Codable, Sendable, Equatable {
         case .deinterlace: return "deinterlaced \(from) → \(to)"
         case .scale: return "scaled \(from) → \(to)"
         case .rotate: return "rotate \(from) into the pixels: \(to) has no display matrix"
+        case .chroma: return "chroma \(from) → \(to)"
         case .pixelFormat: return "pixel format \(from) → \(to)"
         case .bitRate: return "bit rate \(from) → at most \(to) kb/s"
         case .pictureMetadata: return "picture metadata stripped (\(from)), the pixels unchanged"
@@ -112,7 +116,10 @@ public struct StreamChange: Codable, Sendable, Equatable {
         if let depth = s.color?.bitDepth, depth > bitDepth(v.pixelFormat) {
             changes.append(.init(kind: .bitDepth, from: "\(depth)", to: "\(bitDepth(v.pixelFormat))"))
         }
-        if !changes.contains(where: { $0.kind == .bitDepth }), s.pixelFormat != v.pixelFormat {
+        if let before = s.pixelFormat.flatMap(chroma), let after = chroma(v.pixelFormat), before != after {
+            changes.append(.init(kind: .chroma, from: before, to: after))
+        }
+        if !changes.contains(where: { $0.kind == .bitDepth || $0.kind == .chroma }), s.pixelFormat != v.pixelFormat {
             changes.append(.init(kind: .pixelFormat, from: s.pixelFormat ?? "unknown", to: v.pixelFormat))
         }
         if let t = v.toneMap { changes.append(.init(kind: .toneMap, from: t.source.rawValue.uppercased(), to: "SDR")) }
@@ -141,6 +148,16 @@ public struct StreamChange: Codable, Sendable, Equatable {
     }
 
     /// Bits a sample of a pixel format: 10 or 12 when its name says so (`yuv420p10le`), else 8.
+    /// A planar YUV format's chroma subsampling (`yuv444p10le` → `4:4:4`, `nv12` → `4:2:0`); nil for others (RGB, gray).
+    static func chroma(_ pixelFormat: String) -> String? {
+        if pixelFormat.hasPrefix("nv12") || pixelFormat.hasPrefix("nv21") || pixelFormat.hasPrefix("p010") { return "4:2:0" }
+        for (tag, name) in [("444", "4:4:4"), ("422", "4:2:2"), ("420", "4:2:0"), ("411", "4:1:1"), ("440", "4:4:0")]
+        where pixelFormat.hasPrefix("yuv" + tag) || pixelFormat.hasPrefix("yuvj" + tag) || pixelFormat.hasPrefix("yuva" + tag) {
+            return name
+        }
+        return nil
+    }
+
     static func bitDepth(_ pixelFormat: String) -> Int {
         if pixelFormat.contains("p10") { return 10 }
         if pixelFormat.contains("p12") { return 12 }

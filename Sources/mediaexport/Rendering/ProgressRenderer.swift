@@ -131,7 +131,9 @@ enum HumanSummary {
     /// What will happen to each stream, e.g. `#0 video h264 → h264 1280x720 (scaled 1920x1080 → 1280x720)`,
     /// `#1 audio aac → aac (downmix 6 → 2 channels)`: each `StreamChange` named.
     static func plan(_ s: ExportEvent.Started) -> [String] {
-        s.streams.map { st in
+        // A change is said once: in its stream's line, not again as the note the record also carries for it.
+        let inLines = Set(s.streams.flatMap { st in (st.changes ?? []).map { "stream #\(st.index) \(st.type): \($0.description)" } })
+        return s.streams.map { st in
             switch st.action {
             case .drop: return "  #\(st.index) \(st.type) \(st.codec): dropped (\(st.reason ?? ""))"
             case .copy: return "  #\(st.index) \(st.type) \(st.codec): copied" + (st.reason.map { " (\($0))" } ?? "")
@@ -140,7 +142,7 @@ enum HumanSummary {
                 let changes = st.changes.map { " (" + $0.map(\.description).joined(separator: ", ") + ")" } ?? ""
                 return "  #\(st.index) \(st.type) \(st.codec) → \(st.outputCodec ?? "?")\(size)\(changes)"
             }
-        } + s.notes.map { "  note: \($0)" } + (s.version.flatMap { $0.saysSomething && !$0.warns ? ["  " + version($0)] : nil } ?? [])
+        } + s.notes.filter { !inLines.contains($0) }.map { "  note: \($0)" } + (s.version.flatMap { $0.saysSomething && !$0.warns ? ["  " + version($0)] : nil } ?? [])
     }
 
     /// `Exported out.mp4: h264 1280x720 + aac, 10.00 s, 4.2 MB in 3.1 s`, then the verification, each line escaped
