@@ -73,23 +73,25 @@ import Testing
         defer { TestSupport.cleanup(dir) }
         let uploads = try Self.uploads(dir, Self.clips + [("a/one.mp4", "hd1080.mp4"), ("b/two.mp4", "hd1080.mp4"), ("c/three.mp4", "hd1080.mp4")])
         let out = dir.appendingPathComponent("out").path
-        let slow = ["--policy", "always"]  // transcodes: long enough for the others to meet the lock
+        let slow = ["--policy", "always"]
+        // The folder is held here while the two batches start (a batch of small clips may finish before a slow
+        // machine starts the next process): one is refused, the two that wait run one after the other.
+        try BatchPlanner.makeDirectories(out)
+        let held = try BatchLock.acquire(directory: try BatchPlanner.outputRoot(out, create: false), wait: false)
         let first = HardeningRunBox(), waiting = HardeningRunBox(), group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { first.set(try? Self.batch([uploads], out: out, slow)); group.leave() }
-        // Once the first has written its name into the lock, it holds the folder.
-        let deadline = Date().addingTimeInterval(30)
-        while (FileSystem.size(out + "/" + BatchLock.fileName) ?? 0) == 0 && Date() < deadline && first.value == nil { usleep(5_000) }
-        group.enter()
-        DispatchQueue.global().async { waiting.set(try? Self.batch([uploads], out: out, slow + ["--wait"])); group.leave() }
+        for box in [first, waiting] {
+            group.enter()
+            DispatchQueue.global().async { box.set(try? Self.batch([uploads], out: out, slow + ["--wait"])); group.leave() }
+        }
         let refused = try Self.batch([uploads], out: out, slow)
+        held.release()
         group.wait()
-        #expect(first.value?.status == 0, "\(first.value?.stderr ?? "")")
         #expect(refused.status == ExitStatus.outputRefused, "\(refused.stderr)")
         #expect(refused.stderr.contains("is being exported by PID") && refused.stderr.contains("use --wait"), "\(refused.stderr)")
-        // The waiting one ran after the first and found everything done.
-        #expect(waiting.value?.status == 0, "\(waiting.value?.stderr ?? "")")
-        #expect(waiting.value?.stdout == "", "-q: nothing on success: \(waiting.value?.stdout ?? "")")
+        for box in [first, waiting] {
+            #expect(box.value?.status == 0, "\(box.value?.stderr ?? "")")
+            #expect(box.value?.stdout == "", "-q: nothing on success: \(box.value?.stdout ?? "")")
+        }
         #expect(try Self.databaseRows(out).values.allSatisfy { $0.status == "completed" } && Self.databaseRows(out).count == 5)
 
         let rerun = try Self.batch([uploads], out: out, slow)
@@ -122,10 +124,15 @@ import Testing
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {
-            waited.set(try? Self.batch([uploads], out: out, ["--wait"]))
+            // Not quiet: the note that it waits is for people.
+            waited.set(try? Self.tool(["batch", uploads, "--out", out, "--preset", "low", "--jobs", "1", "--wait"]))
             group.leave()
         }
-        Thread.sleep(forTimeInterval: 2)
+        // Released only once the batch has met the lock (a loaded machine can take seconds to start a process).
+        let lockPath = try BatchPlanner.outputRoot(out, create: false) + "/" + BatchLock.fileName
+        let deadline = Date().addingTimeInterval(120)
+        while !Self.anotherProcessHasOpen(lockPath), waited.value == nil, Date() < deadline { usleep(20_000) }
+        Thread.sleep(forTimeInterval: 1)
         #expect(waited.value == nil, "still waiting while the lock is held")
         held.release()
         group.wait()
@@ -406,3 +413,17 @@ private final class HardeningRunBox: @unchecked Sendable {
     func set(_ r: TestSupport.RunResult?) { lock.withLock { result = r } }
     var value: TestSupport.RunResult? { lock.withLock { result } }
 }
+
+extension HardeningBatchTests {
+    /// True when a process other than this one has `path` open (read from `/proc/PID/fd`).
+    static func anotherProcessHasOpen(_ path: String) -> Bool {
+        let me = "\(getpid())"
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return pids.contains { pid in
+            guard pid != me, pid.allSatisfy(\.isNumber) else { return false }
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            return fds.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == path }
+        }
+    }
+}
+
