@@ -15,7 +15,7 @@ struct NoFrameEncoderTests {
     /// Runs the tool with stdout and stderr into files of `dir`; nil (after SIGKILL) when it runs past `deadline` s.
     /// `signal` is sent `after` seconds when given, `beforeSignal` called just before.
     static func run(_ arguments: [String], in dir: URL, deadline: Double, signal: (Int32, after: Double)? = nil,
-                    beforeSignal: () -> Void = {}, stdout: FileHandle? = nil) throws -> Ended? {
+                    beforeSignal: () -> Void = {}, stdout: FileHandle? = nil, readyWhen: () -> Bool = { true }) throws -> Ended? {
         let outURL = dir.appendingPathComponent("stdout.txt"), errURL = dir.appendingPathComponent("stderr.txt")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
@@ -29,8 +29,11 @@ struct NoFrameEncoderTests {
         try process.run()
         var signalled = signal == nil
         var from = began
-        while process.isRunning && Date().timeIntervalSince(from) < deadline {
-            if let (sig, after) = signal, !signalled, Date().timeIntervalSince(began) >= after {
+        var readySince: Date?  // `after` counts from when `readyWhen` first held (a loaded machine starts slowly)
+        while process.isRunning && (!signalled || Date().timeIntervalSince(from) < deadline) {
+            if readySince == nil, readyWhen() { readySince = Date() }
+            if !signalled, Date().timeIntervalSince(began) > 120 { break }
+            if let (sig, after) = signal, !signalled, let ready = readySince, Date().timeIntervalSince(ready) >= after {
                 beforeSignal()
                 kill(process.processIdentifier, sig)
                 (signalled, from) = (true, Date())
@@ -173,7 +176,8 @@ struct NoFrameEncoderTests {
         var inFlight: [String] = []
         let ended = try Self.run(["--json", "--preset", "highest", input, out.appendingPathComponent("o.mp4").path], in: dir, deadline: 5,
                                  signal: (SIGTERM, after: 3), beforeSignal: { inFlight = TestSupport.contents(out) },
-                                 stdout: FileHandle(fileDescriptor: stdout.write, closeOnDealloc: false))
+                                 stdout: FileHandle(fileDescriptor: stdout.write, closeOnDealloc: false),
+                                 readyWhen: { TestSupport.contents(out).contains { $0.contains(".mediaexport-tmp-") } })
         let run = try #require(ended, "still running 5 s after SIGTERM")
         #expect(run.status == 143, "\(run.stderr)")
         #expect(run.stderr.contains("abandoned"), "the export thread was not stuck: \(run.stderr)")

@@ -185,7 +185,9 @@ import Testing
         var sums: [String] = []
         for (n, prefix) in [[], [Self.qemu, "-cpu", "Nehalem"]].enumerated() {
             let out = dir.appendingPathComponent("\(n).mp4").path
-            let command = prefix + [TestSupport.binary, "-q", "-y", "--deterministic", "--preset", preset, TestSupport.fixture(sample), out]
+            // Emulated on a loaded machine, a frame can take longer than the default stall timeout.
+            let command = prefix + [TestSupport.binary, "-q", "-y", "--deterministic", "--stall-timeout", "600", "--preset", preset,
+                                    TestSupport.fixture(sample), out]
             let r = try TestSupport.run(command[0], Array(command.dropFirst()))
             #expect(r.status == 0, "\(r.stderr.split(separator: "\n").filter { !$0.contains("TCG") }.joined(separator: "\n"))")
             sums.append(try TestSupport.sha256(out))
