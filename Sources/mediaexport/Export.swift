@@ -145,7 +145,7 @@ struct Export: ToolCommand {
     /// The lines for people an event brings on stderr: the plan when the export starts, each fallback.
     private func render(_ event: ExportEvent) {
         if !json && !quiet, case .started(let s) = event {
-            let head = "\(FileName.display(s.input)) → \(FileName.display(s.output)) [\(s.preset)]"
+            let head = "\(FileName.displayPath(s.input)) → \(FileName.displayPath(s.output)) [\(s.preset)]"
             writeAll(2, TerminalText.lines([head] + HumanSummary.plan(s)) + "\n")
         }
         if !json, case .fallback(let f) = event { printError(HumanSummary.fallback(f)) }

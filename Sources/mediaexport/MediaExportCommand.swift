@@ -117,11 +117,14 @@ enum OutputStreams {
     static func markClosed(_ fd: Int32) { closed.withLock { _ = $0.insert(fd) } }
 }
 
-/// Writes a value as pretty, key-sorted JSON on stdout (`--json` of presets, probe, resources, thumbnail).
-func printJSON<T: Encodable>(_ value: T, pretty: Bool = true) throws {
+/// Writes a value as pretty, key-sorted JSON on stdout (`--json` of presets, probe, resources, thumbnail). `times`:
+/// its times to the millisecond (`JSONTime`), as a record's (the thumbnail's line); a document that describes a file
+/// (probe) keeps the precision its container has.
+func printJSON<T: Encodable>(_ value: T, pretty: Bool = true, times: Bool = false) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-    printLine(String(decoding: try encoder.encode(value), as: UTF8.self))
+    let data = times ? try JSONTime.encode(value, pretty: pretty) : try encoder.encode(value)
+    printLine(String(decoding: data, as: UTF8.self))
 }
 
 /// `value` as pretty JSON with `--json`, else as `text` renders it for people (probe, resources, formats).

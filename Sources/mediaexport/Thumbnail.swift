@@ -71,7 +71,7 @@ struct Thumbnail: ToolCommand {
                                                            mode: mode, exact: exact, version: version.assetVersion, editsPath: edits,
                                                            overwrite: overwrite))
         if json {
-            try printJSON(result, pretty: false)
+            try printJSON(result, pretty: false, times: true)
         } else {
             printHuman(String(format: "Wrote %@: %dx%d %@ at %.3f s (%@)", result.output, result.width, result.height, result.format,
                               result.time, result.reason))

@@ -98,4 +98,33 @@ import Testing
         #expect(PathName.pathExtension(".profile") == "" && PathName.pathExtension("a.") == "" && PathName.pathExtension("a.b/") == "")
         #expect(PathName.deletingExtension("a/b.tar.gz") == "a/b.tar")
     }
+
+    @Test("paths shown to people are normalised lexically, symlinks not resolved")
+    func normalisedForPeople() throws {
+        let cases = ["out/../clips/trunc.mov": "clips/trunc.mov", "/a//b/./c/": "/a/b/c", "./x": "x", "a/..": ".", "../../a/../b": "../../b",
+                     "/../x": "/x", "/": "/", "": "", "a/b/../../..": "..", "//x": "/x"]
+        for (path, shown) in cases { #expect(PathName.normalized(path) == shown, "\(path)") }
+        #expect(FileName.displayPath("o/../a\u{1B}.mov") == FileName.display("a\u{1B}.mov"))
+        // A name that is not UTF-8 keeps its bytes.
+        let raw = FileName.decode(Array("d/./caf".utf8) + [0xE9] + Array(".mov".utf8))
+        #expect(FileName.bytes(PathName.normalized(raw)) == Array("d/caf".utf8) + [0xE9] + Array(".mov".utf8))
+        // A symlink is not resolved: `link/..` is the folder `link` is in, whatever `link` points to.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pathname-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("far/away"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link").path, withDestinationPath: dir.appendingPathComponent("far/away").path)
+        #expect(PathName.normalized(dir.path + "/link/..") == dir.path)
+    }
+
+    @Test func timesInJSONAreRoundedToTheMillisecondByKey() throws {
+        let value: JSONValue = .object(["time": .number(0.2548999999999999), "fraction": .number(0.016666666666666666),
+                                        "frameDuration": .number(1.0 / 30), "bytes": .number(123456789),
+                                        "points": .array([.object(["at": .number(1.23456)])]), "timeRange": .object(["start": .number(0.1 + 0.2)])])
+        let rounded = JSONTime.rounded(value)
+        let text = String(decoding: try JSONTime.encode(rounded), as: UTF8.self)
+        #expect(text.contains("\"time\":0.255") && text.contains("\"at\":1.235") && text.contains("\"start\":0.3"), "\(text)")
+        #expect(text.contains("\"fraction\":0.016666666666666666") && text.contains("\"bytes\":123456789"), "not a time: kept")
+        #expect(text.contains("\"frameDuration\":0.03333"), "a frame's period keeps its precision")
+        #expect(JSONTime.iso8601(0) == "1970-01-01T00:00:00Z" && JSONTime.iso8601(1_795_469_719.9) == "2026-11-23T21:35:19Z")
+    }
 }

@@ -300,7 +300,8 @@ import Testing
                           ".clip.mp4.mediaexport-tmp-1-abc": .temporaryFile, "gone.mov": .symlinkToNothing])
         #expect(ignored["thing.xyz"]?.reason.contains("Invalid data found when processing input") == true, "FFmpeg's reason")
         #expect(ignored["list.m3u8"]?.reason.contains("is an HLS playlist (hls): inputs that name other files are refused") == true)
-        #expect(ignored["IMG_0004.JPG"]?.of == real + "/IMG_0004.MOV")
+        #expect(ignored["IMG_0004.JPG"]?.of == "IMG_0004.MOV", "the asset's key, as its row has it")
+        #expect(plan.ignored.allSatisfy { $0.key == relative($0.path) }, "every ignored file by key")
         #expect(plan.assetsFound == 7, "thing.xyz and list.m3u8 were never assets")
         // People get the count and the reasons grouped.
         let summary = try #require(plan.notes.last)

@@ -35,6 +35,11 @@ extension BatchPlanner {
         guard FileSystem.isDirectory(path) else { throw ExportError.outputUnwritable(path: FileName.display(path), reason: "not a folder") }
     }
 
+    /// A file's key under its input: its path relative to a folder given as input, or its name for a file given alone.
+    static func key(_ path: String, in root: BatchScan.Root) -> String {
+        root.isFolder ? relativePath(path, to: root.root) : PathName.lastComponent(path)
+    }
+
     static func relativePath(_ path: String, to root: String) -> String {
         let r = root.hasSuffix("/") ? root : root + "/"
         return path.hasPrefix(r) ? String(path.dropFirst(r.count)) : PathName.lastComponent(path)

@@ -184,6 +184,7 @@ extension BatchPlanner {
         var notMedia = 0  // assets whose file turned out not to be media
         var scanKeys: [String] = []  // the keys of every shard, taken before the shard filter (`BatchShardScan`)
         var scanSizes: [Int64] = []  // their main files' sizes
+        var keys: [String: String] = [:]  // main path → its asset's key (as admitted, else as it would be): `of` in `ignored`
 
         /// Every asset of the roots, in order, with its output; the loose files of their folders are ignored, and
         /// the assets' notes are noted (each once).
@@ -197,13 +198,15 @@ extension BatchPlanner {
                 for (dir, folder, outputs) in folders {
                     for loose in folder.loose {
                         let kind: IgnoredFile.Kind = loose.why == .notMedia ? .notMedia : loose.why == .stillImage ? .stillImage : .sidecar
-                        ignored.append(IgnoredFile(path: PathName.join(dir, loose.name), kind: kind, reason: loose.detail))
+                        let path = PathName.join(dir, loose.name)
+                        ignored.append(IgnoredFile(path: path, key: BatchPlanner.key(path, in: input), kind: kind, reason: loose.detail))
                     }
                     for asset in folder.assets {
                         guard let main = asset.original ?? asset.renderedEdit else { continue }
                         let output = PathName.replacingName(of: relativePath(main.path, to: input.root),
                                                             with: outputs[main.path] ?? PathName.lastComponent(main.path))
                         met.append(Met(root: input, asset: asset, main: main, real: FileSystem.realPath(main.path) ?? main.path, output: output))
+                        if keys[main.path] == nil { keys[main.path] = BatchPlanner.key(main.path, in: input) }
                         for note in asset.notes where !notes.contains(note) { notes.append(note) }
                     }
                 }
@@ -216,13 +219,14 @@ extension BatchPlanner {
             let main = m.main
             let shown = FileName.display(PathName.lastComponent(main.path))
             for r in m.asset.resources where r.path != main.path && given.contains(r.path) {
+                let key = BatchPlanner.key(r.path, in: m.root)
                 switch r.kind {
-                case .photo: ignored.append(IgnoredFile(path: r.path, kind: .livePhotoStill, reason: "the still of Live Photo \(shown)", of: main.path))
+                case .photo: ignored.append(IgnoredFile(path: r.path, key: key, kind: .livePhotoStill, reason: "the still of Live Photo \(shown)", of: main.path))
                 case .renderedEdit:
                     let how = options.version == .current ? "exported as its current version" : "not exported (--asset-version original)"
-                    ignored.append(IgnoredFile(path: r.path, kind: .renderedEdit, reason: "the rendered edit of \(shown): \(how)", of: main.path))
+                    ignored.append(IgnoredFile(path: r.path, key: key, kind: .renderedEdit, reason: "the rendered edit of \(shown): \(how)", of: main.path))
                 case .editSidecar, .adjustmentData:
-                    ignored.append(IgnoredFile(path: r.path, kind: .sidecar, reason: "a sidecar of \(shown)", of: main.path))
+                    ignored.append(IgnoredFile(path: r.path, key: key, kind: .sidecar, reason: "a sidecar of \(shown)", of: main.path))
                 default: break
                 }
             }
@@ -233,7 +237,7 @@ extension BatchPlanner {
         mutating func plan(_ m: Met, chosen: [String: String], hashes: inout [String: String]) throws {
             let main = m.main
             guard chosen[m.real] == main.path, planned.insert(m.real).inserted else {
-                noteDuplicate(main.path, first: chosen[m.real] ?? m.real)
+                noteDuplicate(m, first: chosen[m.real] ?? m.real)
                 return
             }
             guard let key = admittedKey(m) else { return }
@@ -247,10 +251,10 @@ extension BatchPlanner {
                 if let note { item.reason += "; " + note }
                 items.append(item)
             case .filtered(let reason):
-                ignored.append(IgnoredFile(path: main.path, kind: .filtered, reason: reason))
+                ignored.append(IgnoredFile(path: main.path, key: key, kind: .filtered, reason: reason))
             case .notMedia(let reason):
                 notMedia += 1
-                ignored.append(IgnoredFile(path: main.path, kind: .notMedia, reason: "not media: \(reason)"))
+                ignored.append(IgnoredFile(path: main.path, key: key, kind: .notMedia, reason: "not media: \(reason)"))
             }
         }
 
@@ -270,34 +274,37 @@ extension BatchPlanner {
         }
 
         /// A main file met again (given twice, or the same file as `first`): exported once.
-        private mutating func noteDuplicate(_ path: String, first: String) {
+        private mutating func noteDuplicate(_ m: Met, first: String) {
+            let path = m.main.path
             notes.append(first == path ? "\(FileName.display(path)): given more than once; exported once"
                          : "\(FileName.display(path)): the same file as \(FileName.display(first)); exported once, as the latter")
             if first != path {
-                ignored.append(IgnoredFile(path: path, kind: .duplicate, reason: "the same file as \(FileName.display(first))", of: first))
+                ignored.append(IgnoredFile(path: path, key: BatchPlanner.key(path, in: m.root), kind: .duplicate,
+                                           reason: "the same file as \(FileName.display(first))", of: first))
             }
         }
 
         /// The asset's key (made unique, ignoring case), or nil when `--include`/`--exclude` or the shard leave it out.
         private mutating func admittedKey(_ m: Met) -> String? {
             let path = m.main.path
-            var key = m.root.isFolder ? relativePath(path, to: m.root.root) : PathName.lastComponent(path)
+            var key = BatchPlanner.key(path, in: m.root)
             if !options.include.isEmpty && !options.include.contains(where: { glob($0, key) }) {
-                ignored.append(IgnoredFile(path: path, kind: .filtered, reason: "matches no --include (\(options.include.joined(separator: ", ")))"))
+                ignored.append(IgnoredFile(path: path, key: key, kind: .filtered, reason: "matches no --include (\(options.include.joined(separator: ", ")))"))
                 return nil
             }
             if let pattern = options.exclude.first(where: { glob($0, key) }) {
-                ignored.append(IgnoredFile(path: path, kind: .filtered, reason: "matches --exclude \(pattern)"))
+                ignored.append(IgnoredFile(path: path, key: key, kind: .filtered, reason: "matches --exclude \(pattern)"))
                 return nil
             }
             var n = 2
             let base = key
             while takenKeys.contains(key.lowercased()) { key = "\(base)#\(n)"; n += 1 }
             takenKeys.insert(key.lowercased())
+            keys[path] = key
             scanKeys.append(key)
             scanSizes.append(m.main.size)
             if let shard = options.shard, !shard.contains(key) {
-                ignored.append(IgnoredFile(path: path, kind: .notInShard, reason: "in another shard than \(shard)"))
+                ignored.append(IgnoredFile(path: path, key: key, kind: .notInShard, reason: "in another shard than \(shard)"))
                 return nil
             }
             return key
@@ -313,7 +320,11 @@ extension BatchPlanner {
             }
             let inputs = Set(items.map(\.input))
             var said = Set<String>()
-            let ignored = self.ignored.filter { !inputs.contains($0.path) && said.insert($0.path).inserted }
+            let ignored = self.ignored.filter { !inputs.contains($0.path) && said.insert($0.path).inserted }.map { file in
+                var keyed = file
+                keyed.of = file.of.map { keys[$0] ?? PathName.lastComponent($0) }  // the asset's key, as its row has it
+                return keyed
+            }
             var notes = self.notes
             if let summary = IgnoredFile.summary(ignored) { notes.append(summary) }
             return BatchPlan(items: items, notes: notes, assetsFound: met - notMedia, ignored: ignored,

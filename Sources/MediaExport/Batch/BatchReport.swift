@@ -54,6 +54,17 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
     public var dataCheck: DataSample? = nil
     /// When a person acknowledged this failed or rejected upload (`--accept`), ISO 8601 UTC: it no longer fails the run.
     public var accepted: String? = nil
+    /// Seconds of media: of the output as probed when one was delivered, else of the source (as planned); nil when
+    /// not known.
+    public var duration: Double? = nil
+    /// The shard whose run made the row (`--shard`, `K/N` as given); nil for an unsharded run.
+    public var shard: String? = nil
+    /// The metadata level the output keeps (`all`, `sharing`, `none`: `MetadataLevel`): the level the delivered
+    /// output was made at, else the one the run asks for; nil in reports written before it was kept.
+    public var metadata: MetadataLevel? = nil
+
+    /// What of the output is partial, in words (`2.00 s of 6.01 s: the file is truncated`); nil when it is whole.
+    public var partialSummary: String? { account?.partial.map(\.summary) }
 
     /// True for an output that came by a fallback or holds only part of its source (`ExportAccount.partial`): what
     /// makes a batch exit 3, whichever run delivered it.
@@ -173,9 +184,11 @@ public struct BatchReportDocument: Codable, Sendable, Equatable {
     }
 }
 
-/// Reads, writes and merges batch reports. JSON: `{"version": 2, "rows": [...], "ignored": [...]}`. CSV: a header
-/// and one line per row, then one line per ignored file (`status` `ignored`, `action` `skip`, the file in `key` and
-/// `input`, why in `reason`, and its kind in the last column, `ignored`, which is empty on asset rows).
+/// Reads, writes and merges batch reports. JSON: `{"version": 3, "rows": [...], "ignored": [...]}`. CSV: a header
+/// and one line per row, then one line per ignored file (`status` `ignored`, `action` `skip`, its key in `key`, the
+/// file in `input`, why in `reason`, and its kind in the column `ignored`, which is empty on asset rows). The CSV's
+/// last columns — `duration`, `partial` (in words), `warnings` (a count, for a spreadsheet's filter), `shard`,
+/// `metadata` — are the JSON row's `duration`, `account.partial`, `account.warnings`, `shard` and `metadata`.
 ///
 /// Reports are for people and spreadsheets: every text is written as `FileName.display` shows it. In CSV, a cell
 /// that starts with `=`, `+`, `-`, `@`, a tab or a carriage return — which a spreadsheet would run as a formula — is
@@ -184,27 +197,23 @@ public struct BatchReportDocument: Codable, Sendable, Equatable {
 public enum BatchReport {
     static let columns = ["key", "input", "action", "reason", "status", "route", "fallbacks", "versionRequested", "versionDelivered",
                           "output", "bytesIn", "bytesOut", "estimatedBytes", "outputSHA256", "error", "wallTime", "thumbnail", "ignored", "duplicateOf", "finishedAt",
-                          "damage"]
+                          "damage", "duration", "partial", "warnings", "shard", "metadata"]
+    /// The columns of a report written before `duration` … `metadata` (issue 46).
+    static let columnsVersion4 = Array(columns.dropLast(5))
     /// The columns of a report written before the damage account (`ExportEvent.Damage.summary`, issue 43): for people,
     /// not read back (the JSON report keeps the account whole).
-    static let columnsVersion3 = Array(columns.dropLast(1))
+    static let columnsVersion3 = Array(columns.dropLast(6))
     /// The columns of a report written before duplicates and `finishedAt` (issue 31).
-    static let columnsVersion2 = Array(columns.dropLast(3))
+    static let columnsVersion2 = Array(columns.dropLast(8))
     /// The columns of a report written before ignored files were listed.
-    static let columnsVersion1 = Array(columns.dropLast(4))
+    static let columnsVersion1 = Array(columns.dropLast(9))
 
-    /// Writes rows and ignored files to `path`, as JSON or CSV by its extension (atomically), each `displayed`.
+    /// Writes rows and ignored files to `path`, as JSON or CSV by its extension (atomically), each `displayed`; times
+    /// to the millisecond in both (`JSONTime`).
     public static func write(_ rows: [BatchReportRow], ignored: [IgnoredFile] = [], shard: BatchShardScan? = nil, to path: String,
                              overwrite: Bool = false) throws {
         let shown = BatchReportDocument(rows: rows.map(\.displayed), ignored: ignored.map(\.displayed), shard: shard)
-        let data: Data
-        if path.lowercased().hasSuffix(".csv") {
-            data = Data(csv(shown).utf8)
-        } else {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            data = try encoder.encode(shown)
-        }
+        let data = path.lowercased().hasSuffix(".csv") ? Data(csv(shown).utf8) : try JSONTime.encode(shown, pretty: true)
         try writeAtomically(data, to: path, rule: try replaceable(path, overwrite: overwrite))
     }
 
@@ -307,17 +316,21 @@ public enum BatchReport {
         for r in document.rows {
             let values: [String?] = [r.key, r.input, r.action, r.reason, r.status, r.route, String(r.fallbacks), r.versionRequested,
                                      r.versionDelivered, r.output, String(r.bytesIn), r.bytesOut.map(String.init), r.estimatedBytes.map(String.init),
-                                     r.outputSHA256, r.error, r.wallTime.map { String(format: "%.3f", $0) }, r.thumbnail, nil,
-                                     r.duplicateOf, r.finishedAt, r.account?.damage?.summary]
+                                     r.outputSHA256, r.error, r.wallTime.map(Self.seconds), r.thumbnail, nil,
+                                     r.duplicateOf, r.finishedAt, r.account?.damage?.summary, r.duration.map(Self.seconds), r.partialSummary,
+                                     String(r.account?.warnings.count ?? 0), r.shard, r.metadata?.rawValue]
             lines.append(values.map(field).joined(separator: ","))
         }
         for f in document.ignored {
-            let values: [String?] = [f.path, f.path, "skip", f.reason, "ignored", nil, "0", nil, nil, nil, "0", nil, nil,
-                                     nil, nil, nil, nil, f.kind.rawValue, nil, nil, nil]
+            let values: [String?] = [f.key, f.path, "skip", f.reason, "ignored", nil, "0", nil, nil, nil, "0", nil, nil,
+                                     nil, nil, nil, nil, f.kind.rawValue, nil, nil, nil, nil, nil, "0", nil, nil]
             lines.append(values.map(field).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// Seconds for a cell, to the millisecond (`2.002`), as the JSON report rounds them.
+    static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
 
     /// The characters that make a spreadsheet read a cell as a formula (OWASP's CSV injection list), and `'`,
     /// so that the `'` put in front can always be taken off again.
@@ -348,7 +361,7 @@ public enum BatchReport {
             } else { fieldText.append(c) }
         }
         if !fieldText.isEmpty || !record.isEmpty { record.append(fieldText); records.append(record) }
-        guard let header = records.first, [columns, columnsVersion3, columnsVersion2, columnsVersion1].contains(header) else {
+        guard let header = records.first, [columns, columnsVersion4, columnsVersion3, columnsVersion2, columnsVersion1].contains(header) else {
             throw ExportError.notMedia(path: FileName.display(path), reason: "not a mediaexport CSV report (unexpected header)")
         }
         var document = BatchReportDocument(rows: [])
@@ -356,14 +369,16 @@ public enum BatchReport {
             let v = cells.map(unneutralized)
             func opt(_ s: String) -> String? { s.isEmpty ? nil : s }
             if v.count > 17, let kind = IgnoredFile.Kind(rawValue: v[17]) {
-                document.ignored.append(IgnoredFile(path: v[1], kind: kind, reason: v[3]))
+                document.ignored.append(IgnoredFile(path: v[1], key: v[0], kind: kind, reason: v[3]))
                 continue
             }
             document.rows.append(BatchReportRow(key: v[0], input: v[1], action: v[2], reason: v[3], status: v[4],
                                                 route: opt(v[5]), fallbacks: Int(v[6]) ?? 0, versionRequested: v[7], versionDelivered: opt(v[8]),
                                                 output: opt(v[9]), bytesIn: Int64(v[10]) ?? 0, bytesOut: Int64(v[11]), estimatedBytes: Int64(v[12]),
                                                 outputSHA256: opt(v[13]), error: opt(v[14]), wallTime: Double(v[15]), thumbnail: opt(v[16]),
-                                                duplicateOf: v.count > 18 ? opt(v[18]) : nil, finishedAt: v.count > 19 ? opt(v[19]) : nil))
+                                                duplicateOf: v.count > 18 ? opt(v[18]) : nil, finishedAt: v.count > 19 ? opt(v[19]) : nil,
+                                                duration: v.count > 21 ? Double(v[21]) : nil, shard: v.count > 24 ? opt(v[24]) : nil,
+                                                metadata: v.count > 25 ? MetadataLevel(rawValue: v[25]) : nil))
         }
         return document
     }

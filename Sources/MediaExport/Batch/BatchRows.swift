@@ -51,6 +51,7 @@ extension BatchReportRow {
                   versionRequested: versionRequested, versionDelivered: nil, output: nil, bytesIn: item.sourceBytes, bytesOut: nil,
                   estimatedBytes: item.estimatedBytes, outputSHA256: nil, error: nil, wallTime: nil)
         if status == BatchRowStatus.planned { output = item.output }  // a dry run's plan: where the output would go
+        duration = item.duration
         dataCheck = item.dataCheck
         if status == BatchRowStatus.rejected { error = item.rejection }
         guard let record else { return }
@@ -65,6 +66,8 @@ extension BatchReportRow {
         fallbacks = record.fallbacks
         versionDelivered = record.versionDelivered
         account = record.account
+        duration = record.account?.duration ?? item.duration
+        metadata = record.account.map { $0.metadata?.level ?? .all }
         duplicateOf = record.duplicateOf
         if let path = record.outputPath, FileSystem.isRegularFile(path) {
             output = path
@@ -73,6 +76,15 @@ extension BatchReportRow {
             let poster = PathName.deletingExtension(path) + ".jpg"
             if let sha = record.thumbnailSHA256, FileSystem.isRegularFile(poster), (try? SHA256Hasher.file(poster)) == sha { thumbnail = poster }
         }
+    }
+
+    /// The row as the report gives it: the run's shard, and the metadata level the run asks for where no delivered
+    /// output says its own.
+    func stamped(shard: BatchOptions.Shard?, metadata level: MetadataLevel) -> BatchReportRow {
+        var row = self
+        row.shard = shard?.description
+        row.metadata = metadata ?? level
+        return row
     }
 
     /// The row's status before the jobs run: a skipped item is `unchanged` (or `edited`) or `failed` as the
@@ -85,9 +97,5 @@ extension BatchReportRow {
     }
 
     /// Seconds since 1970 → ISO 8601, UTC, to the second.
-    static func timestamp(_ seconds: Double) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
-    }
+    static func timestamp(_ seconds: Double) -> String { JSONTime.iso8601(seconds) }
 }

@@ -193,7 +193,8 @@ public final class BatchRunner: Sendable {
         } else {
             rows = dryRunOutcomes(plan.items, rows: rows, previous: previous, hashes: HashCache(hashes))
         }
-        return try finish(plan: plan, rows: Self.marking(rows, accepted: accepted), notes: notes, database: database, began: began)
+        rows = Self.marking(rows, accepted: accepted).map { $0.stamped(shard: options.shard, metadata: options.preset.metadataLevel) }
+        return try finish(plan: plan, rows: rows, notes: notes, database: database, began: began)
     }
 
     /// The output folder's lock, taken before the database is read: a second batch on this folder waits or stops
@@ -215,7 +216,7 @@ public final class BatchRunner: Sendable {
     private func announce(_ plan: BatchPlan) -> [String] {
         var planNotes = plan.notes
         if plan.assetsFound == 0 {
-            planNotes.append("no media found in " + options.inputs.map(FileName.display).joined(separator: ", "))
+            planNotes.append("no media found in " + options.inputs.map(FileName.displayPath).joined(separator: ", "))
         } else if plan.items.isEmpty {
             planNotes.append("\(plan.assetsFound) asset\(plan.assetsFound == 1 ? "" : "s") found, none selected"
                              + (options.shard.map { " for shard \($0)" } ?? "") + " by the filters")

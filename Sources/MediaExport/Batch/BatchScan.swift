@@ -29,9 +29,11 @@ struct BatchScan {
     var notes: [String] = []
     /// What the walk met and left out, with why (paths as named in the tree, not resolved).
     var ignored: [IgnoredFile] = []
+    /// The folder being walked: what an ignored entry's key is relative to (nil: an input itself, keyed by its name).
+    private var walking: String?
 
     private mutating func ignore(_ path: String, _ kind: IgnoredFile.Kind, _ reason: String) {
-        ignored.append(IgnoredFile(path: path, kind: kind, reason: reason))
+        ignored.append(IgnoredFile(path: path, key: walking.map { BatchPlanner.relativePath(path, to: $0) }, kind: kind, reason: reason))
     }
 
     /// Scans `inputs`; `outRoot` is the resolved output folder. A missing input is an error (exit 66).
@@ -42,7 +44,7 @@ struct BatchScan {
                 let reason = FileSystem.exists(input) ? "a symbolic link to nothing" : "no such file or folder"
                 throw ExportError.inputUnreadable(path: FileName.display(input), reason: reason)
             }
-            let shown = FileName.display(input)
+            let shown = FileName.displayPath(input)
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
                 if inside(real, outRoot) {
@@ -72,6 +74,8 @@ struct BatchScan {
     /// Regular files under `root` (a real path), sorted; folders are walked with a stack, not recursion, so a
     /// hostile depth cannot overflow it.
     mutating func walk(_ root: String, outRoot: String) -> [String] {
+        walking = root
+        defer { walking = nil }
         var files: [String] = []
         var pending = [root]
         var visited = Set<[UInt64]>()  // device and inode: a bind mount cannot make us loop

@@ -41,26 +41,41 @@ public struct IgnoredFile: Codable, Sendable, Equatable {
         case duplicate
     }
 
-    /// The file as named under the inputs.
+    /// The file in the form a row's `key` has: relative to the folder given as input (`trip/notes.txt`), or its
+    /// name for a file given alone — so a report names ignored files and assets alike, whatever the inputs' paths.
+    public var key: String
+    /// The file as named under the inputs (as a row's `input`).
     public var path: String
     /// Why it is not exported on its own.
     public var kind: Kind
     /// One line for people: FFmpeg's reason, the filter, the asset it belongs to.
     public var reason: String
-    /// The main file of the asset this one belongs to or duplicates, if any.
+    /// The key of the asset this one belongs to or duplicates (its row's `key`), if any.
     public var of: String?
 
-    /// Creates the value from each of its fields.
-    public init(path: String, kind: Kind, reason: String, of: String? = nil) {
-        self.path = path; self.kind = kind; self.reason = reason; self.of = of
+    /// Creates the value from each of its fields; `key` nil: the file's name.
+    public init(path: String, key: String? = nil, kind: Kind, reason: String, of: String? = nil) {
+        self.path = path; self.key = key ?? PathName.lastComponent(path); self.kind = kind; self.reason = reason; self.of = of
+    }
+
+    private enum CodingKeys: String, CodingKey { case key, path, kind, reason, of }
+
+    /// Reads an entry; one written before keys were kept (no `key`) gets its file's name.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(path: try c.decode(String.self, forKey: .path), key: try c.decodeIfPresent(String.self, forKey: .key),
+                  kind: try c.decode(Kind.self, forKey: .kind), reason: try c.decode(String.self, forKey: .reason),
+                  of: try c.decodeIfPresent(String.self, forKey: .of))
     }
 
     /// The entry for people and reports, every text through `FileName.display` (see `BatchReportRow.displayed`).
     public var displayed: IgnoredFile {
-        IgnoredFile(path: FileName.display(path), kind: kind, reason: FileName.display(reason), of: of.map(FileName.display))
+        IgnoredFile(path: FileName.display(path), key: FileName.display(key), kind: kind, reason: FileName.display(reason),
+                    of: of.map(FileName.display))
     }
 
-    /// `12 files not exported as assets of their own: 3 not media (a.txt, b.xyz, …), 2 hidden, …`; nil for none.
+    /// `12 files not exported as assets of their own: 3 not media (a.txt, trip/b.xyz, …), 2 hidden, …` (by key, as the
+    /// summary names failed assets); nil for none.
     public static func summary(_ files: [IgnoredFile]) -> String? {
         guard !files.isEmpty else { return nil }
         let groups = Dictionary(grouping: files, by: \.kind)
@@ -68,7 +83,7 @@ public struct IgnoredFile: Codable, Sendable, Equatable {
             guard let group = groups[kind] else { return nil }
             var part = "\(group.count) \(label(kind, group.count))"
             if ![.hidden, .temporaryFile, .sidecar, .livePhotoStill, .renderedEdit, .notInShard].contains(kind) {
-                let names = group.prefix(3).map { FileName.display(PathName.lastComponent($0.path)) }
+                let names = group.prefix(3).map { FileName.display($0.key) }
                 part += " (" + names.joined(separator: ", ") + (group.count > 3 ? ", …" : "") + ")"
             }
             return part

@@ -193,10 +193,10 @@ extension ExportError: LocalizedError, CustomStringConvertible {
     /// The one-line `description`, for `LocalizedError` users.
     public var errorDescription: String? { description }
 
-    /// A path for a message: raw bytes and control characters escaped (`FileName.display`); a very long one keeps
-    /// its head and its tail (the file name).
+    /// A path for a message: normalised (`FileName.displayPath`: `out/../a.mov` → `a.mov`), raw bytes and control
+    /// characters escaped; a very long one keeps its head and its tail (the file name).
     static func shown(path: String) -> String {
-        let text = FileName.display(path)
+        let text = FileName.displayPath(path)
         guard text.count > 512 else { return text }
         return String(text.prefix(128)) + "…" + String(text.suffix(383))
     }

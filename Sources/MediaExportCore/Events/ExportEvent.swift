@@ -189,10 +189,13 @@ public enum ExportEvent: Sendable, Equatable {
             self.duration = duration; self.declaredDuration = declaredDuration; self.cause = cause
         }
 
-        /// The `WARNING:` line: "partial output: 3.17 s of 6.01 s delivered (…cause)".
-        public var warning: String {
+        /// The `WARNING:` line: "partial output: 3.17 s of 6.01 s delivered: …cause".
+        public var warning: String { "partial output: " + summary }
+
+        /// What is partial, in words: "3.17 s of 6.01 s delivered: …cause" (the batch report's `partial` column).
+        public var summary: String {
             let of = declaredDuration.map { String(format: " of %.2f s", $0) } ?? ""
-            return String(format: "partial output: %.2f s%@ delivered: %@", duration, of, cause)
+            return String(format: "%.2f s%@ delivered: %@", duration, of, cause)
         }
     }
 

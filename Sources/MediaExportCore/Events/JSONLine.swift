@@ -22,13 +22,14 @@ public struct JSONLine: Codable, Sendable, Equatable {
     /// The record's content, as written.
     public var payload: JSONValue
 
-    /// A record of `kind` carrying `payload`, encoded as the line will hold it.
+    /// A record of `kind` carrying `payload`, encoded as the line will hold it: its times to the millisecond
+    /// (`JSONTime`).
     public init<P: Encodable>(kind: String, payload: P, job: Int? = nil, asset: String? = nil) throws {
         self.version = Self.currentVersion
         self.kind = kind
         self.job = job
         self.asset = asset
-        self.payload = try JSONDecoder().decode(JSONValue.self, from: Self.encoder.encode(payload))
+        self.payload = JSONTime.rounded(try JSONDecoder().decode(JSONValue.self, from: Self.encoder.encode(payload)))
     }
 
     /// Reads one line; any kind is kept (its payload as written).

@@ -63,6 +63,10 @@ package enum FileName {
     /// `\u{…}` escapes (`TerminalText.escaped`), so a name can neither break a line, act on a terminal nor reorder it.
     package static func display(_ name: String) -> String { TerminalText.escaped(name) }
 
+    /// A path for people: `display` of its lexically `PathName.normalized` form (`out/../clips/a.mov` →
+    /// `clips/a.mov`) — for messages only; the path itself is used as given.
+    package static func displayPath(_ path: String) -> String { display(PathName.normalized(path)) }
+
     /// A JSON text with every raw byte of a name shown as `\xE9` (JSON `"\\xE9"`), as `display` shows it: JSON Lines
     /// carry the names a person reads, and the private-use scalars of the lossless form mean nothing to a reader.
     package static func displayingRawBytes(inJSON json: String) -> String {

@@ -60,6 +60,23 @@ package enum PathName {
         return folder.unicodeScalars.last == "/" ? folder + name : folder + "/" + name
     }
 
+    /// The path as a person would write it: `.` segments and repeated slashes gone, each `..` taking the name before
+    /// it away (`out/../clips//./trunc.mov` → `clips/trunc.mov`; `/..` is `/`; a leading `..` of a relative path
+    /// stays). Lexical only, for showing a path: nothing is resolved, so through a symlink (`link/..` when `link`
+    /// is a folder elsewhere) it may name another file than the path does — never open the result, show it.
+    package static func normalized(_ path: String) -> String {
+        guard !path.isEmpty else { return path }
+        let absolute = path.unicodeScalars.first == "/"
+        var kept: [Substring] = []
+        for part in Substring(path).split(separator: "/", omittingEmptySubsequences: true) where part != "." {
+            if part == "..", let last = kept.last, last != ".." { kept.removeLast(); continue }
+            if part == "..", absolute { continue }  // `/..` is `/`
+            kept.append(part)
+        }
+        let joined = kept.joined(separator: "/")
+        return absolute ? "/" + joined : joined.isEmpty ? "." : joined
+    }
+
     /// The path with the text after its last `/` replaced by `name` (`a/b.mov`, `b.mp4` → `a/b.mp4`;
     /// `b.mov` → `b.mp4`): a file beside another, keeping the path relative when it was.
     package static func replacingName(of path: String, with name: String) -> String {

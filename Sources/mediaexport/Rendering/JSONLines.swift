@@ -37,6 +37,7 @@ extension BatchEvent {
             shown.reason = FileName.display(item.reason)
             record = try? JSONLine(kind: "planned", payload: shown, asset: shown.key)
             record?.setPayload("action", .string(item.action))
+            record?.setPayload("created", .string(JSONTime.iso8601(item.created)))  // a date, as every date: ISO 8601
         case .job(let id, let key, let status): record = try? JSONLine(kind: "job", payload: ["status": status.rawValue], job: id, asset: key)
         case .export(let id, let key, let event):
             record = event.record

@@ -150,7 +150,7 @@ enum HumanSummary {
     static func completed(_ c: ExportEvent.Completed) -> String {
         let size = c.width.map { " \($0)x\(c.height ?? 0)" } ?? ""
         var lines: [String] = []
-        var line = "Exported \(FileName.display(c.output)): \(c.codecs.joined(separator: " + "))\(size), "
+        var line = "Exported \(FileName.displayPath(c.output)): \(c.codecs.joined(separator: " + "))\(size), "
             + String(format: "%.2f s%@, %@", c.duration, partialNote(c.partial), bytes(c.bytes)) + speed(c)
         if let damage = c.damage { line += " (damage: \(damage.summary))" }
         if !c.fallbacks.isEmpty {
