@@ -5,7 +5,7 @@
 # same-bytes tests on a loaded machine), and valgrind, with which the release build lists the functions to place
 # first (scripts/release-build.sh, for the package). Does nothing when all are present.
 set -euo pipefail
-PKGS=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavfilter-dev libzimg-dev libsqlite3-dev zlib1g-dev ffmpeg time chromium qemu-user valgrind stress-ng)
+PKGS=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavfilter-dev libzimg-dev libsqlite3-dev zlib1g-dev ffmpeg time chromium qemu-user valgrind stress-ng zsh fish)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -49,11 +49,13 @@ if [[ ${INSTALL_MAN:-1} != 0 ]]; then
     mv "$ROOT/share/man/man1/mediaexport.1.tmp" "$ROOT/share/man/man1/mediaexport.1"
 fi
 # bash-completion sources the file: no #! line (Debian's lintian: bash-completion-with-hashbang).
-# (bash: the default subcommand completes as `export` does: scripts/default-subcommand-completion.py)
-tool --generate-completion-script bash | python3 scripts/default-subcommand-completion.py | sed '1{/^#!/d}' \
+# In each shell the default subcommand completes as `export` does: scripts/default-subcommand-completion.py.
+tool --generate-completion-script bash | python3 scripts/default-subcommand-completion.py bash | sed '1{/^#!/d}' \
     >"$ROOT/share/bash-completion/completions/mediaexport"
-tool --generate-completion-script zsh >"$ROOT/share/zsh/site-functions/_mediaexport"
-tool --generate-completion-script fish >"$ROOT/share/fish/vendor_completions.d/mediaexport.fish"
+tool --generate-completion-script zsh | python3 scripts/default-subcommand-completion.py zsh \
+    >"$ROOT/share/zsh/site-functions/_mediaexport"
+tool --generate-completion-script fish | python3 scripts/default-subcommand-completion.py fish \
+    >"$ROOT/share/fish/vendor_completions.d/mediaexport.fish"
 chmod 0644 "$ROOT/share/bash-completion/completions/mediaexport" "$ROOT/share/zsh/site-functions/_mediaexport" \
     "$ROOT/share/fish/vendor_completions.d/mediaexport.fish"
 

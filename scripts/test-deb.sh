@@ -4,7 +4,8 @@
 #   2. `apt-get install -y ./dist/….deb` installs it;
 #   3. /usr/bin/mediaexport runs, finds its presets in /usr/share/mediaexport/Presets from `cd /`, exports a fixture;
 #      `man -w mediaexport` finds the page, which lists exit status 65 and MEDIAEXPORT_PRESETS_DIR and renders
-#      without a warning; the bash completion offers every built-in preset after --preset;
+#      without a warning; the bash completion offers every built-in preset after --preset; bash, zsh and fish
+#      complete the default subcommand (`mediaexport --preset hi<TAB>`) as after `export`;
 #   4. `dpkg -r mediaexport` removes it, and no file or folder of `dpkg -L mediaexport` is left.
 # Refuses (exit 2, touching nothing) when a mediaexport package is installed, or /usr/bin/mediaexport or
 # /usr/share/mediaexport exist without one: it never replaces what it did not install. A failure after the install
@@ -109,11 +110,27 @@ offered=$(cd "$ROOT/Fixtures" && complete_line mediaexport landsc)
 for script in /usr/share/zsh/vendor-completions/_mediaexport /usr/share/fish/vendor_completions.d/mediaexport.fish; do
     grep -qw hevc-highest "$script" || fail "$script is missing or offers no preset names"
 done
-# Where the shells are installed (not in CI's image): zsh parses its script, fish completes --preset as it would.
-if command -v zsh >/dev/null; then zsh -n /usr/share/zsh/vendor-completions/_mediaexport || fail "zsh cannot parse _mediaexport"; fi
+# Where the shells are installed (scripts/install-deps.sh installs both): zsh loads its script and completes as at a
+# prompt (scripts/complete-zsh.zsh), fish as it would (complete -C); with `export` and without it (the default).
+if command -v zsh >/dev/null; then
+    zsh -n /usr/share/zsh/vendor-completions/_mediaexport || fail "zsh cannot parse _mediaexport"
+    zsh -f -c 'autoload -U compinit; compinit -u -D; source /usr/share/zsh/vendor-completions/_mediaexport' \
+        || fail "zsh cannot load _mediaexport"
+    zsh_complete() { (cd "$ROOT/Fixtures" && zsh "$ROOT/scripts/complete-zsh.zsh" /usr/share/zsh/vendor-completions "$1"); }
+    offered=$(zsh_complete "mediaexport export --preset hevc-hi")
+    [[ $offered == "mediaexport export --preset hevc-highest" ]] || fail "zsh completes 'export --preset hevc-hi' to '$offered'"
+    offered=$(zsh_complete "mediaexport --preset hi")
+    [[ $offered == "mediaexport --preset highest" ]] || fail "zsh completes 'mediaexport --preset hi' to '$offered'"
+    offered=$(zsh_complete "mediaexport landsc")
+    [[ $offered == "mediaexport landscape.mov" ]] || fail "zsh completes 'mediaexport landsc' to '$offered'"
+fi
 if command -v fish >/dev/null; then
     offered=$(fish -c 'complete -C "mediaexport export --preset hevc-hi"' | cut -f1)
     [[ $offered == hevc-highest ]] || fail "fish completes 'mediaexport export --preset hevc-hi' to '$offered'"
+    offered=$(fish -c 'complete -C "mediaexport --preset hi"' | cut -f1)
+    [[ $offered == highest ]] || fail "fish completes 'mediaexport --preset hi' to '$offered', not highest"
+    offered=$(cd Fixtures && fish -c 'complete -C "mediaexport landsc"' | cut -f1)
+    [[ $offered == landscape.mov ]] || fail "fish completes 'mediaexport landsc' to '$offered', not landscape.mov"
 fi
 [[ -f /usr/share/doc/mediaexport/copyright ]] || fail "no /usr/share/doc/mediaexport/copyright"
 grep -q '^License: Expat' /usr/share/doc/mediaexport/copyright && grep -q 'MIT' /usr/share/doc/mediaexport/copyright \

@@ -93,11 +93,12 @@ struct Export: ToolCommand {
         let session = ExportSession(request: request, logger: Logger(label: "mediaexport"))
         let renderer = ProgressRenderer(mode: ProgressRenderer.mode(quiet: quiet || json))
         let planNotes = LockedBox<Set<String>>([])  // said with the plan: not again at the end
+        let planLines = LockedBox<Set<String>>([])  // a fallback's plan says only the lines not said yet
         session.onEvent = { event in
             emit(event)
             if case .started(let s) = event { planNotes.withLock { $0.formUnion(s.notes) } }
             renderer.handle(event)
-            render(event)
+            render(event, said: planLines)
         }
         session.onStuck = { [request] in Export.abandon(stalled: request, emit: emit) }
         let signals = SignalCancellation { session.cancel() }
@@ -142,11 +143,13 @@ struct Export: ToolCommand {
         if !quiet { for note in completed.notes where !said.contains(note) { printError("note: \(note)") } }
     }
 
-    /// The lines for people an event brings on stderr: the plan when the export starts, each fallback.
-    private func render(_ event: ExportEvent) {
+    /// The lines for people an event brings on stderr: the plan when the export starts, each fallback. A route a
+    /// fallback takes says of its plan only what the first did not (each line once: a salvage's plan is the same).
+    private func render(_ event: ExportEvent, said: LockedBox<Set<String>>) {
         if !json && !quiet, case .started(let s) = event {
             let head = "\(FileName.displayPath(s.input)) → \(FileName.displayPath(s.output)) [\(s.preset)]"
-            writeAll(2, TerminalText.lines([head] + HumanSummary.plan(s)) + "\n")
+            let new = said.withLock { said in ([head] + HumanSummary.plan(s)).filter { said.insert($0).inserted } }
+            if !new.isEmpty { writeAll(2, TerminalText.lines(new) + "\n") }
         }
         if !json, case .fallback(let f) = event { printError(HumanSummary.fallback(f)) }
     }

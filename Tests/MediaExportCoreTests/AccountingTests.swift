@@ -81,21 +81,26 @@ struct AccountingTests {
         #expect(OutputTags.forOutput(resource: original, original: nil).fromOriginal.isEmpty)
     }
 
-    @Test("Every drop, skip, repair and version change becomes a warning with its count and reason")
+    @Test("Every drop not asked for, skip, repair and version change becomes a warning with its count and reason")
     func warnings() throws {
         let source = SourceInfo.make([.h264(0, 640, 360), .aac(1)])
         let plan = try ExportPlanner.plan(source: source, preset: Presets.named("m4a"), route: .transcode, container: .m4a, edits: nil, range: nil)
         let version = VersionReport(requested: .current, delivered: .original, resource: "/in/clip.mov", resourceKind: .original,
                                     sidecar: nil, adjustmentData: nil, reason: "the .AAE cannot be rendered")
         let w = Accounting.warnings(plan: plan, skippedPackets: 2, droppedFrames: 1, timestampRepairs: 3, version: version)
-        #expect(w == ["stream #0 video (h264) dropped: preset m4a has no video",
-                      "2 corrupt packets or frames skipped",
+        // The video the m4a preset leaves out is the plan's (`StreamDecision.asked`), no warning.
+        #expect(w == ["2 corrupt packets or frames skipped",
                       "1 frame or packet dropped: timestamps that could not be repaired",
                       "3 timestamps repaired (discontinuities, repeated or missing timestamps)",
                       "the current version was asked for; the original was delivered: the .AAE cannot be rendered"])
         #expect(Accounting.warnings(plan: try ExportPlanner.plan(source: source, preset: Presets.named("highest"), route: .transcode,
                                                                  container: .mp4, edits: nil, range: nil),
                                     skippedPackets: 0, droppedFrames: 0, timestampRepairs: 0, version: nil).isEmpty)
+        // A stream lost that nothing asked to leave out is warned of.
+        let second = try ExportPlanner.plan(source: SourceInfo.make([.h264(0, 640, 360), .aac(1), .h264(2, 320, 180)]), preset: Presets.named("highest"),
+                                            route: .transcode, container: .mp4, edits: nil, range: nil)
+        #expect(Accounting.warnings(plan: second, skippedPackets: 0, droppedFrames: 0, timestampRepairs: 0, version: nil)
+                == ["stream #2 video (h264) dropped: only the main video stream is exported"])
     }
 
     @Test("Creation times compare as instants; 1970 and texts that are no date are not checked")

@@ -137,7 +137,7 @@ import Testing
         }
         #expect(ProgressRenderer.bar(p, columns: 80).hasPrefix("["))
         #expect(ProgressRenderer.bar(p, columns: 80).contains("0:04") && ProgressRenderer.bar(p, columns: 80).contains("MB"), "\(ProgressRenderer.bar(p, columns: 80))")
-        #expect(!ProgressRenderer.bar(p, columns: 30).hasPrefix("["))
+        #expect(!ProgressRenderer.bar(p, columns: 20).hasPrefix("["))
         // Slow at first (probing, a first pass), then 10 % a second: the ETA follows the recent rate.
         let recent = [(elapsed: 10.0, fraction: 0.1), (elapsed: 12.0, fraction: 0.3), (elapsed: 14.0, fraction: 0.5)]
         #expect(abs((ProgressRenderer.smoothedETA(recent) ?? 0) - 5) < 0.001)

@@ -44,8 +44,9 @@ struct VerificationTests {
         #expect(abs((probe.audio?.duration ?? 0) - 2) < 0.05, "audio \(probe.audio?.duration ?? -1) s")
         let v = Self.verification(payload)
         #expect(v.passed && v.checks.count >= 5)
-        // The video the preset drops is named, not silent.
-        #expect((payload["warnings"] as? [String] ?? []).contains { $0.contains("stream #0 video (h264) dropped: preset m4a has no video") })
+        // The video the preset drops is named in the plan, not silent, and no warning: the preset asked for it.
+        #expect(r.stdout.contains(#""reason":"preset m4a has no video""#), "\(r.stdout)")
+        #expect(!(payload["warnings"] as? [String] ?? []).contains { $0.contains("dropped") }, "\(payload)")
     }
 
     @Test("Every completed record carries a passed verification with at least five checks: transcode, remux, byte copy")
@@ -184,14 +185,17 @@ struct VerificationTests {
         #expect(Self.verification(payload).checks.contains { $0["name"] as? String == "creation_time" && $0["outcome"] as? String == "passed" })
     }
 
-    @Test("The human summary says what was verified on stdout; a WARNING line for each stream dropped on stderr, not stdout")
+    @Test("The human summary says what was verified on stdout; a WARNING line for each stream lost on stderr, not stdout")
     func humanSummaryWarns() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
-        let r = try TestSupport.tool(["-p", "m4a", TestSupport.fixture("landscape.mov"), dir.appendingPathComponent("o.m4a").path])
+        let input = dir.appendingPathComponent("two-videos.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc=d=1:s=320x240:r=10", "-f", "lavfi", "-i", "testsrc2=d=1:s=160x120:r=10",
+                                "-map", "0", "-map", "1", "-c:v", "libx264", input])
+        let r = try TestSupport.tool(["-p", "640x480", input, dir.appendingPathComponent("o.mp4").path])
         #expect(r.status == 0)
         #expect(r.stdout.contains("verified: "))
-        #expect(r.stderr.contains("WARNING: stream #0 video (h264) dropped: preset m4a has no video"), "\(r.stderr)")
+        #expect(r.stderr.contains("WARNING: stream #1 video (h264) dropped: only the main video stream is exported"), "\(r.stderr)")
         #expect(!r.stdout.contains("WARNING"), "\(r.stdout)")
     }
 

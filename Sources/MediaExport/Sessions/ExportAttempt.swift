@@ -271,7 +271,7 @@ final class ExportAttempt {
             guard let limit, let size = FileSystem.size(target.temporaryPath) else { return }
             if size > limit { throw OverSizeLimit(bytes: size) }
             checkedSize = size
-        }, progress: reporter(base: base, weight: 1 - base, written: { FileSystem.size(target.temporaryPath) }))
+        }, progress: reporter(base: base, weight: 1 - base, written: { target.mediaBytesWritten }))
         if let limit, let size = checkedSize {
             outcome.verification.checks.append(.init(name: "file size", expected: "at most \(limit) bytes", measured: "\(size) bytes", outcome: .passed))
         }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Everything an export left out or changed, counted and with its reason: the `completed` record's `warnings`,
-/// which the human summary prints as `WARNING:` lines and the batch report keeps. Nothing is dropped silently.
+/// which the human summary prints as `WARNING:` lines and the batch report keeps. Nothing is dropped silently: a drop
+/// the request asked for (`StreamDecision.asked`) is said by the plan, not warned of.
 package enum Accounting {
     /// The warnings of a finished route; `skippedPackets` are the corrupt packets (`ExportEvent.Damage.corruptPackets`).
     package static func warnings(plan: ExportPlan, skippedPackets: Int, droppedFrames: Int, timestampRepairs: Int,
@@ -9,7 +10,7 @@ package enum Accounting {
                                 version: VersionReport?) -> [String] {
         var out: [String] = []
         for d in plan.streams {
-            guard case .drop(let reason) = d.action, !d.carriedElsewhere else { continue }
+            guard case .drop(let reason) = d.action, !d.carriedElsewhere, !d.asked else { continue }
             out.append("stream #\(d.index) \(d.kind.rawValue) (\(d.codec)) dropped: \(reason)")
         }
         if let line = plan.timecode?.warning { out.append(line) }

@@ -80,7 +80,8 @@ public enum ExportEvent: Sendable, Equatable {
         public var elapsed: Double
         /// Estimated seconds left, when it can be told.
         public var eta: Double?
-        /// Bytes of the output written so far (its temporary file; nil during a first pass, which writes none).
+        /// Bytes of the output written so far (its temporary file), once media follows the container's header (nil
+        /// before, and during a first pass, which writes none).
         public var bytesWritten: Int64?
         /// The output's size projected from the bytes written so far (`OutputSize.projectedBytes`), once a tenth of
         /// it is done: what the `started` record's estimate becomes as the export runs.

@@ -172,6 +172,9 @@ package struct StreamDecision: Sendable, Equatable {
     /// A dropped chapter or timecode track: what it holds is carried otherwise (the chapters, the planned
     /// timecode), so its drop is no loss to warn of.
     package var carriedElsewhere = false
+    /// A drop the request asked for: a preset or container without this kind of stream (`m4a`'s video),
+    /// `--subtitles drop`, `--audio-language`, an edit's mute. The plan says it; it is no loss to warn of.
+    package var asked = false
 
     /// Creates a decision.
     package init(index: Int, kind: SourceStream.Kind, codec: String, action: Action, note: String? = nil, width: Int? = nil, height: Int? = nil) {

@@ -25,11 +25,12 @@ struct StreamDecider {
             return carried
         }
         if s.isAttachedPicture { return coverArt(s, d) }
-        if edits?.mute == true && s.kind == .audio { return d.dropped("muted by the edit sidecar") }
+        if edits?.mute == true && s.kind == .audio { return d.dropped("muted by the edit sidecar", asked: true) }
         if s.kind == .audio && !tracks.wants(language: s.language) {
-            return d.dropped("language \(s.language ?? "und") is not in --audio-language \((tracks.audioLanguages ?? []).joined(separator: ","))")
+            return d.dropped("language \(s.language ?? "und") is not in --audio-language \((tracks.audioLanguages ?? []).joined(separator: ","))",
+                             asked: true)
         }
-        if s.kind == .subtitle && !tracks.keepSubtitles { return d.dropped("--subtitles drop") }
+        if s.kind == .subtitle && !tracks.keepSubtitles { return d.dropped("--subtitles drop", asked: true) }
         if let why = PrivateStream.of(s, level: preset.metadataLevel) { return d.dropped(why.description) }
         if mode.streamCopy { return streamCopy(s, d) }
         switch s.kind {
@@ -73,7 +74,7 @@ struct StreamDecider {
         let isMain = s.index == source.mainVideo || s.index == source.mainAudio
         let holds = s.fitsIn.contains(container)
         if (s.kind == .video && !mode.keepVideo) || (s.kind == .audio && !mode.keepAudio) {
-            return d.dropped("preset \(mode.presetName) has no \(s.kind.rawValue)")
+            return d.dropped("preset \(mode.presetName) has no \(s.kind.rawValue)", asked: true)
         }
         // An audio codec FFmpeg does not know (an iPhone's spatial audio, APAC) beside one the container holds: a
         // stream copy cannot carry it anywhere, and it is no reason to lose the rest; dropped with its reason.
@@ -120,9 +121,9 @@ struct StreamDecider {
     }
 
     private mutating func video(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
-        guard let v = preset.video else { return d.dropped("preset \(mode.presetName) has no video") }
+        guard let v = preset.video else { return d.dropped("preset \(mode.presetName) has no video", asked: true) }
         guard s.index == source.mainVideo else { return d.dropped("only the main video stream is exported") }
-        if container == .m4a { return d.dropped(".m4a holds audio only") }
+        if container == .m4a { return d.dropped(".m4a holds audio only", asked: true) }
         // A container that holds video but not this preset's codec (WebM and H.264): the reason names what can, and
         // losing the only video makes the route impossible (`kindsLost`).
         if !container.holds(v.codec) { return d.dropped(codecRefusal(v.codec)) }
@@ -156,7 +157,7 @@ struct StreamDecider {
     }
 
     private mutating func audio(_ s: SourceStream, _ d: StreamDecision) -> StreamDecision {
-        guard var a = preset.audio else { return d.dropped("preset \(mode.presetName) has no audio") }
+        guard var a = preset.audio else { return d.dropped("preset \(mode.presetName) has no audio", asked: true) }
         // WebM holds no AAC: its audio is Opus (48 kHz, the rate Opus works at), the preset's bit rate and channels.
         if container.encodedAudio(a.codec) != a.codec { a.codec = container.encodedAudio(a.codec); a.sampleRate = 48_000 }
         if !container.holds(a.codec) { return d.dropped("\(ext) cannot hold \(a.codec.rawValue)") }
@@ -235,10 +236,11 @@ extension StreamDecider {
 }
 
 private extension StreamDecision {
-    /// This decision, dropping its stream for `reason`.
-    func dropped(_ reason: String) -> StreamDecision {
+    /// This decision, dropping its stream for `reason`; `asked`: the request asked for the drop (`StreamDecision.asked`).
+    func dropped(_ reason: String, asked: Bool = false) -> StreamDecision {
         var d = self
         d.action = .drop(reason: reason)
+        d.asked = asked
         return d
     }
 }

@@ -124,6 +124,7 @@ final class Muxer {
         }
         try check(avformat_write_header(context, &options), .mux, path, "writing the \(container.rawValue) header")
         headerWritten = true
+        if let pb = context.pointee.pb { target?.headerWritten(endingAt: avio_seek(pb, 0, SEEK_CUR)) }
     }
 
     /// Writes one packet; the muxer interleaves by time and takes ownership of the packet's data. Returns false for

@@ -36,6 +36,18 @@ public final class OutputTarget: Sendable {
     private let state = LockedBox(State.writing)
 
     private enum State { case writing, committed, removed }
+    /// Where the container's header (with any room kept for the index) ends in the file, once written (`Muxer`).
+    private let headerEnd = LockedBox<Int64?>(nil)
+
+    /// The bytes of the temporary file once media follows the container's header; nil before (a header alone, or
+    /// the room kept for the index, tells nothing of the output's size), and until the header is written.
+    public var mediaBytesWritten: Int64? {
+        guard let end = headerEnd.withLock({ $0 }), let size = FileSystem.size(temporaryPath), size > end else { return nil }
+        return size
+    }
+
+    /// The muxer wrote the header: the file's media starts at `offset`.
+    func headerWritten(endingAt offset: Int64) { headerEnd.withLock { $0 = offset } }
 
     /// Validates the output against the input and sandbox, sweeps stale temporary files from its folder, and
     /// creates the temporary file (exclusively). `anyExtension` accepts any extension (a byte copy keeps the source's).

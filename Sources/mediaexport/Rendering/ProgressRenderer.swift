@@ -20,7 +20,11 @@ final class ProgressRenderer: Sendable {
     private let fixedColumns: Int?
     /// What has been drawn, behind one lock (events may come from any thread), and the recent progress the ETA is
     /// smoothed over.
-    private struct Drawn { var lastDecile = -1; var drawn = false; var recent: [(elapsed: Double, fraction: Double)] = [] }
+    private struct Drawn {
+        var lastDecile = -1, drawn = false, recent: [(elapsed: Double, fraction: Double)] = []
+        /// Whether the plan encodes video: the bar keeps a column for the frame rate (`bar(_:columns:framesPerSecond:)`).
+        var encodesVideo: Bool?
+    }
     private let drawn = LockedBox(Drawn())
 
     /// Creates a renderer writing to `fd` (stderr by default); `columns` fixes the line width (tests), else the
@@ -58,11 +62,13 @@ final class ProgressRenderer: Sendable {
     private func handle(_ event: ExportEvent, _ state: inout Drawn) {
         switch (mode, event) {
         case (.none, _): return
+        case (.bar, .started(let s)):
+            state.encodesVideo = s.streams.contains { $0.type == "video" && $0.action == .transcode }
         case (.bar, .progress(var p)):
             state.recent.append((p.elapsed, p.fraction))
             state.recent.removeAll { p.elapsed - $0.elapsed > ProgressRenderer.etaWindow }
             p.eta = ProgressRenderer.smoothedETA(state.recent)
-            writeFully(fd, "\r" + ProgressRenderer.bar(p, columns: columns) + "\u{1B}[K")
+            writeFully(fd, "\r" + ProgressRenderer.bar(p, columns: columns, framesPerSecond: state.encodesVideo) + "\u{1B}[K")
             state.drawn = true
         case (.lines, .progress(let p)):
             let decile = Int(p.fraction * 10)
@@ -70,6 +76,10 @@ final class ProgressRenderer: Sendable {
                 state.lastDecile = decile
                 writeFully(fd, ProgressRenderer.line(p) + "\n")
             }
+        case (.bar, .fallback):
+            // The fallback's line goes where the bar was; the next route's progress starts again.
+            if state.drawn { writeFully(fd, "\r\u{1B}[K") }
+            state.drawn = false; state.recent = []
         case (.bar, _) where event.isFinal:
             if state.drawn { writeFully(fd, "\r\u{1B}[K") }
         default:
@@ -77,27 +87,46 @@ final class ProgressRenderer: Sendable {
         }
     }
 
-    /// `[##########----------]  50%  87 fps  1.20x  0:05  ETA 0:03`, fitted to `columns` (one less: the cursor):
-    /// the bar takes what the figures leave (at most 40), and goes when fewer than 10 would be left; the figures are
-    /// cut last. A line wider than the terminal would wrap, and every update would start a new line.
-    static func bar(_ p: ExportEvent.Progress, columns: Int) -> String {
-        let figures = stats(p, elapsed: true)
-        let room = columns - 1 - figures.count - 3
-        guard room >= 10 else { return String(figures.prefix(max(0, columns - 1))) }
+    /// `[#######-------]  50%   87 fps  1.20x  0:05  1.3 MB  ETA 0:03`, fitted to `columns` (one less: the cursor; a
+    /// line wider than the terminal would wrap, and every update would start a new line). Each figure keeps its
+    /// place whether it is known yet or not (no size before media is written, no ETA before it can be told), so the
+    /// bar keeps its width from the first update to the last; `framesPerSecond` (the plan encodes video; nil: when
+    /// the rate is known) keeps a place for the rate. A narrow terminal leaves out the elapsed time, the rate, the
+    /// size and the speed, in that order, to keep a bar of 10 (the percent and the ETA stay); then the bar goes.
+    static func bar(_ p: ExportEvent.Progress, columns: Int, framesPerSecond: Bool? = nil) -> String {
+        var figures = barFigures(p, framesPerSecond: framesPerSecond ?? (p.fps > 0))
+        func joined() -> String { figures.map { String(repeating: " ", count: max(0, $0.width - $0.text.count)) + $0.text }.joined(separator: "  ") }
+        while columns - 1 - joined().count - 3 < 10, let least = figures.indices.filter({ figures[$0].rank > 0 }).min(by: { figures[$0].rank < figures[$1].rank }) {
+            figures.remove(at: least)
+        }
+        let text = joined()
+        let room = columns - 1 - text.count - 3
+        guard room >= 10 else { return String(text.prefix(max(0, columns - 1))) }
         let width = min(40, room)
         let filled = min(width, Int((p.fraction * Double(width)).rounded(.down)))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: max(0, width - filled))
-        return "[\(bar)] " + figures
+        return "[\(bar)] " + text
+    }
+
+    /// The bar's figures in their order: the text (empty while unknown), the width kept for it, and the rank by
+    /// which a narrow terminal leaves it out (lowest first; 0: always shown).
+    private static func barFigures(_ p: ExportEvent.Progress, framesPerSecond: Bool) -> [(text: String, width: Int, rank: Int)] {
+        var figures = [(text: String(format: "%3d%%", Int((p.fraction * 100).rounded(.down))), width: 4, rank: 0)]
+        if framesPerSecond { figures.append((p.fps > 0 ? String(format: "%.0f fps", p.fps) : "", 7, 2)) }
+        figures.append((String(format: "%.2fx", p.speed), 6, 4))
+        figures.append((clock(p.elapsed), 5, 1))
+        figures.append((p.bytesWritten.map { HumanSummary.bytes($0) } ?? "", 8, 3))
+        figures.append((p.eta.map { "ETA " + clock($0) } ?? "", 9, 0))
+        return figures
     }
 
     /// `progress  50%  87 fps  1.20x  ETA 0:03`
     static func line(_ p: ExportEvent.Progress) -> String { "progress " + stats(p) }
 
-    private static func stats(_ p: ExportEvent.Progress, elapsed: Bool = false) -> String {
+    private static func stats(_ p: ExportEvent.Progress) -> String {
         var parts = [String(format: "%3d%%", Int((p.fraction * 100).rounded(.down)))]
         if p.fps > 0 { parts.append(String(format: "%.0f fps", p.fps)) }
         parts.append(String(format: "%.2fx", p.speed))
-        if elapsed { parts.append(clock(p.elapsed)) }
         if let bytes = p.bytesWritten, bytes > 0 { parts.append(HumanSummary.bytes(bytes)) }
         if let eta = p.eta { parts.append("ETA " + clock(eta)) }
         return parts.joined(separator: "  ")
