@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # The corpus of bench/estimate-accuracy.sh: varied synthetic clips made with the ffmpeg CLI's lavfi sources (sourced;
 # expects FFMPEG and note). Each line: name, seconds, audio (a = sine + noise, - = none), video graph, the source's
-# encoder arguments. The clips span 1-60 s, 320x240-1920x1080 (mostly small, so that the run stays short), 24-60 fps, still, dark, noisy, fast and screen-like
-# content, and four source codecs; seven are shorter than 90 frames (where samples cannot be spread).
+# encoder arguments. The clips span 1-60 s, 320x240-1920x1080 (mostly small: the run stays short), 24-60 fps, still,
+# dark, noisy, fast and screen-like content, and five source codecs; seven are shorter than 90 frames (where samples cannot be spread).
 FONT=${BENCH_FONT:-/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf}
 H264=(-c:v libx264 -preset veryfast -crf 15 -pix_fmt yuv420p)
 corpus_lines() {
