@@ -93,10 +93,24 @@ import Testing
         #expect(OutputSize.estimateMethod(plan: audioOnly, source: source, videoBitrate: nil) == .rates)
     }
 
-    @Test func theProjectionWaitsForATenth() {
-        #expect(OutputSize.projectedBytes(written: 1_000, fraction: 0.05) == nil)
-        #expect(OutputSize.projectedBytes(written: 0, fraction: 0.5) == nil)
-        #expect(OutputSize.projectedBytes(written: 1_000, fraction: 0.25) == 4_000)
-        #expect(OutputSize.projectedBytes(written: 1_000, fraction: 1) == 1_000)
+    @Test func theProjectionWaitsForATenthAndEveryStream() {
+        let (plan, source) = Self.plan()
+        let streams = [OutputSize.WrittenStream(bytes: 100_000, covered: 2), OutputSize.WrittenStream(bytes: 40_000, covered: 2.5)]
+        #expect(OutputSize.projectedBytes(plan: plan, source: source, written: streams, fraction: 0.05) == nil)
+        // The encoder's lookahead: no video packet yet while the audio is a quarter through.
+        let noVideo = [OutputSize.WrittenStream(bytes: 0, covered: 0), streams[1]]
+        #expect(OutputSize.projectedBytes(plan: plan, source: source, written: noVideo, fraction: 0.25) == nil)
+    }
+
+    @Test func eachStreamIsProjectedAtItsOwnRate() throws {
+        let (plan, source) = Self.plan()
+        // The video lags the audio (lookahead): 2 s of video packets, 2.5 s of audio, of 10 s each.
+        let streams = [OutputSize.WrittenStream(bytes: 100_000, covered: 2), OutputSize.WrittenStream(bytes: 40_000, covered: 2.5)]
+        let projected = try #require(OutputSize.projectedBytes(plan: plan, source: source, written: streams, fraction: 0.25))
+        let overhead = 1500 + 10 * (30 * 20 + 47 * 10)
+        #expect(projected == 500_000 + 160_000 + Int64(overhead))
+        // Done: the packets as written, and the tables.
+        let done = [OutputSize.WrittenStream(bytes: 480_000, covered: 10), OutputSize.WrittenStream(bytes: 160_000, covered: 10)]
+        #expect(OutputSize.projectedBytes(plan: plan, source: source, written: done, fraction: 1) == 640_000 + Int64(overhead))
     }
 }

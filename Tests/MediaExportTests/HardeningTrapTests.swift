@@ -20,8 +20,9 @@ import Testing
     }
 
     @Test func projectedSizeOfAHugeWriteSaturates() {
-        #expect(OutputSize.projectedBytes(written: .max, fraction: 0.1) == .max)
-        #expect(OutputSize.projectedBytes(written: 1000, fraction: 0.5) == 2000)
+        let (plan, source) = OutputSizeProjection.plan()
+        let huge = [OutputSize.WrittenStream(bytes: .max, covered: 10)]
+        #expect(OutputSize.projectedBytes(plan: plan, source: source, written: huge, fraction: 0.1) == .max)
     }
 
     @Test func masteringDisplayOfInfiniteOrNaNValuesIsWrittenNotTrapped() {
@@ -47,5 +48,15 @@ import Testing
         let none = SeriesPlot.range([]), some = SeriesPlot.range([2, 4])
         #expect(none.0 == 0 && none.1 == 1)
         #expect(some.0 == 2 && some.1 == 4)
+    }
+}
+
+/// A one-stream plan for the projection's saturation test.
+enum OutputSizeProjection {
+    static func plan() -> (ExportPlan, SourceInfo) {
+        let source = SourceInfo(path: "in.mp4", duration: 10, size: 1, streams: [SourceStream(index: 0, kind: .video, codec: "h264", duration: 10, width: 64, height: 64, frameRate: 30)],
+                                mainVideo: 0, mainAudio: nil)
+        let decision = StreamDecision(index: 0, kind: .video, codec: "h264", action: .transcodeVideo(VideoPlan(width: 64, height: 64, settings: VideoSettings(codec: .h264))))
+        return (ExportPlan(route: .transcode, container: .mp4, streams: [decision], timeline: PlannedTimeline(origin: 0, expectedDuration: 10)), source)
     }
 }

@@ -54,8 +54,12 @@ extension BatchPlanner {
         let info = source.info  // with where its data ends, when the packets were scanned
         followImpossiblePlans(&item, info: info, selection: selection, options: options)
         if options.checkData && item.refusal == nil { checkData(&item, source: source, options: options) }
-        item.estimatedBytes = item.route == .transcode || item.route == .salvage ? plannedEstimate(item, selection: selection, source: source, info: info, options: options)
-            : info.size
+        if item.route == .transcode || item.route == .salvage {
+            let estimate = plannedEstimate(item, selection: selection, source: source, info: info, options: options)
+            (item.estimatedBytes, item.estimateMethod) = (estimate?.bytes, estimate?.method.rawValue)
+        } else {
+            (item.estimatedBytes, item.estimateMethod) = (info.size, OutputSize.EstimateMethod.source.rawValue)
+        }
         return .planned(item, note: reserved.note)
     }
 
@@ -162,16 +166,18 @@ extension BatchPlanner {
     }
 
     /// What the export's `started` record would say of a transcode: the plan's streams at their rates, a CRF video measured on
-    /// samples in a dry run (without them, bits per pixel from the CRF).
+    /// samples in a dry run (without them, bits per pixel from the CRF; a run after a dry run takes the dry run's from
+    /// `EstimateStore`), and how it was made.
     private static func plannedEstimate(_ item: BatchItem, selection: VersionSelection, source: ProbedSource, info: SourceInfo,
-                                        options: BatchOptions) -> Int64? {
+                                        options: BatchOptions) -> (bytes: Int64, method: OutputSize.EstimateMethod)? {
         let preset = options.preset
         guard let plan = try? ExportPlanner.plan(source: info, preset: preset, route: .transcode, container: Container(extension: PathName.pathExtension(item.output)),
                                                  edits: selection.edits, range: nil, tracks: options.tracks), plan.isPossible else { return nil }
         let sampled = options.dryRun ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: CancelToken(), activity: {}) : nil
-        guard let estimate = OutputSize.estimatedBytes(plan: plan, source: info, videoBitrate: sampled) else { return nil }
+        guard let estimate = OutputSize.estimatedBytes(plan: plan, source: info, videoBitrate: sampled),
+              let method = OutputSize.estimateMethod(plan: plan, source: info, videoBitrate: sampled) else { return nil }
         let limit = options.maxFileSize ?? preset.maxFileSize
-        return limit.map { min($0, estimate) } ?? estimate
+        return (limit.map { min($0, estimate) } ?? estimate, method)
     }
 
     static func modificationTime(_ path: String) -> Double { FileSystem.stat(path).map { Double($0.st_mtim.tv_sec) } ?? 0 }

@@ -106,6 +106,9 @@ public struct BatchOptions: Codable, Sendable {
     public var name: BatchNameTemplate?
     /// Where a byte copy in another container than the outputs' goes (`--fallback-container`).
     public var fallbackContainer = FallbackContainer.folder
+    /// Where a dry run keeps its sampled size estimates for the run that follows (a SQLite file; by default in the
+    /// user's cache folder, `$XDG_CACHE_HOME/mediaexport/estimates.sqlite`); nil: none kept or read.
+    public var estimateStore: String? = EstimateStore.defaultPath
 
     /// Where a batch puts a byte copy whose container is not the outputs' (a `.ts` that only a copy delivers).
     public enum FallbackContainer: String, Codable, Sendable, CaseIterable {

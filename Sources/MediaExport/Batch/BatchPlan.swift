@@ -23,6 +23,9 @@ public struct BatchItem: Codable, Sendable, Equatable {
     public var sourceBytes: Int64
     /// A rough estimate of the output size in bytes.
     public var estimatedBytes: Int64?
+    /// How `estimatedBytes` was made (`OutputSize.EstimateMethod`): `samples` (a dry run's sample encodes, or a run
+    /// after one: `BatchOptions.estimateStore`), `guess`, `rates` or `source`.
+    public var estimateMethod: String?
     /// Creation time used for `--sort created`.
     public var created: Double
     /// Why the export will be refused before any work (`ExportPlan.refusal`: the preset's codec or a passthrough the

@@ -35,6 +35,8 @@ public struct BatchReportRow: Codable, Sendable, Equatable {
     public var bytesOut: Int64?
     /// The planned estimate of the output size in bytes, if made.
     public var estimatedBytes: Int64?
+    /// How `estimatedBytes` was made (`BatchItem.estimateMethod`): `samples`, `guess`, `rates` or `source`. JSON only.
+    public var estimateMethod: String? = nil
     /// SHA-256 of the output file, hex; nil when there is none.
     public var outputSHA256: String?
     /// Why the export failed or was cancelled; nil otherwise.

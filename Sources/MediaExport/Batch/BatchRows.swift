@@ -50,6 +50,7 @@ extension BatchReportRow {
         self.init(key: item.key, input: item.input, action: item.action, reason: item.reason, status: status, route: nil, fallbacks: 0,
                   versionRequested: versionRequested, versionDelivered: nil, output: nil, bytesIn: item.sourceBytes, bytesOut: nil,
                   estimatedBytes: item.estimatedBytes, outputSHA256: nil, error: nil, wallTime: nil)
+        estimateMethod = item.estimatedBytes == nil ? nil : item.estimateMethod
         if status == BatchRowStatus.planned { output = item.output }  // a dry run's plan: where the output would go
         duration = item.duration
         dataCheck = item.dataCheck

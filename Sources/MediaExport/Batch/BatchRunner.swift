@@ -162,7 +162,8 @@ public final class BatchRunner: Sendable {
         for row in previous.values {
             for s in row.sources { hashes["\(s.path)|\(s.size)|\(s.modified)"] = s.sha256 }
         }
-        let plan = try BatchPlanner.makePlan(options, database: previous, settings: try database?.settings() ?? [:], hashes: &hashes)
+        var plan = try BatchPlanner.makePlan(options, database: previous, settings: try database?.settings() ?? [:], hashes: &hashes)
+        EstimateStore.share(&plan.items, options: options)
         if !options.dryRun { try database?.recordSettings(options.settingsHash, json: BatchPlanner.settingsJSON(options)) }
         unused = unused && !plan.items.contains { $0.route != nil } && options.accept.isEmpty
         var notes = waitNotes + announce(plan)

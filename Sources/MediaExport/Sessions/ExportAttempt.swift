@@ -226,8 +226,9 @@ final class ExportAttempt {
         }
     }
 
-    /// Progress of one run of the pipeline, as the share `weight` of the whole after `base` (a first pass is a part).
-    private func reporter(base: Double, weight: Double, written: @escaping () -> Int64?) -> (Double, Int, Bool) -> Void {
+    /// Progress of one run of the pipeline, as the share `weight` of the whole after `base` (a first pass is a part);
+    /// `projected`: the final size projected from the packets so far (bytes on disk lag the input: lookahead, interleaving).
+    private func reporter(base: Double, weight: Double, written: @escaping () -> Int64?, projected: @escaping (Double) -> Int64? = { _ in nil }) -> (Double, Int, Bool) -> Void {
         let watchdog = run.watchdog, began = run.began, interval = session.progressInterval, expected = expected
         return { [self] outputTime, frames, final in
             watchdog.touch()
@@ -244,7 +245,7 @@ final class ExportAttempt {
             let bytes = written()
             session.emit(.progress(.init(fraction: fraction, outputTime: outputTime, speed: elapsed > 0 ? outputTime / elapsed : 0,
                                          fps: elapsed > 0 ? Double(frames) / elapsed : 0, elapsed: elapsed, eta: eta, bytesWritten: bytes,
-                                         projectedBytes: bytes.flatMap { OutputSize.projectedBytes(written: $0, fraction: part) })))
+                                         projectedBytes: bytes == nil ? nil : projected(part))))
         }
     }
 
@@ -271,7 +272,8 @@ final class ExportAttempt {
             guard let limit, let size = FileSystem.size(target.temporaryPath) else { return }
             if size > limit { throw OverSizeLimit(bytes: size) }
             checkedSize = size
-        }, progress: reporter(base: base, weight: 1 - base, written: { target.mediaBytesWritten }))
+        }, progress: reporter(base: base, weight: 1 - base, written: { target.mediaBytesWritten }, projected: { [info = encode.source.info] in
+            OutputSize.projectedBytes(plan: plan, source: info, written: transcoder.written.streams, fraction: $0) }))
         if let limit, let size = checkedSize {
             outcome.verification.checks.append(.init(name: "file size", expected: "at most \(limit) bytes", measured: "\(size) bytes", outcome: .passed))
         }

@@ -117,11 +117,39 @@ public enum OutputSize {
         return .rates
     }
 
-    /// The output's final size projected from `written` bytes once `fraction` (0…1) of it is done: nil before a
-    /// tenth, when the encoder's start (a keyframe, the rate control settling) still weighs too much.
-    package static func projectedBytes(written: Int64, fraction: Double) -> Int64? {
-        guard fraction >= 0.1, written > 0 else { return nil }
-        return Int64(saturating: (Double(written) / min(1, fraction)).rounded())
+    /// What the muxer has been given of one output stream: its packets' bytes, and the output time they cover.
+    package struct WrittenStream: Sendable, Equatable {
+        /// Bytes of the packets written.
+        package var bytes: Int64
+        /// Seconds of output time from the first packet's start to the furthest end (0 before any packet).
+        package var covered: Double
+        package init(bytes: Int64, covered: Double) { self.bytes = bytes; self.covered = covered }
+    }
+
+    /// The output's final size projected from the packets written so far (`written`, in the output's stream order:
+    /// `ExportPlan.keptInOutputOrder`), once `fraction` (0…1) of it is done: each video and audio stream at the rate
+    /// of its own packets — bytes over the output time they cover, times its expected duration —, the other
+    /// streams as written, plus the muxer's tables. Bytes on disk against the input's progress run low the whole way
+    /// (the encoder's lookahead holds the latest frames, the muxer interleaves); the encoded packets do not. nil
+    /// before a tenth, or while a video or audio stream has covered less than a twentieth of its length (its first
+    /// keyframe would weigh too much).
+    package static func projectedBytes(plan: ExportPlan, source: SourceInfo, written: [WrittenStream], fraction: Double) -> Int64? {
+        guard fraction >= 0.1, let duration = plan.timeline.expectedDuration ?? source.duration, duration > 0 else { return nil }
+        var bytes = 0.0, audioStreams = 0
+        var frameRate: Double?
+        for (j, decision) in plan.keptInOutputOrder.enumerated() {
+            let done = j < written.count ? written[j] : WrittenStream(bytes: 0, covered: 0)
+            let stream = decision.index < source.streams.count ? source.streams[decision.index] : nil
+            let timed = (decision.kind == .video && !(stream?.isAttachedPicture ?? false)) || decision.kind == .audio
+            guard timed else { bytes += Double(done.bytes); continue }
+            if decision.kind == .audio { audioStreams += 1 } else if frameRate == nil {
+                if case .transcodeVideo(let v) = decision.action { frameRate = outputRate(v, source: stream) } else { frameRate = stream?.frameRate }
+            }
+            let length = decision.expectedDuration ?? duration
+            guard done.covered >= 0.05 * length, done.covered > 0 else { return nil }
+            bytes += Double(done.bytes) * max(1, length / done.covered)
+        }
+        return Int64(saturating: (bytes + overheadBytes(duration: duration, frameRate: frameRate, audioStreams: audioStreams)).rounded())
     }
 
     /// The bit rates chosen to fit a limit.

@@ -10,9 +10,8 @@ import Glibc
 /// `estimatedBytes`, and the ceiling of a size limit's bit rate. About 3 % of the frames, at least 24, in three
 /// samples spread over the timeline: a bounded cost next to the export itself.
 package enum SampleEncode {
-    /// The main video's bit rate (bits/s) a full encode of `plan` is expected to have; nil when the plan encodes no
-    /// video by CRF, the stretch is too short to sample (under 90 frames: a sample would be most of it), slow motion
-    /// is applied, or a sample fails (the estimate then falls back to the preset's figures). `codecs` as for
+    /// The main video's bit rate (bits/s) a full encode of `plan` is expected to have (a stretch under 90 frames is
+    /// encoded whole); nil when the plan encodes no video by CRF, slow motion is applied, or a sample fails (the estimate then falls back to the preset's figures). `codecs` as for
     /// `Transcoder`.
     package static func videoBitrate(source: ProbedSource, plan: ExportPlan, cancel: CancelToken, codecs: CodecRun = CodecRun(),
                                      activity: () -> Void) -> Double? {
@@ -24,7 +23,15 @@ package enum SampleEncode {
         // Frames a second of the output: the source's, at most a frame-rate cap's.
         let fps = min(stream.frameRate ?? 30, video.frameRateCap?.maxFrameRate ?? 240, 240)
         let frames = length * fps
-        guard frames >= 90 else { return nil }
+        // Under 90 frames three samples would be most of it, and each would lean on a keyframe of its own: the whole
+        // stretch is encoded instead (a few seconds at most), and its rate is measured, not guessed.
+        guard frames >= 90 else {
+            let whole = plan.keeping(only: { $0.index == k }, reason: "not sampled")
+            guard let transcoder = try? Transcoder(source: source, plan: whole, target: nil, cancel: cancel, codecs: codecs),
+                  let outcome = try? transcoder.run(progress: { _, _, _ in activity() }), outcome.videoOutput.bytes > 0 else { return nil }
+            let rate = Double(outcome.videoOutput.bytes) * 8 / length
+            return video.settings.maxBitrate.map { min(rate, Double($0)) } ?? rate
+        }
         // About 3 % of the frames, at least 24, in three samples spread over the stretch (one alone can land on a still
         // scene: a third of the real size, measured).
         let samples = 3

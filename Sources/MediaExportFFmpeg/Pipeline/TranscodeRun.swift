@@ -47,6 +47,30 @@ extension Transcoder {
         package var firstBytes: Int64 = 0
     }
 
+    /// Each output stream's packets written so far: their bytes and the output time they cover (`Transcoder.written`),
+    /// what progress projects the final size from (`OutputSize.projectedBytes(plan:source:written:fraction:)`). Changed
+    /// and read on the run's own thread, between packets.
+    package final class WrittenSoFar {
+        /// Per output stream, in the output's order.
+        package private(set) var streams: [OutputSize.WrittenStream] = []
+        private var first: [Double?] = []
+
+        /// Nothing written yet, for `outputs` output streams.
+        func reset(outputs: Int) {
+            streams = Array(repeating: .init(bytes: 0, covered: 0), count: outputs)
+            first = Array(repeating: nil, count: outputs)
+        }
+
+        /// A packet of `bytes` of output stream `j`, from `start` to `end` seconds (nil: no timestamp).
+        func note(stream j: Int, bytes: Int, start: Double?, end: Double?) {
+            guard j < streams.count else { return }
+            streams[j].bytes += Int64(bytes)
+            guard let start, let end else { return }
+            first[j] = min(first[j] ?? start, start)
+            streams[j].covered = max(streams[j].covered, end - (first[j] ?? start))
+        }
+    }
+
     /// Which pass of a two-pass encode a run is, and the encoder's statistics file (written by the first, read by
     /// the second).
     package enum EncoderPass: Sendable, Equatable {
@@ -158,6 +182,8 @@ extension Transcoder {
         let mainVideo: Int32?
         /// Input streams whose packets are not written (`debugLoseStreamKind`).
         let lost: Set<Int32>
+        /// What the output's streams have been given so far (the transcoder's `written`).
+        let written: WrittenSoFar
         let cancel: CancelToken
 
         /// The one place packets reach the muxer: the output time advances with each packet written.
@@ -177,6 +203,8 @@ extension Transcoder {
             // A packet without a presentation time (MPEG-PS gives many none) is placed by its decode time; one with
             // neither follows the one before it (the muxer places it so).
             let time = p.pts != AVCode.noPTS ? p.pts : p.dts
+            written.note(stream: j, bytes: Int(p.size), start: time != AVCode.noPTS ? Double(time) * tb : nil,
+                         end: time != AVCode.noPTS ? Double(time + p.duration) * tb : nil)
             if time != AVCode.noPTS {
                 let start = Double(time) * tb, end = Double(time + p.duration) * tb
                 counts.outputTime = max(counts.outputTime, end)

@@ -34,6 +34,8 @@ package final class Transcoder {
     /// The container tags the output gets (see `OutputTags`).
     private let tags: [String: String]
     let info: SourceInfo
+    /// Each output stream's packets written so far, read by the progress observer between packets.
+    package let written = WrittenSoFar()
 
     /// Takes the source's demuxer (see `ProbedSource.takeDemuxer`) for a possible plan. How the plan is run, not what
     /// it makes: `pipelined` decodes the video on a thread of its own (`DecodeThread`); `codecs` is how each
@@ -144,10 +146,11 @@ package final class Transcoder {
         let lost: Set<Int32> = debugLoseStreamKind.map { kind in
             Set(ordered.filter { plan.streams[Int($0.inputIndex)].kind == kind }.map(\.inputIndex))
         } ?? []
+        written.reset(outputs: ordered.count)
         return RunState(muxer: muxer, stages: ordered, byInput: byInput,
                         counts: Counts(outputs: ordered.count, inputBases: demuxer.streams.map { av_q2d($0.pointee.time_base) },
                                        coverage: ByteCoverage(audioOf: info)),
-                        mainVideo: ordered.first { $0 is VideoTranscodeStage }?.inputIndex, lost: lost, cancel: cancel)
+                        mainVideo: ordered.first { $0 is VideoTranscodeStage }?.inputIndex, lost: lost, written: written, cancel: cancel)
     }
 
     /// Reads the input to its end, or until every stage is done: each packet goes through its stage, and what comes
