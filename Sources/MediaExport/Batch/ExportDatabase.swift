@@ -14,10 +14,8 @@ import Glibc
 /// Paths and keys are stored as the library carries them: a name that is not UTF-8 is kept in `FileName`'s
 /// lossless encoding (its raw bytes as private-use scalars), so a rerun finds the same file again.
 ///
-/// One connection, one writer: GRDB's `DatabaseQueue` serializes every access on its own queue, so the jobs
-/// of a batch, each on its own thread, share it safely and each `upsert` is one IMMEDIATE transaction, as the
-/// hand-written SQLite code before it did under its lock. Another process never writes here at the same time:
-/// a batch holds the folder's `BatchLock` before it opens the database.
+/// One connection, one writer: GRDB's `DatabaseQueue` serializes every access, so the jobs of a batch share it and
+/// each `upsert` is one IMMEDIATE transaction; no other process writes at the same time (the folder's `BatchLock`).
 public final class ExportDatabase: Sendable {
     /// The file name inside the output folder.
     public static let fileName = ".mediaexport.sqlite"

@@ -29,9 +29,8 @@ final class ExportAttempt {
         self.isStart = isStart
     }
 
-    /// What became of the route, as a value the chain decides on: delivered, or failed as `RouteFailure` says,
-    /// with the error that stands if no route follows and the reason a fallback names. A failed route's output is
-    /// discarded here.
+    /// What became of the route, as a value the chain decides on: delivered, or failed as `RouteFailure` says (the
+    /// error that stands if no route follows, the reason a fallback names); a failed route's output is discarded.
     enum Outcome {
         case delivered(ExportEvent.Completed)
         case failed(ExportError, RouteFailure, reason: String)
@@ -70,8 +69,7 @@ final class ExportAttempt {
         var retryable = false
     }
 
-    /// Runs the route: a byte copy, or plan (the pure planner over the one probe; an impossible plan skips the
-    /// route), encode and commit.
+    /// Runs the route: a byte copy, or plan (the pure planner; an impossible plan skips the route), encode, commit.
     func perform() throws -> ExportEvent.Completed {
         let report = deliveredReport()
         if route == .copy { return try byteCopy(report: report) }
@@ -134,9 +132,8 @@ final class ExportAttempt {
         return (source, edits, t)
     }
 
-    /// The route's plan, or `RouteSkipped` when it is impossible; the output's tags; and, when a size limit or the
-    /// estimate needs it, a CRF encode's video rate measured on a few samples (`SizeEstimation.samples`; otherwise
-    /// none: the samples cost more than the estimate is worth).
+    /// The route's plan, or `RouteSkipped` when it is impossible; the output's tags; and a CRF encode's video rate
+    /// measured on a few samples when a size limit or the estimate needs it (otherwise not worth their cost).
     private func plan(_ prepared: (source: ProbedSource, edits: EditSidecar?, target: OutputTarget)) throws -> Encode {
         let (source, edits, t) = prepared
         var plan = try ExportPlanner.plan(source: source.info, preset: request.preset, route: planRoute, container: t.container,
@@ -281,8 +278,7 @@ final class ExportAttempt {
         return outcome
     }
 
-    /// A two-pass encode's first pass: the video alone. Its encoder and decoder are freed before the second pass
-    /// starts (a lookahead is most of an export's memory).
+    /// A two-pass encode's first pass, the video alone; freed before the second starts (a lookahead is most memory).
     private func firstPass(_ encode: Encode, log: PassLog) throws {
         let first = encode.plan.keeping(only: { if case .transcodeVideo = $0.action { return true }; return false }, reason: "first pass: video only")
         let pass1 = try Transcoder(source: encode.source, plan: first, target: nil, cancel: token, errors: request.errors, tags: encode.tags,
