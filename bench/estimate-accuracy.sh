@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/estimate-accuracy.sh: how close the size estimates come to the real outputs (issue 46), on a corpus of
-# varied synthetic clips (bench/estimate_corpus.sh). For each preset it runs what a user runs: `batch --dry-run`
+# varied synthetic clips (bench/estimate_corpus.sh) and 17 real files from Debian and PyPI packages. For each preset it runs what a user runs: `batch --dry-run`
 # (the sampled estimate of each transcode), then the batch itself (`--jobs 1`, its progress records and its report:
 # the report's `estimatedBytes` must be the dry run's), and the plain export's guess (its `started` record alone).
 # bench/estimate_report.py prints the per-clip ratios and the Markdown table of docs/size.md.
@@ -44,6 +44,19 @@ while IFS= read -r line; do
     make_clip "$CORPUS" "$line" || die "cannot make $name"
     ln "$CORPUS/$name".* "$SELECTED/"
 done < <(corpus_lines)
+# Real files (ESTIMATE_REAL=0 leaves them out): fetched once by scripts/corpus.sh; one that cannot be had is named.
+if [[ ${ESTIMATE_REAL:-1} == 1 ]]; then
+    bash "$ROOT/scripts/corpus.sh" collect >/dev/null 2>&1 || note "scripts/corpus.sh collect failed: real files may be missing"
+    while IFS= read -r rel; do
+        name=real-$(basename "$(dirname "$rel")" | sed 's/^pypi-//; s/^deb-//')-$(basename "$rel")
+        wanted "$name" || continue
+        if [[ -s $ROOT/corpus/$rel ]]; then
+            ln "$ROOT/corpus/$rel" "$SELECTED/$name" 2>/dev/null || cp "$ROOT/corpus/$rel" "$SELECTED/$name"
+        else
+            note "not in ./corpus (no network?): $rel"
+        fi
+    done < <(real_clips)
+fi
 
 for preset in $PRESETS; do
     out=$WORK/out-$preset logs=$WORK/logs/$preset

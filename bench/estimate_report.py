@@ -100,6 +100,11 @@ def main():
                   f"{'yes' if c.get('reported') == dry else 'NO (' + str(c.get('reported')) + ')':>4} "
                   f"{(guess / actual if guess else float('nan')):6.2f} "
                   f"{(projection / actual if projection else float('nan')):6.2f}")
+        real = [error(c["dry"], c["actual"]) for name, c in clips.items()
+                if name.startswith("real-") and c.get("actual") and c.get("route") == "transcode" and c.get("dry")]
+        if real:
+            rm, rw = summary(real)
+            print(f"  of which {len(real)} real files: dry run median {pct(rm)}, worst {pct(rw)}")
         n = len(dry_errors)
         table.append((preset, n, summary(dry_errors), summary(guess_errors), summary(projection_errors), same))
         dm, dw = summary(dry_errors)

@@ -45,10 +45,10 @@ extension HardeningConversionTests {
             // Under `highest` (no box) the transcode plan refuses its size (the chain then remuxes it as it is); `low` scales it.
             #expect(unfit(source, preset: preset)?.contains(name == "low" ? "scaled" : "above") == true, "\(unfit(source, preset: preset) ?? "fits")")
             let plan = try ExportPlanner.plan(source: source, preset: preset, route: .transcode, container: .mp4, edits: nil, range: nil)
-            #expect(!plan.isPossible || OutputSize.estimatedBytes(plan: plan, source: source, videoBitrate: nil) == Int64.max)
+            #expect(!plan.isPossible || OutputSize.estimatedBytes(plan: plan, source: source, measured: nil) == Int64.max)
         }
         let plain = SourceInfo.make([.h264(0, 1280, 720), .aac(1)], duration: 1e18)
         let plan = try ExportPlanner.plan(source: plain, preset: Presets.named("highest"), route: .transcode, container: .mp4, edits: nil, range: nil)
-        #expect(OutputSize.estimatedBytes(plan: plan, source: plain, videoBitrate: nil) == Int64.max)
+        #expect(OutputSize.estimatedBytes(plan: plan, source: plain, measured: nil) == Int64.max)
     }
 }

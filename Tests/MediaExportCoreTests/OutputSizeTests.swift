@@ -63,34 +63,34 @@ import Testing
 
     @Test func theEstimateAddsEveryKeptStream() throws {
         let (plan, source) = Self.plan()
-        let estimate = try #require(OutputSize.estimatedBytes(plan: plan, source: source, videoBitrate: 2_000_000))
+        let estimate = try #require(OutputSize.estimatedBytes(plan: plan, source: source, measured: .init(video: 2_000_000)))
         // 2 Mb/s + 128 kb/s for 10 s, plus the container.
         #expect(estimate > 2_660_000 && estimate < 2_700_000, "\(estimate)")
         var copy = plan
         copy.route = .copy
-        #expect(OutputSize.estimatedBytes(plan: copy, source: source, videoBitrate: nil) == 100_000_000)
+        #expect(OutputSize.estimatedBytes(plan: copy, source: source, measured: nil) == 100_000_000)
     }
 
     /// The `started` record says how its estimate was made: a guess is named as one.
     @Test func theEstimateSaysHowItWasMade() throws {
         let (plan, source) = Self.plan()
-        #expect(OutputSize.estimateMethod(plan: plan, source: source, videoBitrate: 2_000_000) == .samples)
-        #expect(OutputSize.estimateMethod(plan: plan, source: source, videoBitrate: nil) == .guess)
+        #expect(OutputSize.estimateMethod(plan: plan, source: source, measured: .init(video: 2_000_000)) == .samples)
+        #expect(OutputSize.estimateMethod(plan: plan, source: source, measured: nil) == .guess)
         var capped = plan
         // 1080p30 at CRF 23 guesses 6.2 Mb/s: a 1 Mb/s cap binds and is the figure; a 50 Mb/s one does not.
         var settings = VideoSettings(codec: .h264)
         settings.maxBitrate = 1_000_000
         capped.streams[0].action = .transcodeVideo(VideoPlan(width: 1920, height: 1080, settings: settings))
-        #expect(OutputSize.estimateMethod(plan: capped, source: source, videoBitrate: nil) == .rates)
+        #expect(OutputSize.estimateMethod(plan: capped, source: source, measured: nil) == .rates)
         settings.maxBitrate = 50_000_000
         capped.streams[0].action = .transcodeVideo(VideoPlan(width: 1920, height: 1080, settings: settings))
-        #expect(OutputSize.estimateMethod(plan: capped, source: source, videoBitrate: nil) == .guess)
+        #expect(OutputSize.estimateMethod(plan: capped, source: source, measured: nil) == .guess)
         var copy = plan
         copy.route = .copy
-        #expect(OutputSize.estimateMethod(plan: copy, source: source, videoBitrate: nil) == .source)
+        #expect(OutputSize.estimateMethod(plan: copy, source: source, measured: nil) == .source)
         var audioOnly = plan
         audioOnly.streams[0].action = .drop(reason: "audio preset")
-        #expect(OutputSize.estimateMethod(plan: audioOnly, source: source, videoBitrate: nil) == .rates)
+        #expect(OutputSize.estimateMethod(plan: audioOnly, source: source, measured: nil) == .rates)
     }
 
     @Test func theProjectionWaitsForATenthAndEveryStream() {

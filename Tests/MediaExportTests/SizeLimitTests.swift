@@ -211,4 +211,26 @@ import Testing
         let early = try #require(all.compactMap { if case .progress(let p) = $0, p.fraction >= 0.2, p.fraction <= 0.5 { return p.projectedBytes }; return nil }.first)
         #expect(abs(Double(early) / Double(done.bytes) - 1) < 0.35, "projected \(early) early, real \(done.bytes)")
     }
+
+    /// A screen-like clip with a silent track: the audio is measured with the video samples (an AAC encoder spends a
+    /// few kb/s of its nominal 160 on silence, which would otherwise be most of the estimate), and the video samples,
+    /// encoded with frames on either side of those measured, come close on a pattern and on a still.
+    @Test(arguments: ["testsrc2=size=640x360:rate=30:duration=8", "color=c=white:size=640x360:rate=30:duration=8,drawbox=x=40:y=40:w=200:h=100:c=black"])
+    func silentAudioAndVideoSamplesAreMeasured(video: String) throws {
+        let dir = TestSupport.tempDir("estimate-silent")
+        defer { TestSupport.cleanup(dir) }
+        let source = dir.appendingPathComponent("src.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", video, "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo", "-t", "8",
+                                "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-c:a", "aac", source])
+        var request = ExportRequest(input: source, output: dir.appendingPathComponent("out.mp4").path, preset: try TestSupport.preset("1280x720"))
+        request.estimate = .samples
+        let session = ExportSession(request: request)
+        let events = Self.events(session)
+        let completed = try session.run()
+        let started = try #require(events.withLock { $0 }.compactMap { if case .started(let s) = $0 { return s }; return nil }.first)
+        let estimate = try #require(started.estimatedBytes)
+        #expect(started.estimateMethod == .samples)
+        let ratio = Double(estimate) / Double(completed.bytes)
+        #expect(ratio > 0.8 && ratio < 1.25, "estimate \(estimate), real \(completed.bytes)")
+    }
 }

@@ -173,9 +173,9 @@ extension BatchPlanner {
         let preset = options.preset
         guard let plan = try? ExportPlanner.plan(source: info, preset: preset, route: .transcode, container: Container(extension: PathName.pathExtension(item.output)),
                                                  edits: selection.edits, range: nil, tracks: options.tracks), plan.isPossible else { return nil }
-        let sampled = options.dryRun ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: CancelToken(), activity: {}) : nil
-        guard let estimate = OutputSize.estimatedBytes(plan: plan, source: info, videoBitrate: sampled),
-              let method = OutputSize.estimateMethod(plan: plan, source: info, videoBitrate: sampled) else { return nil }
+        let sampled = options.dryRun ? SampleEncode.rates(source: source, plan: plan, cancel: CancelToken(), activity: {}) : nil
+        guard let estimate = OutputSize.estimatedBytes(plan: plan, source: info, measured: sampled),
+              let method = OutputSize.estimateMethod(plan: plan, source: info, measured: sampled) else { return nil }
         let limit = options.maxFileSize ?? preset.maxFileSize
         return (limit.map { min($0, estimate) } ?? estimate, method)
     }

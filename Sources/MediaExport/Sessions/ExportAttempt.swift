@@ -61,8 +61,8 @@ final class ExportAttempt {
         var plan: ExportPlan
         var tags: [String: String]
         var notes: [String]
-        /// A CRF encode's video rate measured on samples (`SampleEncode`), when a size limit or the estimate needs it.
-        var sampled: Double?
+        /// A CRF encode's rates measured on samples (`SampleEncode`), when a size limit or the estimate needs them.
+        var sampled: OutputSize.Measured?
         var budget: OutputSize.Budget?
         var sizeNote: String?
         /// True once the limit is met by choosing bit rates (a first try over it is then made again, lower).
@@ -153,8 +153,8 @@ final class ExportAttempt {
         }
         let watchdog = run.watchdog
         let sampled = request.sizeLimit != nil && route == .transcode || request.estimate == .samples
-            ? SampleEncode.videoBitrate(source: source, plan: plan, cancel: token, codecs: CodecRun(request),
-                                      activity: { watchdog.touch() }) : nil
+            ? SampleEncode.rates(source: source, plan: plan, cancel: token, codecs: CodecRun(request),
+                                activity: { watchdog.touch() }) : nil
         if token.isSet { throw ExportError.cancelled }
         return Encode(source: source, edits: edits, container: t.container, finalPath: t.finalPath, plan: plan, tags: output.tags,
                       notes: notes, sampled: sampled)
@@ -169,12 +169,12 @@ final class ExportAttempt {
         let info = encode.source.info
         // The preset's own encode, measured on samples, well under the limit: one pass as the preset says, checked
         // when done (and made again in two passes if it came out over after all).
-        if allowCRF, let sampled = encode.sampled, let estimate = OutputSize.estimatedBytes(plan: encode.plan, source: info, videoBitrate: sampled),
+        if allowCRF, let sampled = encode.sampled, let estimate = OutputSize.estimatedBytes(plan: encode.plan, source: info, measured: sampled),
            Double(estimate) <= 0.6 * Double(limit) {
             encode.sizeNote = "size limit \(limit) bytes: the preset's own encode is estimated at \(estimate) bytes; checked when done"
             return
         }
-        switch OutputSize.budget(limit: limit, plan: encode.plan, source: info, ceiling: encode.sampled ?? request.preset.video?.bitrate.map(Double.init), scale: scale) {
+        switch OutputSize.budget(limit: limit, plan: encode.plan, source: info, ceiling: encode.sampled?.video ?? request.preset.video?.bitrate.map(Double.init), scale: scale) {
         case .failure(let refusal): throw ExportError.sizeLimitExceeded(path: encode.finalPath, limit: limit, reason: refusal.reason)
         case .success(let chosen):
             encode.budget = chosen
@@ -190,8 +190,8 @@ final class ExportAttempt {
     private func announce(_ encode: Encode, report: VersionReport) {
         let (plan, info) = (encode.plan, encode.source.info)
         let measured = encode.budget == nil ? encode.sampled : nil
-        let estimate = OutputSize.estimatedBytes(plan: plan, source: info, videoBitrate: measured)
-        let method = estimate == nil ? nil : OutputSize.estimateMethod(plan: plan, source: info, videoBitrate: measured)
+        let estimate = OutputSize.estimatedBytes(plan: plan, source: info, measured: measured)
+        let method = estimate == nil ? nil : OutputSize.estimateMethod(plan: plan, source: info, measured: measured)
         expected = plan.timeline.expectedDuration
         session.emit(.started(.init(input: request.input, output: encode.finalPath, preset: request.preset.name,
                                     container: encode.container?.rawValue ?? "", duration: expected, timeRange: request.timeRange,

@@ -43,10 +43,27 @@ public enum OutputSize {
         1500 + duration * ((frameRate ?? 30) * 20 + Double(audioStreams) * 47 * 10)
     }
 
-    /// The estimated size of `plan`'s output in bytes: transcoded streams at their bit rates (the main video at
-    /// `videoBitrate` when a sample encode measured it, else at its average or cap, else a bits-per-pixel guess
-    /// from the CRF), copied streams at the source's rates. nil without a duration.
-    package static func estimatedBytes(plan: ExportPlan, source: SourceInfo, videoBitrate measured: Double?) -> Int64? {
+    /// What sample encodes measured (`SampleEncode.rates`): the main video's bit rate, and each transcoded audio
+    /// stream's by source stream index (silence or a quiet track encodes far under its nominal rate).
+    package struct Measured: Sendable, Equatable {
+        /// Bits a second of the main video.
+        package var video: Double
+        /// Bits a second of each transcoded audio stream measured.
+        package var audio: [Int: Double]
+        package init(video: Double, audio: [Int: Double] = [:]) { self.video = video; self.audio = audio }
+
+        /// A VBV cap holds the full encode under it (the samples' start may overshoot while the buffer fills).
+        package func capped(by video: VideoPlan) -> Measured {
+            var m = self
+            if let cap = video.settings.maxBitrate { m.video = min(m.video, Double(cap)) }
+            return m
+        }
+    }
+
+    /// The estimated size of `plan`'s output in bytes: transcoded streams at their bit rates (the main video and the
+    /// audio at the rates a sample encode `measured`, else the video at its average or cap, else a bits-per-pixel guess
+    /// from the CRF, and the audio at its nominal rate), copied streams at the source's rates. nil without a duration.
+    package static func estimatedBytes(plan: ExportPlan, source: SourceInfo, measured: Measured?) -> Int64? {
         if plan.route == .copy { return source.size }
         guard let duration = plan.timeline.expectedDuration ?? source.duration, duration > 0 else { return nil }
         var bits = 0.0
@@ -58,10 +75,10 @@ public enum OutputSize {
             switch decision.action {
             case .transcodeVideo(let v):
                 frameRate = Self.outputRate(v, source: stream)
-                bits += (measured ?? configuredVideoRate(v, frameRate: frameRate).bitsPerSecond) * seconds
+                bits += (measured?.video ?? configuredVideoRate(v, frameRate: frameRate).bitsPerSecond) * seconds
             case .transcodeAudio(let a):
                 audioStreams += 1
-                bits += Double(a.settings.bitrate) * seconds
+                bits += (measured?.audio[decision.index] ?? Double(a.settings.bitrate)) * seconds
             case .transcodeSubtitle:
                 bits += 800 * seconds
             case .copy:
@@ -104,8 +121,8 @@ public enum OutputSize {
         v.settings.codec.profile.guessedBitsPerPixel(crf: v.settings.crf) * Double(v.width * v.height) * (frameRate ?? 30)
     }
 
-    /// How `estimatedBytes(plan:source:videoBitrate:)` will have made its figure for `plan` (nil when it gives none).
-    package static func estimateMethod(plan: ExportPlan, source: SourceInfo, videoBitrate measured: Double?) -> EstimateMethod? {
+    /// How `estimatedBytes(plan:source:measured:)` will have made its figure for `plan` (nil when it gives none).
+    package static func estimateMethod(plan: ExportPlan, source: SourceInfo, measured: Measured?) -> EstimateMethod? {
         if plan.route == .copy { return .source }
         guard (plan.timeline.expectedDuration ?? source.duration ?? 0) > 0 else { return nil }
         for decision in plan.streams {

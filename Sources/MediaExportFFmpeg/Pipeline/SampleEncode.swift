@@ -8,13 +8,14 @@ import Glibc
 /// Measures what a CRF encode of the main video will cost, on a few short samples of the source encoded exactly as
 /// the plan says (same size, filters, encoder settings) into FFmpeg's `null` muxer: the `started` record's
 /// `estimatedBytes`, and the ceiling of a size limit's bit rate. About 3 % of the frames, at least 24, in three
-/// samples spread over the timeline: a bounded cost next to the export itself.
+/// samples spread over the timeline: a bounded cost next to the export itself. The transcoded audio rides along: an
+/// encoder given a silent or quiet track spends far less than its nominal rate.
 package enum SampleEncode {
-    /// The main video's bit rate (bits/s) a full encode of `plan` is expected to have (a stretch under 90 frames is
-    /// encoded whole); nil when the plan encodes no video by CRF, slow motion is applied, or a sample fails (the estimate then falls back to the preset's figures). `codecs` as for
-    /// `Transcoder`.
-    package static func videoBitrate(source: ProbedSource, plan: ExportPlan, cancel: CancelToken, codecs: CodecRun = CodecRun(),
-                                     activity: () -> Void) -> Double? {
+    /// The rates a full encode of `plan` is expected to have (a stretch under 90 frames is encoded whole); nil when
+    /// the plan encodes no video by CRF, slow motion is applied, or a sample fails (the estimate then falls back to
+    /// the preset's figures). `codecs` as for `Transcoder`.
+    package static func rates(source: ProbedSource, plan: ExportPlan, cancel: CancelToken, codecs: CodecRun = CodecRun(),
+                              activity: () -> Void) -> OutputSize.Measured? {
         guard plan.route == .transcode, plan.timeline.slowMotion == nil,
               let k = plan.streams.firstIndex(where: { if case .transcodeVideo(let v) = $0.action { return v.settings.bitrate == nil }; return false }),
               case .transcodeVideo(let video) = plan.streams[k].action else { return nil }
@@ -23,50 +24,102 @@ package enum SampleEncode {
         // Frames a second of the output: the source's, at most a frame-rate cap's.
         let fps = min(stream.frameRate ?? 30, video.frameRateCap?.maxFrameRate ?? 240, 240)
         let frames = length * fps
+        let run = Run(source: source, plan: plan, k: k, stretch: length, fps: fps, cancel: cancel, codecs: codecs)
         // Under 90 frames three samples would be most of it, and each would lean on a keyframe of its own: the whole
         // stretch is encoded instead (a few seconds at most), and its rate is measured, not guessed.
         guard frames >= 90 else {
-            let whole = plan.keeping(only: { $0.index == k }, reason: "not sampled")
-            guard let transcoder = try? Transcoder(source: source, plan: whole, target: nil, cancel: cancel, codecs: codecs),
-                  let outcome = try? transcoder.run(progress: { _, _, _ in activity() }), outcome.videoOutput.bytes > 0 else { return nil }
-            let rate = Double(outcome.videoOutput.bytes) * 8 / length
-            return video.settings.maxBitrate.map { min(rate, Double($0)) } ?? rate
+            guard let whole = run.encode(from: 0, length: length, lead: 0, activity: activity), whole.video.bytes > 0 else { return nil }
+            return OutputSize.Measured(video: Double(whole.video.bytes) * 8 / length, audio: whole.audioRates).capped(by: video)
         }
         // About 3 % of the frames, at least 24, in three samples spread over the stretch (one alone can land on a still
         // scene: a third of the real size, measured).
         let samples = 3
         let perSample = min(60, max(8, (max(24, frames * 0.03) / Double(samples)).rounded()))
         let sampleLength = perSample / fps
-        var total = Transcoder.EncodedVideo()
+        var total = Sampled()
         for s in 0..<samples {
             if cancel.isSet { return nil }
-            let start = max(0, length * Double(2 * s + 1) / Double(2 * samples) - sampleLength / 2)
-            var p = plan.keeping(only: { $0.index == k }, reason: "not sampled")
-            p.streams[k].expectedDuration = sampleLength
-            p.streams[k].expectedFrames = nil
-            var timeline = PlannedTimeline(origin: plan.timeline.origin + start, length: sampleLength, expectedDuration: sampleLength)
-            timeline.sourceStart = plan.timeline.sourceStart
-            p.timeline = timeline
-            guard let transcoder = try? Transcoder(source: source, plan: p, target: nil, cancel: cancel, codecs: codecs),
-                  let outcome = try? transcoder.run(progress: { _, _, _ in activity() }) else { return nil }
-            total.frames += outcome.videoOutput.frames
-            total.bytes += outcome.videoOutput.bytes
-            // Only each sample's first keyframe is forced by the cut; scene-cut keyframes are the content's own, and a
-            // full encode has them too: they count as ordinary frames.
-            total.keyframes += outcome.videoOutput.frames > 0 ? 1 : 0
-            total.keyframeBytes += outcome.videoOutput.firstBytes
+            let middle = length * Double(2 * s + 1) / Double(2 * samples)
+            guard let one = run.sample(from: max(0, middle - sampleLength / 2), length: sampleLength, activity: activity) else { return nil }
+            total.add(one)
         }
+        let v = total.video
         // Frames a second as the samples had them: a source that repeats frames by leaving them out (an AVI's empty
         // packets, a screen recording) gives fewer than its nominal rate.
-        let shown = min(fps, Double(total.frames) / (Double(samples) * sampleLength))
-        let measured = OutputSize.videoBitrate(sampleFrames: total.frames, bytes: total.bytes, keyframes: total.keyframes,
-                                               keyframeBytes: total.keyframeBytes, frameRate: shown, duration: length)
-        // A short sample measures low: its frames lean on the keyframe it starts with, which a full encode's frames
-        // are far from (on the corpus: 8-frame samples 12-51 % under the real encode, 30-frame ones 7-13 %). The
-        // correction, 1 + 2.6 / frames a sample, is fitted to those (×1.33 at 8 frames, ×1.09 at 30).
-        let corrected = measured.map { $0 * (1 + 2.6 / perSample) }
-        // A VBV cap holds the full encode under it (the samples' start may overshoot while the buffer fills).
-        return corrected.map { rate in video.settings.maxBitrate.map { min(rate, Double($0)) } ?? rate }
+        let shown = min(fps, Double(v.windowFrames) / (Double(samples) * sampleLength))
+        // Only each sample's first keyframe is forced by the cut; scene-cut keyframes are the content's own, and a
+        // full encode has them too: they count as ordinary frames.
+        guard let measured = OutputSize.videoBitrate(sampleFrames: v.windowFrames + samples, bytes: v.windowBytes + v.firstBytes,
+                                                     keyframes: samples, keyframeBytes: v.firstBytes, frameRate: shown,
+                                                     duration: length) else { return nil }
+        return OutputSize.Measured(video: measured, audio: total.audioRates).capped(by: video)
+    }
+
+    /// What sample encodes wrote: the main video's packets (`firstBytes` summed: each sample's forced keyframe), and
+    /// each transcoded audio stream's (by source stream index).
+    struct Sampled {
+        var video = Transcoder.EncodedVideo()
+        var audio: [Int: OutputSize.WrittenStream] = [:]
+
+        mutating func add(_ other: Sampled) {
+            video.frames += other.video.frames
+            video.windowFrames += other.video.windowFrames
+            video.windowBytes += other.video.windowBytes
+            video.firstBytes += other.video.firstBytes
+            video.bytes += other.video.bytes
+            for (i, a) in other.audio {
+                audio[i, default: .init(bytes: 0, covered: 0)].bytes += a.bytes
+                audio[i, default: .init(bytes: 0, covered: 0)].covered += a.covered
+            }
+        }
+
+        /// Bits a second of each audio stream that covered any time.
+        var audioRates: [Int: Double] {
+            audio.filter { $0.value.covered > 0 }.mapValues { Double($0.bytes) * 8 / $0.covered }
+        }
+    }
+
+    /// Frames encoded before and after each sample's measured ones: a sample that starts on a fresh keyframe and ends
+    /// the stream measures low (its first frames lean on that keyframe; its last see no future in the encoder's
+    /// lookahead, which a full encode's frames do): 0.5–0.8 of the real rate on camera files without them, 0.8–1.3
+    /// with 4 on either side (bench/estimate-accuracy.sh).
+    static let margin = 4.0
+
+    /// One export's sample encodes: the main video (plan stream `k`) and the transcoded audio of `stretch` seconds.
+    struct Run {
+        let source: ProbedSource, plan: ExportPlan, k: Int, stretch: Double, fps: Double
+        let cancel: CancelToken, codecs: CodecRun
+
+        /// `length` seconds from `start`, encoded with `margin` frames on either side; the frames between are
+        /// measured (`windowFrames`/`windowBytes`), the forced keyframe is `firstBytes`.
+        func sample(from start: Double, length: Double, activity: () -> Void) -> Sampled? {
+            let from = max(0, start - margin / fps)
+            return encode(from: from, length: min(start - from + length + margin / fps, stretch - from), lead: start - from,
+                          measured: length, activity: activity)
+        }
+
+        /// Encodes `length` seconds from `from`; the main video's frames from `lead` for `measured` seconds are counted apart.
+        func encode(from: Double, length: Double, lead: Double, measured: Double? = nil, activity: () -> Void) -> Sampled? {
+            var p = plan.keeping(only: { d in
+                if d.index == k { return true }
+                if case .transcodeAudio = d.action { return true }
+                return false
+            }, reason: "not sampled")
+            for i in p.streams.indices { p.streams[i].expectedDuration = length; p.streams[i].expectedFrames = nil }
+            var timeline = PlannedTimeline(origin: plan.timeline.origin + from, length: length, expectedDuration: length)
+            timeline.sourceStart = plan.timeline.sourceStart
+            p.timeline = timeline
+            guard let transcoder = try? Transcoder(source: source, plan: p, target: nil, cancel: cancel, codecs: codecs) else { return nil }
+            // Half a frame early: a frame's time is where it starts.
+            transcoder.measuredWindow = measured.map { (lead - 0.5 / fps)..<(lead + $0 - 0.5 / fps) }
+            guard let outcome = try? transcoder.run(progress: { _, _, _ in activity() }),
+                  measured == nil || outcome.videoOutput.windowFrames > 0 else { return nil }
+            var sampled = Sampled(video: outcome.videoOutput)
+            for (j, d) in p.keptInOutputOrder.enumerated() where d.kind == .audio && j < transcoder.written.streams.count {
+                sampled.audio[d.index] = transcoder.written.streams[j]
+            }
+            return sampled
+        }
     }
 }
 

@@ -45,6 +45,9 @@ extension Transcoder {
         /// The first packet's bytes (an encode's first frame is a keyframe the encoder had to make, not one the
         /// content asked for: what a sample encode weighs apart).
         package var firstBytes: Int64 = 0
+        /// The packets inside `Transcoder.measuredWindow`, and their bytes (a sample's measured frames).
+        package var windowFrames = 0
+        package var windowBytes: Int64 = 0
     }
 
     /// Each output stream's packets written so far: their bytes and the output time they cover (`Transcoder.written`),
@@ -53,21 +56,17 @@ extension Transcoder {
     package final class WrittenSoFar {
         /// Per output stream, in the output's order.
         package private(set) var streams: [OutputSize.WrittenStream] = []
-        private var first: [Double?] = []
 
         /// Nothing written yet, for `outputs` output streams.
         func reset(outputs: Int) {
             streams = Array(repeating: .init(bytes: 0, covered: 0), count: outputs)
-            first = Array(repeating: nil, count: outputs)
         }
 
-        /// A packet of `bytes` of output stream `j`, from `start` to `end` seconds (nil: no timestamp).
-        func note(stream j: Int, bytes: Int, start: Double?, end: Double?) {
+        /// A packet of `bytes` of output stream `j`; its packets so far span `covered` seconds (nil: none had a time).
+        func note(stream j: Int, bytes: Int, covered: Double?) {
             guard j < streams.count else { return }
             streams[j].bytes += Int64(bytes)
-            guard let start, let end else { return }
-            first[j] = min(first[j] ?? start, start)
-            streams[j].covered = max(streams[j].covered, end - (first[j] ?? start))
+            if let covered { streams[j].covered = max(streams[j].covered, covered) }
         }
     }
 
@@ -184,6 +183,8 @@ extension Transcoder {
         let lost: Set<Int32>
         /// What the output's streams have been given so far (the transcoder's `written`).
         let written: WrittenSoFar
+        /// The main video's frames counted apart (`Transcoder.measuredWindow`).
+        let measuredWindow: Range<Double>?
         let cancel: CancelToken
 
         /// The one place packets reach the muxer: the output time advances with each packet written.
@@ -203,8 +204,6 @@ extension Transcoder {
             // A packet without a presentation time (MPEG-PS gives many none) is placed by its decode time; one with
             // neither follows the one before it (the muxer places it so).
             let time = p.pts != AVCode.noPTS ? p.pts : p.dts
-            written.note(stream: j, bytes: Int(p.size), start: time != AVCode.noPTS ? Double(time) * tb : nil,
-                         end: time != AVCode.noPTS ? Double(time + p.duration) * tb : nil)
             if time != AVCode.noPTS {
                 let start = Double(time) * tb, end = Double(time + p.duration) * tb
                 counts.outputTime = max(counts.outputTime, end)
@@ -215,6 +214,8 @@ extension Transcoder {
             } else if j < counts.summed.count && p.duration > 0 {
                 counts.summed[j] += Double(p.duration) * tb
             }
+            let span = j < counts.endTime.count ? counts.endTime[j].map { $0 - (counts.firstTime[j] ?? $0) } : nil
+            written.note(stream: j, bytes: Int(p.size), covered: span)
             if j < counts.packets.count {
                 counts.packets[j] += 1
                 if time == AVCode.noPTS || time >= 0 { counts.shownPackets[j] += 1 }
@@ -224,6 +225,12 @@ extension Transcoder {
                 video.frames += 1
                 video.bytes += Int64(p.size)
                 if (p.flags & AV_PKT_FLAG_KEY) != 0 { video.keyframes += 1; video.keyframeBytes += Int64(p.size) }
+                // The window is measured from the first frame (the first packet written is the first shown).
+                if let window = measuredWindow, time != AVCode.noPTS, j < counts.firstTime.count,
+                   window.contains(Double(time) * tb - (counts.firstTime[j] ?? 0)) {
+                    video.windowFrames += 1
+                    video.windowBytes += Int64(p.size)
+                }
             }
         }
 

@@ -36,6 +36,10 @@ package final class Transcoder {
     let info: SourceInfo
     /// Each output stream's packets written so far, read by the progress observer between packets.
     package let written = WrittenSoFar()
+    /// Seconds of the main video, from its first frame, whose packets `Outcome.videoOutput` counts apart
+    /// (`windowFrames`, `windowBytes`): a sample encode's measured frames, between the frames that warm the encoder
+    /// up and those that keep its lookahead full.
+    package var measuredWindow: Range<Double>?
 
     /// Takes the source's demuxer (see `ProbedSource.takeDemuxer`) for a possible plan. How the plan is run, not what
     /// it makes: `pipelined` decodes the video on a thread of its own (`DecodeThread`); `codecs` is how each
@@ -150,7 +154,8 @@ package final class Transcoder {
         return RunState(muxer: muxer, stages: ordered, byInput: byInput,
                         counts: Counts(outputs: ordered.count, inputBases: demuxer.streams.map { av_q2d($0.pointee.time_base) },
                                        coverage: ByteCoverage(audioOf: info)),
-                        mainVideo: ordered.first { $0 is VideoTranscodeStage }?.inputIndex, lost: lost, written: written, cancel: cancel)
+                        mainVideo: ordered.first { $0 is VideoTranscodeStage }?.inputIndex, lost: lost, written: written,
+                        measuredWindow: measuredWindow, cancel: cancel)
     }
 
     /// Reads the input to its end, or until every stage is done: each packet goes through its stage, and what comes
