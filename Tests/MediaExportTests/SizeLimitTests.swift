@@ -215,12 +215,15 @@ import Testing
     /// A screen-like clip with a silent track: the audio is measured with the video samples (an AAC encoder spends a
     /// few kb/s of its nominal 160 on silence, which would otherwise be most of the estimate), and the video samples,
     /// encoded with frames on either side of those measured, come close on a pattern and on a still.
-    @Test(arguments: ["testsrc2=size=640x360:rate=30:duration=8", "color=c=white:size=640x360:rate=30:duration=8,drawbox=x=40:y=40:w=200:h=100:c=black"])
-    func silentAudioAndVideoSamplesAreMeasured(video: String) throws {
+    /// A track that ends before the picture (3 s of 8: the last samples have no audio) is measured where it plays.
+    @Test(arguments: [("testsrc2=size=640x360:rate=30:duration=8", "anullsrc=r=48000:cl=stereo"),
+                      ("color=c=white:size=640x360:rate=30:duration=8,drawbox=x=40:y=40:w=200:h=100:c=black", "anullsrc=r=48000:cl=stereo"),
+                      ("testsrc2=size=640x360:rate=30:duration=8", "sine=f=440:d=3")])
+    func silentAudioAndVideoSamplesAreMeasured(video: String, audio: String) throws {
         let dir = TestSupport.tempDir("estimate-silent")
         defer { TestSupport.cleanup(dir) }
         let source = dir.appendingPathComponent("src.mp4").path
-        try TestSupport.ffmpeg(["-f", "lavfi", "-i", video, "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo", "-t", "8",
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", video, "-f", "lavfi", "-i", audio, "-t", "8",
                                 "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-c:a", "aac", source])
         var request = ExportRequest(input: source, output: dir.appendingPathComponent("out.mp4").path, preset: try TestSupport.preset("1280x720"))
         request.estimate = .samples

@@ -207,6 +207,12 @@ package struct StreamDecision: Sendable, Equatable {
         return true
     }
 
+    /// True when the stream's audio is decoded and encoded again.
+    package var isTranscodedAudio: Bool {
+        if case .transcodeAudio = action { return true }
+        return false
+    }
+
     /// True when the stream is kept as cover art.
     package var isCoverArt: Bool {
         if case .coverArt = action { return true }

@@ -98,22 +98,27 @@ package enum SampleEncode {
                           measured: length, activity: activity)
         }
 
-        /// Encodes `length` seconds from `from`; the main video's frames from `lead` for `measured` seconds are counted apart.
+        /// Encodes `length` seconds from `from`; the main video's frames from `lead` for `measured` seconds are
+        /// counted apart. A stretch where the audio has no packets (a track shorter than the picture) cannot be
+        /// encoded with it: the video alone is then.
         func encode(from: Double, length: Double, lead: Double, measured: Double? = nil, activity: () -> Void) -> Sampled? {
-            var p = plan.keeping(only: { d in
-                if d.index == k { return true }
-                if case .transcodeAudio = d.action { return true }
-                return false
-            }, reason: "not sampled")
+            var p = plan.keeping(only: { $0.index == k || $0.isTranscodedAudio }, reason: "not sampled")
             for i in p.streams.indices { p.streams[i].expectedDuration = length; p.streams[i].expectedFrames = nil }
             var timeline = PlannedTimeline(origin: plan.timeline.origin + from, length: length, expectedDuration: length)
             timeline.sourceStart = plan.timeline.sourceStart
             p.timeline = timeline
-            guard let transcoder = try? Transcoder(source: source, plan: p, target: nil, cancel: cancel, codecs: codecs) else { return nil }
             // Half a frame early: a frame's time is where it starts.
-            transcoder.measuredWindow = measured.map { (lead - 0.5 / fps)..<(lead + $0 - 0.5 / fps) }
+            let window = measured.map { (lead - 0.5 / fps)..<(lead + $0 - 0.5 / fps) }
+            if let sampled = run(p, window: window, activity: activity) { return sampled }
+            guard !cancel.isSet, p.streams.contains(where: \.isTranscodedAudio) else { return nil }
+            return run(p.keeping(only: { $0.index == k }, reason: "not sampled"), window: window, activity: activity)
+        }
+
+        private func run(_ p: ExportPlan, window: Range<Double>?, activity: () -> Void) -> Sampled? {
+            guard let transcoder = try? Transcoder(source: source, plan: p, target: nil, cancel: cancel, codecs: codecs) else { return nil }
+            transcoder.measuredWindow = window
             guard let outcome = try? transcoder.run(progress: { _, _, _ in activity() }),
-                  measured == nil || outcome.videoOutput.windowFrames > 0 else { return nil }
+                  window == nil || outcome.videoOutput.windowFrames > 0 else { return nil }
             var sampled = Sampled(video: outcome.videoOutput)
             for (j, d) in p.keptInOutputOrder.enumerated() where d.kind == .audio && j < transcoder.written.streams.count {
                 sampled.audio[d.index] = transcoder.written.streams[j]
