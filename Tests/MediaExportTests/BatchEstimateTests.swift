@@ -35,10 +35,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out), "a dry run writes nothing in the output folder")
         #expect(FileManager.default.fileExists(atPath: store), "its estimates are kept in the cache")
 
-        let run = try await BatchRunner(options: try Self.options(uploads, out, store: store, dryRun: false)).run()
+        let runner = try BatchRunner(options: try Self.options(uploads, out, store: store, dryRun: false))
+        let started = LockedBox<[String: ExportEvent.Started]>([:])
+        runner.onEvent = { event in
+            if case .export(_, let key, .started(let s)) = event { started.withLock { $0[key] = s } }
+        }
+        let run = try await runner.run()
         for row in run.rows {
             let planned = try #require(dry.rows.first { $0.key == row.key })
             #expect(row.status == "exported" && row.estimatedBytes == planned.estimatedBytes && row.estimateMethod == "samples", "\(row)")
+            // The job's own started record gives the same figure, measured, not a guess of its own.
+            let record = try #require(started.withLock { $0[row.key] }, "a started record for \(row.key)")
+            #expect(record.estimatedBytes == planned.estimatedBytes && record.estimateMethod == .samples, "\(record)")
             // Measured, not guessed: within 2x of the real size (the guess for the still is many times it).
             let ratio = Double(try #require(row.estimatedBytes)) / Double(try #require(row.bytesOut))
             #expect(ratio > 0.5 && ratio < 2, "\(row.key): estimate \(row.estimatedBytes ?? 0), real \(row.bytesOut ?? 0)")

@@ -341,6 +341,8 @@ public final class BatchRunner: Sendable {
         (request.overwrite, request.replaceable) = (options.overwrite, replaceable)
         (request.sandbox, request.threads) = (options.outputDirectory, threads)
         request.copyPlacement = options.fallbackContainer.placement
+        // The dry run's measured figure, kept for this asset and these settings: the job's record says the same.
+        if item.estimateMethod == OutputSize.EstimateMethod.samples.rawValue { request.measuredEstimate = item.estimatedBytes }
         return request
     }
 

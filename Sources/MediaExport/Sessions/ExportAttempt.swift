@@ -190,8 +190,9 @@ final class ExportAttempt {
     private func announce(_ encode: Encode, report: VersionReport) {
         let (plan, info) = (encode.plan, encode.source.info)
         let measured = encode.budget == nil ? encode.sampled : nil
-        let estimate = OutputSize.estimatedBytes(plan: plan, source: info, measured: measured)
-        let method = estimate == nil ? nil : OutputSize.estimateMethod(plan: plan, source: info, measured: measured)
+        var estimate = OutputSize.estimatedBytes(plan: plan, source: info, measured: measured)
+        var method = estimate == nil ? nil : OutputSize.estimateMethod(plan: plan, source: info, measured: measured)
+        if method == .guess, let known = request.measuredEstimate { (estimate, method) = (known, .samples) }
         expected = plan.timeline.expectedDuration
         session.emit(.started(.init(input: request.input, output: encode.finalPath, preset: request.preset.name,
                                     container: encode.container?.rawValue ?? "", duration: expected, timeRange: request.timeRange,

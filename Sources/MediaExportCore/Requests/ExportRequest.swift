@@ -98,6 +98,9 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     /// Where a byte copy goes when the resource's container is not the output's (a batch's `--fallback-container`);
     /// not part of the request's JSON. Default: beside the output, under the requested name.
     public var copyPlacement: CopyPlacement = .beside
+    /// A size a dry run's sample encodes already measured for this export (a batch's `EstimateStore`): the `started`
+    /// record gives it (`estimateMethod: "samples"`) where it would otherwise guess; not part of the request's JSON.
+    public var measuredEstimate: Int64?
     /// The encoders' thread count under `deterministic` when `threads` is not given: a fixed number, since x264's and
     /// x265's bitstreams depend on it.
     public static let deterministicThreads = 4
