@@ -236,4 +236,28 @@ import Testing
         let ratio = Double(estimate) / Double(completed.bytes)
         #expect(ratio > 0.8 && ratio < 1.25, "estimate \(estimate), real \(completed.bytes)")
     }
+
+    /// On a still, the first keyframe is most of the file: the projection counts it once instead of for every stretch
+    /// of the length (3-4x at a fifth done when it did).
+    @Test func theProjectionCountsAStillsFirstKeyframeOnce() throws {
+        let dir = TestSupport.tempDir("projection-still")
+        defer { TestSupport.cleanup(dir) }
+        let source = dir.appendingPathComponent("still.mp4").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25,trim=end_frame=1,loop=loop=-1:size=1", "-t", "6",
+                                "-c:v", "libx264", "-preset", "ultrafast", "-crf", "15", "-pix_fmt", "yuv420p", source])
+        let session = ExportSession(request: ExportRequest(input: source, output: dir.appendingPathComponent("out.mp4").path,
+                                                           preset: try TestSupport.preset("1280x720")))
+        session.progressInterval = 0
+        let events = Self.events(session)
+        let done = try session.run()
+        let early = events.withLock { $0 }.compactMap { e -> Int64? in
+            if case .progress(let p) = e, p.fraction >= 0.2, p.fraction <= 0.5 { return p.projectedBytes }
+            return nil
+        }
+        #expect(!early.isEmpty)
+        for projected in early {
+            let ratio = Double(projected) / Double(done.bytes)
+            #expect(ratio > 0.67 && ratio < 1.5, "projected \(projected), real \(done.bytes)")
+        }
+    }
 }

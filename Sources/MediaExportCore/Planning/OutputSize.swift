@@ -140,6 +140,8 @@ public enum OutputSize {
         package var bytes: Int64
         /// Seconds of output time from the first packet's start to the furthest end (0 before any packet).
         package var covered: Double
+        /// Bytes of the first packet (a video's first keyframe: on a still, most of the file).
+        package var firstBytes: Int64 = 0
         package init(bytes: Int64, covered: Double) { self.bytes = bytes; self.covered = covered }
     }
 
@@ -164,7 +166,10 @@ public enum OutputSize {
             }
             let length = decision.expectedDuration ?? duration
             guard done.covered >= 0.05 * length, done.covered > 0 else { return nil }
-            bytes += Double(done.bytes) * max(1, length / done.covered)
+            // A video's first keyframe is counted once, not for every stretch of its length: on a still or a screen of
+            // text it is most of the file (projected 3-4x at a fifth done when it was).
+            let first = decision.kind == .video ? Double(done.firstBytes) : 0
+            bytes += first + (Double(done.bytes) - first) * max(1, length / done.covered)
         }
         return Int64(saturating: (bytes + overheadBytes(duration: duration, frameRate: frameRate, audioStreams: audioStreams)).rounded())
     }

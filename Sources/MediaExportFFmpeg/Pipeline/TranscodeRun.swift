@@ -65,6 +65,7 @@ extension Transcoder {
         /// A packet of `bytes` of output stream `j`; its packets so far span `covered` seconds (nil: none had a time).
         func note(stream j: Int, bytes: Int, covered: Double?) {
             guard j < streams.count else { return }
+            if streams[j].bytes == 0 { streams[j].firstBytes = Int64(bytes) }
             streams[j].bytes += Int64(bytes)
             if let covered { streams[j].covered = max(streams[j].covered, covered) }
         }
