@@ -1,0 +1,32 @@
+internal import CFFmpeg
+import MediaExportCore
+
+extension Transcoder {
+    /// What to measure during a run (`Transcoder.scoring`): the main video's encode, scored with `metric` on
+    /// every `every`-th frame (nil: as often as `ScoringTap.every` allows).
+    package struct Scoring: Sendable, Equatable {
+        /// The metric.
+        package var metric: QualityMetric
+        /// Every how many frames one is scored; nil: chosen by the memory rule.
+        package var every: Int?
+
+        /// Scoring with `metric`, every `every`-th frame (nil: chosen).
+        package init(metric: QualityMetric, every: Int? = nil) {
+            self.metric = metric
+            self.every = every
+        }
+    }
+
+    /// Gives the first video transcode among `stages` a tap for `scoring`.
+    func attachScoring(_ scoring: Scoring, to stages: [StreamStage]) throws {
+        guard let stage = stages.lazy.compactMap({ $0 as? VideoTranscodeStage }).first else { return }
+        let video = stage.plan
+        let every = scoring.every ?? ScoringTap.every(width: video.width, height: video.height, format: av_get_pix_fmt(video.pixelFormat))
+        stage.scoring = try ScoringTap(metric: scoring.metric, every: every, outputStream: stage.outputStream, path: stage.path)
+    }
+
+    /// The scores of the run's tap, once its encoder has ended (nil: nothing was scored).
+    func finishScoring(_ stages: [StreamStage]) throws -> FrameScores? {
+        try stages.lazy.compactMap({ ($0 as? VideoTranscodeStage)?.scoring }).first?.finish()
+    }
+}
