@@ -71,5 +71,9 @@ import CFFmpeg
         let a = try Self.picture()
         #expect(throws: ExportError.self) { try MetricGraph(metric: .vmaf, reference: a, distorted: a, path: "test") }
         #expect(MetricCatalog.available(.ssim) && MetricCatalog.available(.psnr))
+        #expect(MetricCatalog.refusal(.ssim) == nil && MetricCatalog.refusal(.psnr) == nil)
+        // A usage error (exit 64) that names the filter and the way out, whether or not the build has libvmaf.
+        guard case .usage(let reason)? = MetricCatalog.refusal(.vmaf) else { Issue.record("vmaf not refused"); return }
+        #expect(reason.contains("libvmaf") && reason.contains("libavfilter 8.") && reason.contains("use ssim:… or psnr:…"), "\(reason)")
     }
 }

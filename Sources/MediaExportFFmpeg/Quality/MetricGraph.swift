@@ -20,10 +20,7 @@ final class MetricGraph {
     /// decoder may give back `yuvj420p` or another depth than the encoder took).
     init(metric: QualityMetric, reference: Frame, distorted: Frame, path: String) throws {
         self.metric = metric
-        // VMAF's filter in FFmpeg 5.1 writes only a log, no per-frame score: refused up front (`MetricCatalog`).
-        guard metric != .vmaf, MetricCatalog.available(metric) else {
-            throw ExportError.ffmpeg(stage: .filter, path: path, code: -1, message: "this FFmpeg cannot measure \(metric.rawValue) (\(metric.filterName))")
-        }
+        if let refusal = MetricCatalog.refusal(metric) { throw refusal }
         let r = reference.pointer.pointee
         let format = pixelFormatName(AVPixelFormat(rawValue: r.format))
         let description = "[dist]scale=\(r.width):\(r.height):flags=bicubic,format=\(format)[d];"
