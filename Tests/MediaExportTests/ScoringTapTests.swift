@@ -79,6 +79,18 @@ import CFFmpeg
         #expect(scores.mean.map { $0 > 30 && $0 <= QualityMetric.psnrCap } == true, "PSNR \(String(describing: scores.mean))")
     }
 
+    @Test("an RGB source goes through the stage's filter graph: its frames are the references, every one paired")
+    func throughTheFilterGraph() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let source = dir.appendingPathComponent("rgb.mkv").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "mandelbrot=size=320x180:rate=30", "-t", "1", "-pix_fmt", "bgr0", "-c:v", "ffv1", source])
+        let (outcome, _) = try Self.encode(source, preset: "low", scoring: Transcoder.Scoring(metric: .ssim), in: dir)
+        let scores = try #require(outcome.scores)
+        #expect(scores.count == 30 && scores.unpaired == 0)
+        #expect(scores.mean.map { $0 > 0.9 && $0 < 1 } == true, "SSIM \(String(describing: scores.mean))")
+    }
+
     @Test("no scoring asked: none measured; asked: the very same file")
     func offByDefault() throws {
         let dir = TestSupport.tempDir()

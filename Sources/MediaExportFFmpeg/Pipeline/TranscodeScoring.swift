@@ -17,11 +17,16 @@ extension Transcoder {
         }
     }
 
-    /// Gives the first video transcode among `stages` a tap for `scoring`.
+    /// Gives the first video transcode among `stages` a tap for `scoring`, scoring every k-th frame by the memory rule and
+    /// at most `FrameScores.maxScored` frames when `scoring.every` is not given.
     func attachScoring(_ scoring: Scoring, to stages: [StreamStage]) throws {
         guard let stage = stages.lazy.compactMap({ $0 as? VideoTranscodeStage }).first else { return }
         let video = stage.plan
-        let every = scoring.every ?? ScoringTap.every(width: video.width, height: video.height, format: av_get_pix_fmt(video.pixelFormat))
+        // The frames the run will give the encoder, from the planned length and the output's rate (nil: unknown).
+        let rate = av_q2d(stage.outputStream.pointee.avg_frame_rate)
+        let frames = expectedDuration.flatMap { rate > 0 && $0.isFinite ? Int(($0 * rate).rounded(.up)) : nil }
+        let every = scoring.every ?? ScoringTap.every(width: video.width, height: video.height, format: av_get_pix_fmt(video.pixelFormat),
+                                                      frames: frames)
         stage.scoring = try ScoringTap(metric: scoring.metric, every: every, outputStream: stage.outputStream, path: stage.path)
     }
 
