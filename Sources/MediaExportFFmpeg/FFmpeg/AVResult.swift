@@ -57,7 +57,8 @@ func received(_ code: Int32, _ stage: ExportStage, _ path: String, _ what: @auto
 
 /// The versions of the FFmpeg libraries loaded at run time, e.g. "libavformat 59.27.100".
 public enum FFmpegVersions {
-    private static func format(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }
+    /// A library version number as FFmpeg writes it (`8.44.100`).
+    static func format(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }
     /// One line per library.
     public static var lines: [String] {
         [("libavformat", cff_avformat_version()), ("libavcodec", cff_avcodec_version()), ("libavutil", cff_avutil_version()),

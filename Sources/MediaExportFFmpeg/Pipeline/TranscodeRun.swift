@@ -31,6 +31,8 @@ extension Transcoder {
         package var partialCause: String?
         /// The damage met, counted apart; nil when none was.
         package var damage: ExportEvent.Damage?
+        /// The main video's quality as measured during the encode (`Transcoder.scoring`); nil when not asked.
+        package var scores: FrameScores?
     }
 
     /// The main video's encoded packets, counted as they are written.

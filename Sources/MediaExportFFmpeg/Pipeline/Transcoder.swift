@@ -40,6 +40,8 @@ package final class Transcoder {
     /// (`windowFrames`, `windowBytes`): a sample encode's measured frames, between the frames that warm the encoder
     /// up and those that keep its lookahead full.
     package var measuredWindow: Range<Double>?
+    /// Measures the main video's encode against the frames given to it (`Outcome.scores`); nil: nothing measured.
+    package var scoring: Scoring?
 
     /// Takes the source's demuxer (see `ProbedSource.takeDemuxer`) for a possible plan. How the plan is run, not what
     /// it makes: `pipelined` decodes the video on a thread of its own (`DecodeThread`); `codecs` is how each
@@ -128,6 +130,7 @@ package final class Transcoder {
     private func start() throws -> RunState {
         let muxer = try Muxer(target: target, container: container, cancel: cancel)
         let ordered = try makeStages(muxer: muxer)
+        if let scoring { try attachScoring(scoring, to: ordered) }
         var byInput = [StreamStage?](repeating: nil, count: demuxer.streams.count)
         for stage in ordered { byInput[Int(stage.inputIndex)] = stage }
         // Only the streams we use are demuxed; the rest are discarded inside libavformat — unless a kept stream
@@ -226,13 +229,14 @@ package final class Transcoder {
             throw ExportError.truncated(path: source, reason: "nothing of \(what) decodes" + (truncation.map { ": " + $0 } ?? ""))
         }
         try state.muxer.finish()
+        let scores = try finishScoring(state.stages)
         try demuxer.verifyUnchanged()
         if target == nil {
             // Nothing was written: a first pass or a sample encode has nothing to check.
             progress(counts.outputTime, counts.videoFrames, true)
             return Outcome(skippedPackets: counts.skippedPackets, notes: plan.notes, timestampRepairs: counts.timestampRepairs,
                            droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: Verification(checks: []),
-                           videoOutput: state.video)
+                           videoOutput: state.video, scores: scores)
         }
         // The codecs are done: free them (an encoder's lookahead is most of an export's memory) before the output
         // is read back, so that reading it never adds to the export's peak.
@@ -269,7 +273,7 @@ package final class Transcoder {
                        droppedFrames: counts.droppedFrames, videoFrames: counts.videoFrames, verification: verification, shortfalls: shortfalls,
                        audioGaps: audioGaps, lostFrames: lostFrames, videoOutput: state.video, output: facts,
                        partialCause: salvage ? partialCause(truncation: truncation, damage: damage) : nil,
-                       damage: damage.isEmpty ? nil : damage)
+                       damage: damage.isEmpty ? nil : damage, scores: scores)
     }
 
     /// Room for the moov at the front of an MP4-family output (`Muxer.writeHeader(metadata:reservedIndex:)`), when

@@ -28,9 +28,11 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
     /// How the decoder, encoder and filter graph run (`CodecRun`: threads, deterministic).
     private let codecs: CodecRun
     private let scaler: VideoScaler
-    private let path: String
+    let path: String
     private let frame = Frame()
-    private let plan: VideoPlan
+    let plan: VideoPlan
+    /// Measures the encode as it runs (`Transcoder.scoring`); nil: nothing is measured.
+    var scoring: ScoringTap?
     /// The filter graph, when the plan needs one (built from the first frame); nil: swscale alone.
     private var graph: FilterGraph?
     /// The first frame has been seen and the graph built or not.
@@ -193,6 +195,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
                     let f = filtered.pointer
                     f.pointee.pts = av_rescale_q(f.pointee.pts, graph.outputTimeBase, inTimeBase)
                     f.pointee.pict_type = AV_PICTURE_TYPE_NONE
+                    try scoring?.reference(filtered)
                     try encoder.send(filtered)
                     filtered.unref()
                     return .tally(StageTally(videoFrames: 1))
@@ -223,6 +226,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
                 // until its slot ends (the last one's duration is the file's end).
                 outPacket.pointer.pointee.duration = shownDuration(at: pts)
             }
+            try scoring?.encoded(outPacket)
             prepareEncoded(outPacket, from: encoder, to: outputStream, defaultDuration: frameDuration)
             return .packet(outPacket)
         case .ended:
@@ -336,6 +340,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
         let converted = try scaler.convert(frame)
         converted.pointer.pointee.pts = shownTS
         converted.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE  // let the encoder choose; never force keyframes
+        try scoring?.reference(converted)
         try encoder.send(converted)
         tally.videoFrames = 1
         return tally
