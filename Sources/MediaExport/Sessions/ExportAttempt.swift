@@ -188,8 +188,7 @@ final class ExportAttempt {
 
     /// The `started` event: the plan's streams, its notes, the size estimate.
     private func announce(_ encode: Encode, report: VersionReport) {
-        let (plan, info) = (encode.plan, encode.source.info)
-        let measured = encode.budget == nil ? encode.sampled : nil
+        let (plan, info, measured) = (encode.plan, encode.source.info, encode.budget == nil ? encode.sampled : nil)
         var estimate = OutputSize.estimatedBytes(plan: plan, source: info, measured: measured)
         var method = estimate == nil ? nil : OutputSize.estimateMethod(plan: plan, source: info, measured: measured)
         if method == .guess, let known = request.measuredEstimate { (estimate, method) = (known, .samples) }
