@@ -180,17 +180,9 @@ import Testing
         let source = dir.appendingPathComponent("src.mp4").path
         try TestSupport.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=8" + (noise ? ",noise=alls=10:allf=t" : ""),
                                 "-f", "lavfi", "-i", "sine=f=440:d=8", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-c:a", "aac", source])
-        let output = dir.appendingPathComponent("out.mp4").path
-        var request = ExportRequest(input: source, output: output, preset: try TestSupport.preset("1280x720"))
-        request.estimate = .samples
-        let session = ExportSession(request: request)
-        let events = Self.events(session)
-        let completed = try session.run()
-        let started = try #require(events.withLock { $0 }.compactMap { if case .started(let s) = $0 { return s }; return nil }.first)
-        let estimate = try #require(started.estimatedBytes)
-        #expect(started.estimateMethod == .samples)
-        let ratio = Double(estimate) / Double(completed.bytes)
-        #expect(ratio > 0.5 && ratio < 2, "estimate \(estimate), real \(completed.bytes)")
+        let (estimate, real) = try Self.sampledEstimate(source, into: dir.appendingPathComponent("out.mp4").path)
+        let ratio = Double(estimate) / Double(real)
+        #expect(ratio > 0.5 && ratio < 2, "estimate \(estimate), real \(real)")
 
         // The default: no sample encode, an estimate that says it is a guess; the projection from the packets written
         // (once a tenth is done) comes within 25 % of the real size before the end.
@@ -214,8 +206,8 @@ import Testing
 
     /// A screen-like clip with a silent track: the audio is measured with the video samples (an AAC encoder spends a
     /// few kb/s of its nominal 160 on silence, which would otherwise be most of the estimate), and the video samples,
-    /// encoded with frames on either side of those measured, come close on a pattern and on a still.
-    /// A track that ends before the picture (3 s of 8: the last samples have no audio) is measured where it plays.
+    /// encoded with frames on either side of those measured, come close on a pattern and on a still. A track that ends
+    /// before the picture (3 s of 8: the last samples have no audio) is measured where it plays.
     @Test(arguments: [("testsrc2=size=640x360:rate=30:duration=8", "anullsrc=r=48000:cl=stereo"),
                       ("color=c=white:size=640x360:rate=30:duration=8,drawbox=x=40:y=40:w=200:h=100:c=black", "anullsrc=r=48000:cl=stereo"),
                       ("testsrc2=size=640x360:rate=30:duration=8", "sine=f=440:d=3")])
@@ -225,16 +217,22 @@ import Testing
         let source = dir.appendingPathComponent("src.mp4").path
         try TestSupport.ffmpeg(["-f", "lavfi", "-i", video, "-f", "lavfi", "-i", audio, "-t", "8",
                                 "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-c:a", "aac", source])
-        var request = ExportRequest(input: source, output: dir.appendingPathComponent("out.mp4").path, preset: try TestSupport.preset("1280x720"))
+        let (estimate, real) = try Self.sampledEstimate(source, into: dir.appendingPathComponent("out.mp4").path)
+        let ratio = Double(estimate) / Double(real)
+        #expect(ratio > 0.8 && ratio < 1.25, "estimate \(estimate), real \(real)")
+    }
+
+    /// Exports `source` through `1280x720` with samples asked for: the `started` record's estimate (its method checked
+    /// to be `samples`) and the real size.
+    static func sampledEstimate(_ source: String, into output: String) throws -> (estimate: Int64, real: Int64) {
+        var request = ExportRequest(input: source, output: output, preset: try TestSupport.preset("1280x720"))
         request.estimate = .samples
         let session = ExportSession(request: request)
         let events = Self.events(session)
         let completed = try session.run()
         let started = try #require(events.withLock { $0 }.compactMap { if case .started(let s) = $0 { return s }; return nil }.first)
-        let estimate = try #require(started.estimatedBytes)
         #expect(started.estimateMethod == .samples)
-        let ratio = Double(estimate) / Double(completed.bytes)
-        #expect(ratio > 0.8 && ratio < 1.25, "estimate \(estimate), real \(completed.bytes)")
+        return (try #require(started.estimatedBytes), completed.bytes)
     }
 
     /// On a still, the first keyframe is most of the file: the projection counts it once instead of for every stretch
