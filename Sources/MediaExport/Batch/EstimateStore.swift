@@ -14,62 +14,36 @@ import MediaExportFFmpeg
 /// asset's files (path, size, modification time: a changed file is another asset) and the run's settings hash;
 /// no time is stored. At most `capacity` estimates are kept, the oldest written going first.
 final class EstimateStore: Sendable {
-    private let queue: DatabaseQueue
+    private let table: CacheTable
     /// The most estimates kept.
     static let capacity = 100_000
 
     /// The default place: `$XDG_CACHE_HOME/mediaexport/estimates.sqlite`, else under `$HOME/.cache`; nil without either.
-    static var defaultPath: String? {
-        let env = ProcessInfo.processInfo.environment
-        let cache = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? env["HOME"].map { $0 + "/.cache" }
-        return cache.map { $0 + "/mediaexport/estimates.sqlite" }
-    }
+    static var defaultPath: String? { CacheTable.defaultPath("estimates.sqlite") }
 
     /// Opens (creating it and its folder when `create`) the store at `path`; nil when it cannot be (a cache is
     /// never a reason for a batch to fail).
     init?(path: String, create: Bool) {
-        if !create && !FileSystem.exists(path) { return nil }
-        if create { try? FileManager.default.createDirectory(atPath: PathName.directory(path), withIntermediateDirectories: true) }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        configuration.label = "mediaexport.estimates"
-        guard let queue = try? DatabaseQueue(path: path, configuration: configuration) else { return nil }
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS estimates(key TEXT PRIMARY KEY, bytes INTEGER NOT NULL, method TEXT NOT NULL)")
-        }
-        guard (try? migrator.migrate(queue)) != nil else { return nil }
-        self.queue = queue
+        guard let table = CacheTable(path: path, create: create, table: "estimates",
+                                     columns: "bytes INTEGER NOT NULL, method TEXT NOT NULL", capacity: Self.capacity) else { return nil }
+        self.table = table
     }
 
     /// The key of `item` under `settings` (the batch's settings hash and the version asked): its files' paths, sizes
-    /// and modification times; nil when one of them cannot be read.
+    /// and modification times (`FileIdentity`); nil when one of them cannot be read.
     static func key(_ item: BatchItem, settings: String) -> String? {
-        var text = settings + "\n"
-        for path in [item.input] + item.resources.filter({ $0 != item.input }) {
-            guard let st = FileSystem.stat(path) else { return nil }
-            text += "\(path)|\(st.st_size)|\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)\n"
-        }
-        let hasher = SHA256Hasher()
-        text.utf8CString.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
-        return hasher.finish()
+        FileIdentity.fingerprint(paths: [item.input] + item.resources.filter({ $0 != item.input }), settings: settings)
     }
 
     /// The estimate kept under `key`, if any.
     func estimate(_ key: String) -> (bytes: Int64, method: OutputSize.EstimateMethod)? {
-        let row = try? queue.read { db in try GRDB.Row.fetchOne(db, sql: "SELECT bytes, method FROM estimates WHERE key = ?", arguments: [key]) }
-        guard let row, let method = OutputSize.EstimateMethod(rawValue: row["method"] as String) else { return nil }
+        guard let row = table.row(key), let method = OutputSize.EstimateMethod(rawValue: row["method"] as String) else { return nil }
         return (row["bytes"] as Int64, method)
     }
 
     /// Keeps `bytes` (made by `method`) under `key`, replacing what was there, and drops the oldest beyond `capacity`.
     func keep(_ key: String, bytes: Int64, method: OutputSize.EstimateMethod) {
-        try? queue.inTransaction(.immediate) { db in
-            try db.execute(sql: "DELETE FROM estimates WHERE key = ?", arguments: [key])
-            try db.execute(sql: "INSERT INTO estimates(key, bytes, method) VALUES (?, ?, ?)", arguments: [key, bytes, method.rawValue])
-            try db.execute(sql: "DELETE FROM estimates WHERE rowid <= (SELECT max(rowid) FROM estimates) - ?", arguments: [Self.capacity])
-            return .commit
-        }
+        table.keep(key, [("bytes", bytes), ("method", method.rawValue)])
     }
 
     /// One estimate for an asset whatever shows it: a dry run keeps its sampled estimates (`EstimateStore`), and a run
