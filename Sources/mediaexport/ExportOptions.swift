@@ -78,6 +78,7 @@ struct ExportOptions: ParsableArguments {
         request.threads = threads
         request.deterministic = deterministic
         request.policy = policy ?? .always
+        request.searchCache = ExportRequest.defaultSearchCache
         return request
     }
 }
@@ -96,6 +97,9 @@ extension MetadataLevel: ExpressibleByArgument {}
 struct EncodingOverrideOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Constant rate factor (lower is better): x264/x265 0-51, AV1 (SVT-AV1) 0-63; replaces the preset's (or its average bit rate).", valueName: "N"))
     var crf: Int?
+
+    @Option(help: ArgumentHelp("The smallest encode that meets a measured quality, its CRF searched on short windows and the output measured: ssim:0.985 (all planes) or psnr:42 (dB); not with --crf or --video-bitrate.", valueName: "METRIC:TARGET"))
+    var quality: String?
 
     @Option(name: .customLong("encoder-preset"), help: ArgumentHelp("Encoder speed: x264/x265 ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo; AV1 (SVT-AV1) 0-13 (0 slowest).", valueName: "NAME"),
             completion: .list(VideoCodec.h264.profile.speeds))
@@ -118,6 +122,9 @@ struct EncodingOverrideOptions: ParsableArguments {
                 throw ValidationError("\(option) takes bits/s as a number or with k or M (160000, 64k, 2.5M), got '\(text)'")
             }
         }
+        if let text = quality {
+            do { _ = try QualityTarget(parsing: text) } catch { throw ValidationError("--quality: \(error.reason)") }
+        }
     }
 
     /// `--audio-bitrate` in bits/s: a bare number under 1000 is read as kb/s.
@@ -138,7 +145,8 @@ struct EncodingOverrideOptions: ParsableArguments {
     var overrides: PresetOverrides {
         PresetOverrides(crf: crf, encoderPreset: encoderPreset, videoBitrate: videoBitrate.flatMap(PresetOverrides.parseRate),
                         maxBitrate: maxBitrate.flatMap(PresetOverrides.parseRate), audioBitrate: audioRate,
-                        maxSize: shape.box, maxFrameRate: shape.fps, channels: shape.channelCount)
+                        maxSize: shape.box, maxFrameRate: shape.fps, channels: shape.channelCount,
+                        quality: quality.flatMap { try? QualityTarget(parsing: $0) })
     }
 }
 

@@ -70,6 +70,9 @@ struct Regress: ToolCommand {
     @Option(name: .customLong("ssim-drop"), help: "Override: allowed SSIM drop.")
     var ssimDrop: Double?
 
+    @Option(help: ArgumentHelp("Encode each case to a measured quality (ssim:0.97, psnr:42) instead of its preset's CRF: such a case is judged by the quality it reaches, not by its size.", valueName: "METRIC:TARGET"))
+    var quality: String?
+
     @Flag(help: "Print one JSON record per case and a final summary record.")
     var json = false
 
@@ -88,6 +91,9 @@ struct Regress: ToolCommand {
         try NumberRange.check("--size-ratio", sizeRatio, 0...1_000)
         try NumberRange.check("--psnr-drop", psnrDrop, 0...1_000)
         try NumberRange.check("--ssim-drop", ssimDrop, 0...1)
+        if let text = quality {
+            do { _ = try QualityTarget(parsing: text) } catch { throw ValidationError("--quality: \(error.reason)") }
+        }
     }
 
     func perform() throws {
@@ -128,7 +134,8 @@ struct Regress: ToolCommand {
     private func makeRunner() throws -> RegressRunner {
         let catalog = try PresetCatalog.builtIn()
         let presets = try (preset.isEmpty ? ["highest"] : preset).map { name in
-            let resolved = try catalog.resolve(name)
+            var resolved = try catalog.resolve(name)
+            if let target = quality.flatMap({ try? QualityTarget(parsing: $0) }) { resolved = try resolved.applying(PresetOverrides(quality: target)) }
             if let note = catalog.shadowNote(for: name, resolved: resolved) { printError("note: " + note) }
             return resolved
         }

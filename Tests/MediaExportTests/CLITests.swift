@@ -106,7 +106,7 @@ import Testing
         #expect(table.stdout.contains("AVAssetExportPreset1280x720"))
         let list = try TestSupport.tool(["presets", "--json"])
         let presets = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]
-        #expect(presets.count == 16)
+        #expect(presets.count == 18)
 
         let probe = try TestSupport.tool(["probe", "--json", TestSupport.fixture("portrait-rotated.mov")])
         let info = try JSONDecoder().decode(MediaInfo.self, from: Data(probe.stdout.utf8))

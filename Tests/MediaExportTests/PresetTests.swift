@@ -10,7 +10,7 @@ import Testing
         let names = Set(try PresetCatalog.builtIn().presets.map(\.name))
         #expect(names == ["highest", "medium", "low", "640x480", "960x540", "1280x720", "1920x1080", "3840x2160",
                           "hevc-highest", "hevc-1920x1080", "hevc-3840x2160", "passthrough", "m4a",
-                          "av1-highest", "av1-1920x1080", "av1-1280x720"])
+                          "av1-highest", "av1-1920x1080", "av1-1280x720", "upload-high", "upload-web"])
     }
 
     @Test(arguments: [("AVAssetExportPresetHighestQuality", "highest"), ("avassetexportpreset1280x720", "1280x720"),

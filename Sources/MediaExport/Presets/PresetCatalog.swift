@@ -154,6 +154,9 @@ public struct PresetCatalog: Sendable {
         try rejectUnknownKeys(dict, allowed: Preset.CodingKeys.allCases.map(\.rawValue), prefix: "", path: path)
         if let v = dict["video"] as? [String: Any] {
             try rejectUnknownKeys(v, allowed: VideoSettings.CodingKeys.allCases.map(\.rawValue), prefix: "video.", path: path)
+            if let q = v["quality"] as? [String: Any] {
+                try rejectUnknownKeys(q, allowed: QualityTarget.keys, prefix: "video.quality.", path: path)
+            }
             // Two rate controls at once: one would silently lose.
             if v["crf"] != nil && v["bitrate"] != nil {
                 throw ExportError.invalidPreset(path: path, field: "video.bitrate", reason: "give either crf or bitrate, not both")

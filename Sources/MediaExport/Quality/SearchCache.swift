@@ -47,3 +47,9 @@ final class SearchCache: Sendable {
         table.keep(key, [("value", text)])
     }
 }
+
+extension ExportRequest {
+    /// Where the command line keeps quality searches (`searchCache`): `$XDG_CACHE_HOME/mediaexport/quality.sqlite`,
+    /// else under `$HOME/.cache`; nil without either.
+    public static var defaultSearchCache: String? { SearchCache.defaultPath }
+}

@@ -99,7 +99,14 @@ public enum BaselineComparison {
     /// then the checksums.
     public static func differences(_ actual: MediaExportCore.Measurement, _ base: MediaExportCore.Measurement, _ t: Tolerances) -> [Difference] {
         [layout(actual, base), color(actual.color, base.color), timing(actual, base, t), quality(actual, base, t),
-         size(actual, base, t), checksums(actual, base)].flatMap { $0 }
+         actual.quality == nil ? size(actual, base, t) : target(actual.quality), checksums(actual, base)].flatMap { $0 }
+    }
+
+    /// A quality-targeted export's measure against its target (what judges it instead of its size).
+    private static func target(_ q: QualityReport?) -> [Difference] {
+        guard let q, q.met != true else { return [] }
+        return [Difference(property: "quality.achieved", expected: .number(q.target), measured: q.achieved.map(JSONValue.number) ?? .null,
+                           tolerance: q.metric.tolerance, toleranceSide: .below)]
     }
 
     /// `a` as a JSON value (`null` for nil).

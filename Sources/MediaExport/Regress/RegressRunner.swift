@@ -250,6 +250,7 @@ public final class RegressRunner {
         let source = done.version?.resource ?? input
         var m = try Measurer.measure(output: done.output, source: source, route: done.route.rawValue)
         if !done.fallbacks.isEmpty { m.fallback = true }
+        m.quality = done.quality.map { var q = $0; q.search = nil; return q }  // its CPU seconds would churn the baseline
         if deterministic { m.outputSHA256 = try SHA256Hasher.file(done.output) }
         if let estimated = estimate.withLock({ $0 }), m.size > 0 {
             m.estimatedBytes = estimated

@@ -6,21 +6,21 @@ import MediaExportFFmpeg
 /// encode within a size limit, commit, describe. The chain makes one per route, so each attempt has its own state;
 /// `target` is the output it is writing, which the chain discards when the route fails.
 final class ExportAttempt {
-    private let session: ExportSession
-    private let run: ExportSession.Run
-    private let route: ExportRoute
-    /// The output being written (a size limit's second try writes a new one).
-    private(set) var target: OutputTarget?
+    let session: ExportSession
+    let run: ExportSession.Run
+    let route: ExportRoute
+    /// The output being written (a size limit's second try and a quality target's corrective encode write a new one).
+    var target: OutputTarget?
     /// When the last `progress` event went out (shared by both passes of a two-pass encode).
     private var lastReport = Date.distantPast
     /// The output's expected duration, which progress is measured against.
     private var expected: Double?
 
-    private var request: ExportRequest { session.request }
-    private var token: CancelToken { session.token }
+    var request: ExportRequest { session.request }
+    var token: CancelToken { session.token }
 
     /// True for the route the chain started from (no fallback before it): a byte copy there is the plan's choice.
-    private let isStart: Bool
+    let isStart: Bool
 
     init(session: ExportSession, run: ExportSession.Run, route: ExportRoute, isStart: Bool) {
         self.session = session
@@ -53,7 +53,7 @@ final class ExportAttempt {
 
     /// What the prepare and plan steps settled, and the size limit's state: the plan as it stands (a size limit
     /// may plan again with lower rates), the notes of the `started` event.
-    private struct Encode {
+    struct Encode {
         let source: ProbedSource
         let edits: EditSidecar?
         let container: Container?
@@ -67,6 +67,8 @@ final class ExportAttempt {
         var sizeNote: String?
         /// True once the limit is met by choosing bit rates (a first try over it is then made again, lower).
         var retryable = false
+        /// The main video's encode measured as it runs (a quality target's proof).
+        var scoring: Transcoder.Scoring?
     }
 
     /// Runs the route: a byte copy, or plan (the pure planner; an impossible plan skips the route), encode, commit.
@@ -75,10 +77,12 @@ final class ExportAttempt {
         if route == .copy { return try byteCopy(report: report) }
         let prepared = try prepare()
         var encode = try plan(prepared)
+        var quality = try searchQuality(&encode)
         try fit(&encode, scale: 1, allowCRF: true)
         if let sizeNote = encode.sizeNote { encode.notes.append(sizeNote) }
         announce(encode, report: report)
-        let (outcome, output) = try encodeWithinLimit(&encode, first: prepared.target)
+        var (outcome, output) = try encodeWithinLimit(&encode, first: prepared.target)
+        if var q = quality { (outcome, output) = try proveQuality(&q, &encode, outcome: outcome, output: output); quality = q }
         try output.commit()
         session.delivered = .init(plan: encode.plan, edits: encode.edits)
         // What the executor decided while running (frames the decoder flagged interlaced) joins the plan's notes.
@@ -90,10 +94,12 @@ final class ExportAttempt {
         if encode.plan.metadata.level != .all { completed.metadata = .init(level: encode.plan.metadata.level, dropped: encode.plan.metadata.droppedNames) }
         completed.partial = outcome.partialCause.map { .init(duration: completed.duration, declaredDuration: encode.plan.timeline.expectedDuration, cause: $0) }
         completed.damage = outcome.damage
+        completed.quality = quality
         completed.warnings = (completed.partial.map { [$0.warning] } ?? [])
             + Accounting.warnings(plan: encode.plan, skippedPackets: outcome.damage?.corruptPackets ?? 0, droppedFrames: outcome.droppedFrames,
                                   timestampRepairs: outcome.timestampRepairs, audioGaps: outcome.audioGaps, lostFrames: outcome.lostFrames,
                                   unreadableBytes: outcome.damage?.unreadableBytes ?? 0, version: report) + outcome.shortfalls
+            + (quality?.warning.map { [$0] } ?? [])
         return completed
     }
 
@@ -201,7 +207,7 @@ final class ExportAttempt {
 
     /// Encodes into the target; an output over the size limit is made once more, aimed lower by what the first try
     /// overshot, and then the limit is a failure.
-    private func encodeWithinLimit(_ encode: inout Encode, first: OutputTarget) throws -> (Transcoder.Outcome, OutputTarget) {
+    func encodeWithinLimit(_ encode: inout Encode, first: OutputTarget) throws -> (Transcoder.Outcome, OutputTarget) {
         let limit = request.sizeLimit
         var current = first
         var retried = false
@@ -261,6 +267,7 @@ final class ExportAttempt {
                                         pass: log.map { .second(log: $0.file) }, pipelined: request.pipeline.isOn(cores: Cores.available),
                                         codecs: CodecRun(request))
         transcoder.salvage = route == .salvage
+        transcoder.scoring = encode.scoring
         transcoder.debugStallAtOutputTime = route == .transcode && planRoute == .transcode ? session.debugStallAtOutputTime : nil
         transcoder.debugLoseStreamKind = route == .transcode ? session.debugLoseStreamKind : nil
         var checkedSize: Int64?
@@ -287,81 +294,10 @@ final class ExportAttempt {
         _ = try pass1.run(progress: reporter(base: 0, weight: 0.3, written: { nil }))
     }
 
-    /// The last route: the resource's bytes under the requested name with the resource's own extension.
-    private func byteCopy(report: VersionReport) throws -> ExportEvent.Completed {
-        let source = run.selection.report.resource
-        let ext = PathName.pathExtension(source).lowercased()
-        let t = try session.makeTarget(try request.byteCopyPath(extension: ext), selection: run.selection, anyExtension: true)
-        target = t
-        if let limit = request.sizeLimit, run.snapshot.size > limit {
-            throw ExportError.sizeLimitExceeded(path: t.finalPath, limit: limit, reason: "a byte copy of the \(run.snapshot.size)-byte source cannot be made smaller")
-        }
-        if request.preset.metadataLevel != .all {
-            throw ExportError.noUsableStreams(path: source, reason: "a byte copy keeps every tag: it cannot drop metadata (--metadata \(request.preset.metadataLevel.rawValue))")
-        }
-        session.emit(.started(.init(input: request.input, output: t.finalPath, preset: request.preset.name, container: ext,
-                                    duration: nil, timeRange: nil, streams: [], notes: [copyNote(source)], version: report)))
-        let watchdog = run.watchdog
-        let sha = try ByteCopy.copy(source: source, to: t, cancel: token, activity: { watchdog.touch() })
-        try run.snapshot.verify()
-        let verification = try verifyCopy(t, sha256: sha)
-        try t.commit()
-        var completed = describe(output: t.finalPath, muxed: false, skipped: 0,
-                                 notes: request.timeRange != nil ? ["time range not applied by a byte copy"] : [], report: report)
-        completed.sha256 = sha
-        completed.verification = verification
-        // The plan's own choice (the file already fits) is the started record's note; a copy the chain fell back to is a warning.
-        var warnings = isStart ? [] : ["delivered as a byte copy of \(PathName.lastComponent(source)): no stream was transcoded or remuxed"]
-        request.byteCopyPlacementWarning(extension: ext).map { warnings.append($0) }
-        // The copy holds the damage an earlier route found: said, with what that route counted.
-        if let damage = run.damage, copiedPartial() == nil { warnings.append("the copy holds the damaged data: \(damage)") }
-        if request.timeRange != nil { warnings.append("time range not applied by a byte copy") }
-        if let line = Accounting.versionWarning(report) { warnings.append(line) }
-        if let partial = copiedPartial() {
-            completed.duration = partial.duration
-            completed.partial = partial
-            warnings.insert(partial.warning, at: 0)
-        }
-        completed.warnings = warnings
-        return completed
-    }
-
-    /// The started record's note of a byte copy: the plan's choice for a file that already fits, or a fallback's.
-    private func copyNote(_ source: String) -> String {
-        isStart ? "byte copy of \(source): it already fits the preset, so nothing is transcoded or remuxed" : "byte copy of \(source)"
-    }
-
-    /// What a byte copy of a damaged input holds: where its data ends (its packets read, none decoded), when that is
-    /// well before the length its header declares. nil for a whole file, or one that does not open as media.
-    private func copiedPartial() -> ExportEvent.Partial? {
-        guard let source = try? run.source(cancel: token) else { return nil }
-        if source.info.dataEnd == nil { try? source.measureDataEnd() }
-        guard let cause = source.info.truncation, let end = source.info.dataEnd else { return nil }
-        return .init(duration: end, declaredDuration: source.info.duration, cause: cause)
-    }
-
-    /// A byte copy's verification. `ByteCopy` read the copy back and compared its hash (`copyMismatch` otherwise);
-    /// the rest is a look at the header alone first; formats whose streams only show in their packets (MPEG-PS) are
-    /// then read as any input is.
-    private func verifyCopy(_ t: OutputTarget, sha256 sha: String) throws -> Verification {
-        let sourceInfo = try? run.source(cancel: token).info
-        let verifyBegan = Date()
-        func check(decoding: Bool) -> Verification {
-            let facts = try? t.withReadablePath { try OutputInspector.facts(path: $0, cancel: token, scanPackets: false, decodeFirstFrames: decoding) }
-            return OutputVerifier.verifyCopy(source: sourceInfo, sourceSize: run.snapshot.size, sourceSHA256: sha, outputSHA256: sha,
-                                             facts: facts ?? OutputFacts(formatName: "", streams: [], size: FileSystem.size(t.temporaryPath) ?? -1))
-        }
-        var verification = check(decoding: false)
-        if !verification.passed { verification = check(decoding: true) }
-        verification.seconds = Date().timeIntervalSince(verifyBegan)
-        if !verification.passed { throw ExportError.verificationFailed(path: t.finalPath, checks: verification.failureSummary) }
-        return verification
-    }
-
     /// The `completed` record for a file in place. A file we `muxed` is described by what the verifier read of it
     /// (`facts`: its streams without the muxer's chapter and timecode tracks); a byte copy is any format, probed as any
     /// input is.
-    private func describe(output: String, muxed: Bool, facts: OutputFacts? = nil, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
+    func describe(output: String, muxed: Bool, facts: OutputFacts? = nil, skipped: Int, notes: [String], report: VersionReport) -> ExportEvent.Completed {
         let info = muxed && facts != nil ? nil : try? MediaProbe.probe(path: output, frameMetadata: false)
         let video = info?.streams.first { $0.type == "video" && !$0.isAttachedPicture }
         return .init(output: output, bytes: FileSystem.size(output) ?? 0, duration: facts?.duration ?? info?.duration ?? 0,

@@ -43,6 +43,8 @@ public final class ExportSession: Sendable {
         var debugStallAtOutputTime: Double?
         var debugLoseStreamKind: SourceStream.Kind?
         var delivered: Delivered?
+        var searchedCRF: Int?
+        var debugQualityOffset = 0
         var observed: State { State(status: status, progress: progress) }
     }
     private let state = LockedBox(Mutable())
@@ -113,6 +115,25 @@ public final class ExportSession: Sendable {
     package internal(set) var delivered: Delivered? {
         get { state.withLock { $0.delivered } }
         set { state.withLock { $0.delivered = newValue } }
+    }
+
+    /// The CRF a quality target's search chose (`--quality`), which the records' settings give; nil without one.
+    var searchedCRF: Int? {
+        get { state.withLock { $0.searchedCRF } }
+        set { state.withLock { $0.searchedCRF = newValue } }
+    }
+
+    /// Test hook: added to the CRF a quality search chooses (a first encode that misses its target).
+    package var debugQualityOffset: Int {
+        get { state.withLock { $0.debugQualityOffset } }
+        set { state.withLock { $0.debugQualityOffset = newValue } }
+    }
+
+    /// The encoding settings of the records: the preset's, with a quality search's CRF.
+    private var settings: EncodingSettings? {
+        var settings = EncodingSettings(request.preset)
+        if let crf = searchedCRF, settings?.videoBitrate == nil { settings?.crf = crf }
+        return settings
     }
 
     /// The current status.
@@ -189,6 +210,7 @@ public final class ExportSession: Sendable {
         if request.deterministic && !CodecRun.pinCPUPaths() {
             throw ExportError.usage(reason: "--deterministic needs an x86-64-v2 CPU (SSE4.2), and this one has \(CPUFeatures.vector.last ?? "none") at most")
         }
+        if let refusal = request.preset.video?.quality.flatMap({ MetricCatalog.refusal($0.metric) }) { throw refusal }
         let selection = try VersionResolver.select(input: request.input, version: request.version,
                                                    editsPath: request.editsPath, requireCurrent: request.requireCurrent)
         let snapshot = try InputSnapshot(path: selection.report.resource)
@@ -200,7 +222,7 @@ public final class ExportSession: Sendable {
             case .delivered(var completed):
                 completed.route = route
                 // Encoding settings only for a route that encoded (a remux or byte copy encodes nothing).
-                if route == .transcode || route == .salvage { completed.settings = EncodingSettings(request.preset) }
+                if route == .transcode || route == .salvage { completed.settings = settings }
                 completed.fallbacks = fallbacks
                 return completed
             case .failed(let error, let failure, let reason):
@@ -336,7 +358,7 @@ public final class ExportSession: Sendable {
         var event = event
         // The encoding settings, when a stream is encoded (a remux or byte copy encodes nothing).
         if case .started(var s) = event, s.streams.contains(where: { $0.action == .transcode }) {
-            s.settings = EncodingSettings(request.preset)
+            s.settings = settings
             event = .started(s)
         }
         // After the final event the handler is dropped: a handler that captures its own session (to cancel it,

@@ -110,11 +110,13 @@ public struct ExportAccount: Codable, Sendable, Equatable {
     public var metadata: ExportEvent.MetadataReport?
     /// The damage met in the input, counted apart; absent when none was (and in accounts written before it was kept).
     public var damage: ExportEvent.Damage?
+    /// A quality target's CRF, measure and predicted saving (`QualityReport`); absent without one.
+    public var quality: QualityReport?
 
     /// The account of a finished export.
     public init(_ c: ExportEvent.Completed) {
         verification = c.verification; warnings = c.warnings; skippedPackets = c.skippedPackets
         droppedFrames = c.droppedFrames; timestampRepairs = c.timestampRepairs; duration = c.duration; partial = c.partial
-        metadata = c.metadata; damage = c.damage
+        metadata = c.metadata; damage = c.damage; quality = c.quality
     }
 }

@@ -165,6 +165,8 @@ public enum ExportEvent: Sendable, Equatable {
         public var metadata: MetadataReport?
         /// The damage met in the input, counted apart (`Damage`); nil when none was.
         public var damage: Damage?
+        /// A quality-targeted encode's CRF, search and measure (`QualityReport`); nil without a quality target.
+        public var quality: QualityReport?
 
         /// Creates the value from each of its fields.
         public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, videoFrames: Int? = nil, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil,

@@ -72,6 +72,17 @@ package struct ExportPlan: Sendable, Equatable {
         return plan
     }
 
+    /// This plan with its main video (the first transcoded by CRF) encoded at `crf` instead: a quality search's probe,
+    /// and the CRF it chose.
+    package func withVideoCRF(_ crf: Int) -> ExportPlan {
+        var plan = self
+        guard let k = streams.firstIndex(where: { if case .transcodeVideo = $0.action { return true }; return false }),
+              case .transcodeVideo(var video) = streams[k].action else { return plan }
+        video.settings.crf = crf
+        plan.streams[k].action = .transcodeVideo(video)
+        return plan
+    }
+
     /// The `StreamPlan` records of the `started` event. Empty for the byte copy: it copies bytes, not streams.
     package var streamPlans: [StreamPlan] {
         route == .copy ? [] : streams.map(\.streamPlan)

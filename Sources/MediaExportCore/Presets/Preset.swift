@@ -106,6 +106,9 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     /// The most frames per second of the output (1–240); a source faster on the output's timeline has frames left
     /// out evenly, its variable timing kept (`FrameRateCap`). nil: the source's rate.
     public var maxFrameRate: Double?
+    /// A measured quality to reach instead of a fixed CRF (`--quality`): the CRF is searched for on short windows
+    /// of the source, starting from `crf`, and the output measured against it (`QualityReport`). nil: `crf` rules.
+    public var quality: QualityTarget?
 
     /// Creates video settings.
     public init(codec: VideoCodec, encoderPreset: String? = nil, crf: Int = 23, maxSize: SizeBox? = nil,
@@ -115,11 +118,12 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         self.deinterlace = deinterlace
         self.maxBitrate = nil; self.bufferSize = nil; self.bitrate = nil; self.twoPass = false
         self.maxFrameRate = nil
+        self.quality = nil
     }
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case codec, encoderPreset, crf, maxSize, pixelFormat, hdr, toneMap, deinterlace, maxBitrate, bufferSize, bitrate, twoPass
-        case maxFrameRate
+        case maxFrameRate, quality
     }
 
     /// Reads a preset's `video` section: only `codec` is required; the other fields take their defaults.
@@ -138,6 +142,7 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         bitrate = try c.decodeIfPresent(Int.self, forKey: .bitrate)
         twoPass = try c.decodeIfPresent(Bool.self, forKey: .twoPass) ?? false
         maxFrameRate = try c.decodeIfPresent(Double.self, forKey: .maxFrameRate)
+        quality = try c.decodeIfPresent(QualityTarget.self, forKey: .quality)
     }
 }
 

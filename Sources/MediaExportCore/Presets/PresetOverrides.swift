@@ -20,13 +20,15 @@ public struct PresetOverrides: Sendable, Equatable {
     public var maxFrameRate: Double?
     /// `--channels` (or `--mixdown`): the most audio channels (the preset's `audio.channels`).
     public var channels: Int?
+    /// `--quality`: a measured quality the CRF is chosen for (the preset's `video.quality`).
+    public var quality: QualityTarget?
 
     /// Creates overrides; nil leaves the preset's value.
     public init(crf: Int? = nil, encoderPreset: String? = nil, videoBitrate: Int? = nil, maxBitrate: Int? = nil, audioBitrate: Int? = nil,
-                maxSize: SizeBox? = nil, maxFrameRate: Double? = nil, channels: Int? = nil) {
+                maxSize: SizeBox? = nil, maxFrameRate: Double? = nil, channels: Int? = nil, quality: QualityTarget? = nil) {
         self.crf = crf; self.encoderPreset = encoderPreset; self.videoBitrate = videoBitrate
         self.maxBitrate = maxBitrate; self.audioBitrate = audioBitrate
-        self.maxSize = maxSize; self.maxFrameRate = maxFrameRate; self.channels = channels
+        self.maxSize = maxSize; self.maxFrameRate = maxFrameRate; self.channels = channels; self.quality = quality
     }
 
     /// True when nothing is overridden.
@@ -34,7 +36,7 @@ public struct PresetOverrides: Sendable, Equatable {
 
     /// The options given for the video, in command-line order of the help.
     var videoOptions: [String] {
-        [("--crf", crf != nil), ("--encoder-preset", encoderPreset != nil), ("--video-bitrate", videoBitrate != nil),
+        [("--crf", crf != nil), ("--quality", quality != nil), ("--encoder-preset", encoderPreset != nil), ("--video-bitrate", videoBitrate != nil),
          ("--max-bitrate", maxBitrate != nil), ("--max-height/--max-width/--max-dimensions", maxSize != nil), ("--fps", maxFrameRate != nil)].filter(\.1).map(\.0)
     }
 
@@ -63,7 +65,7 @@ public struct PresetOverrides: Sendable, Equatable {
     }
 
     /// The preset field each option sets, for messages.
-    static let fields = ["video.crf": "--crf", "video.encoderPreset": "--encoder-preset", "video.bitrate": "--video-bitrate",
+    static let fields = ["video.crf": "--crf", "video.quality": "--quality", "video.encoderPreset": "--encoder-preset", "video.bitrate": "--video-bitrate",
                          "video.maxBitrate": "--max-bitrate", "audio.bitrate": "--audio-bitrate", "video.maxSize": "--max-height/--max-width/--max-dimensions",
                          "video.maxFrameRate": "--fps", "audio.channels": "--channels"]
 }
@@ -81,6 +83,10 @@ extension Preset {
         if overrides.crf != nil && overrides.videoBitrate != nil {
             throw usage("give either --crf or --video-bitrate, not both (constant quality or an average bit rate)")
         }
+        if let option = [("--crf", overrides.crf), ("--video-bitrate", overrides.videoBitrate)].first(where: { $0.1 != nil })?.0,
+           overrides.quality != nil {
+            throw usage("give either --quality or \(option), not both (a quality target chooses the CRF)")
+        }
         if let option = overrides.videoOptions.first, passthrough || video == nil {
             throw usage("\(option) needs a preset that encodes video; '\(name)' \(passthrough ? "copies every stream (passthrough)" : "has no video")")
         }
@@ -92,8 +98,9 @@ extension Preset {
             throw usage("\(option) cannot go with a size limit (\(limit) bytes): the limit chooses the video bit rate")
         }
         var p = self
-        if let crf = overrides.crf { p.video?.crf = crf; p.video?.bitrate = nil; p.video?.twoPass = false }
-        if let rate = overrides.videoBitrate { p.video?.bitrate = rate }
+        if let crf = overrides.crf { p.video?.crf = crf; p.video?.bitrate = nil; p.video?.twoPass = false; p.video?.quality = nil }
+        if let rate = overrides.videoBitrate { p.video?.bitrate = rate; p.video?.quality = nil }
+        if let target = overrides.quality { p.video?.quality = target; p.video?.bitrate = nil; p.video?.twoPass = false }
         if let speed = overrides.encoderPreset { p.video?.encoderPreset = speed }
         if let rate = overrides.maxBitrate { p.video?.maxBitrate = rate }
         if let rate = overrides.audioBitrate { p.audio?.bitrate = rate }

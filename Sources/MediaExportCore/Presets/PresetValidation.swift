@@ -49,6 +49,10 @@ extension VideoSettings {
         if let b = bitrate, !rates.contains(b) { throw bad("video.bitrate", "must be between 10000 and 2000000000 bits/s, got \(b)") }
         if twoPass && !profile.twoPass { throw bad("video.twoPass", "not with \(codec.rawValue) (FFmpeg 5.1's \(profile.encoder) has no two-pass)") }
         if twoPass && bitrate == nil { throw bad("video.twoPass", "needs video.bitrate (a CRF encode has nothing to aim for)") }
+        if let q = quality {
+            if let problem = q.problem(crfRange: profile.crfRange) { throw bad("video.quality", problem.reason) }
+            if bitrate != nil { throw bad("video.quality", "not with video.bitrate (a quality target chooses the CRF)") }
+        }
         if let b = bitrate, let m = maxBitrate, m < b { throw bad("video.maxBitrate", "must be at least video.bitrate (\(b)), got \(m)") }
         if let box = maxSize, !(2...16384).contains(box.short) || !(2...16384).contains(box.long) {
             throw bad("video.maxSize", "sides must be between 2 and 16384, got \(box)")

@@ -67,6 +67,9 @@ public struct QualityTarget: Codable, Sendable, Equatable {
         return nil
     }
 
+    /// The keys of a preset's `video.quality` object.
+    public static let keys = ["metric", "target", "minCRF", "maxCRF"]
+
     /// The target as the option writes it (`ssim:0.985`).
     public var text: String { "\(metric.rawValue):\(target.formatted())" }
 }

@@ -58,6 +58,9 @@ public struct Measurement: Codable, Sendable, Equatable {
     public var estimatedBytes: Int64?
     /// See `estimatedBytes`.
     public var estimateError: Double?
+    /// A quality-targeted export's measure (`completed.quality`): such a case is judged by `achieved` against its
+    /// target, not by its size (the CRF is chosen per file, so the size may move).
+    public var quality: QualityReport?
 
     /// Creates the value from each of its fields.
     public init(container: String, codecs: [String], videoProfile: String? = nil, width: Int? = nil, height: Int? = nil, pixelFormat: String? = nil, frameCount: Int? = nil, duration: Double, frameDuration: Double? = nil, audioChannels: Int? = nil, sampleRate: Int? = nil, rotation: Int, creationTimeKept: Bool? = nil, avStartOffset: Double? = nil, timestampsIncreasing: Bool, size: Int64, route: String, psnr: Double? = nil, ssim: Double? = nil, packetChecksums: [String]? = nil, packetsMatchSource: Bool? = nil, color: Color? = nil) {

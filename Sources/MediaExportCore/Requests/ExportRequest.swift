@@ -101,6 +101,9 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     /// A size a dry run's sample encodes already measured for this export (a batch's `EstimateStore`): the `started`
     /// record gives it (`estimateMethod: "samples"`) where it would otherwise guess; not part of the request's JSON.
     public var measuredEstimate: Int64?
+    /// Where a quality target's CRF searches are kept (a SQLite file; the CLI's: `$XDG_CACHE_HOME/mediaexport/quality.sqlite`),
+    /// so that the same file with the same settings is not searched again; nil: none kept. Not part of the request's JSON.
+    public var searchCache: String?
     /// The encoders' thread count under `deterministic` when `threads` is not given: a fixed number, since x264's and
     /// x265's bitstreams depend on it.
     public static let deterministicThreads = 4

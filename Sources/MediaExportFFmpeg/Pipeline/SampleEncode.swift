@@ -16,15 +16,10 @@ package enum SampleEncode {
     /// the preset's figures). `codecs` as for `Transcoder`.
     package static func rates(source: ProbedSource, plan: ExportPlan, cancel: CancelToken, codecs: CodecRun = CodecRun(),
                               activity: () -> Void) -> OutputSize.Measured? {
-        guard plan.route == .transcode, plan.timeline.slowMotion == nil,
-              let k = plan.streams.firstIndex(where: { if case .transcodeVideo(let v) = $0.action { return v.settings.bitrate == nil }; return false }),
-              case .transcodeVideo(let video) = plan.streams[k].action else { return nil }
-        let stream = source.info.streams[plan.streams[k].index]
-        guard let length = plan.timeline.length ?? plan.streams[k].expectedDuration ?? plan.timeline.expectedDuration, length > 0 else { return nil }
-        // Frames a second of the output: the source's, at most a frame-rate cap's.
-        let fps = min(stream.frameRate ?? 30, video.frameRateCap?.maxFrameRate ?? 240, 240)
+        guard let run = Run(source: source, plan: plan, cancel: cancel, codecs: codecs),
+              case .transcodeVideo(let video) = plan.streams[run.k].action else { return nil }
+        let (length, fps) = (run.stretch, run.fps)
         let frames = length * fps
-        let run = Run(source: source, plan: plan, k: k, stretch: length, fps: fps, cancel: cancel, codecs: codecs)
         // Under 90 frames three samples would be most of it, and each would lean on a keyframe of its own: the whole
         // stretch is encoded instead (a few seconds at most), and its rate is measured, not guessed.
         guard frames >= 90 else {
@@ -60,6 +55,8 @@ package enum SampleEncode {
     struct Sampled {
         var video = Transcoder.EncodedVideo()
         var audio: [Int: OutputSize.WrittenStream] = [:]
+        /// The measured frames' scores, when the run was scored (`Run.scoring`).
+        var scores: FrameScores?
 
         mutating func add(_ other: Sampled) {
             video.frames += other.video.frames
@@ -89,6 +86,21 @@ package enum SampleEncode {
     struct Run {
         let source: ProbedSource, plan: ExportPlan, k: Int, stretch: Double, fps: Double
         let cancel: CancelToken, codecs: CodecRun
+        /// Each sample's measured frames scored against the frames given to the encoder (nil: not scored).
+        var scoring: Transcoder.Scoring?
+
+        /// The sample encodes of `plan`'s main video encoded by CRF (plan stream `k`) over the plan's stretch (`stretch`
+        /// seconds at `fps` frames a second: the source's, at most a frame-rate cap's); nil when there is none, or
+        /// slow motion is applied, or the stretch's length is unknown.
+        init?(source: ProbedSource, plan: ExportPlan, cancel: CancelToken, codecs: CodecRun) {
+            guard plan.route == .transcode, plan.timeline.slowMotion == nil,
+                  let k = plan.streams.firstIndex(where: { if case .transcodeVideo(let v) = $0.action { return v.settings.bitrate == nil }; return false }),
+                  case .transcodeVideo(let video) = plan.streams[k].action,
+                  let length = plan.timeline.length ?? plan.streams[k].expectedDuration ?? plan.timeline.expectedDuration, length > 0 else { return nil }
+            let rate = source.info.streams[plan.streams[k].index].frameRate ?? 30
+            (self.source, self.plan, self.k, self.stretch, self.cancel, self.codecs) = (source, plan, k, length, cancel, codecs)
+            fps = min(rate, video.frameRateCap?.maxFrameRate ?? 240, 240)
+        }
 
         /// `length` seconds from `start`, encoded with `margin` frames on either side; the frames between are
         /// measured (`windowFrames`/`windowBytes`), the forced keyframe is `firstBytes`.
@@ -117,9 +129,10 @@ package enum SampleEncode {
         private func run(_ p: ExportPlan, window: Range<Double>?, activity: () -> Void) -> Sampled? {
             guard let transcoder = try? Transcoder(source: source, plan: p, target: nil, cancel: cancel, codecs: codecs) else { return nil }
             transcoder.measuredWindow = window
+            transcoder.scoring = scoring
             guard let outcome = try? transcoder.run(progress: { _, _, _ in activity() }),
                   window == nil || outcome.videoOutput.windowFrames > 0 else { return nil }
-            var sampled = Sampled(video: outcome.videoOutput)
+            var sampled = Sampled(video: outcome.videoOutput, scores: outcome.scores)
             for (j, d) in p.keptInOutputOrder.enumerated() where d.kind == .audio && j < transcoder.written.streams.count {
                 sampled.audio[d.index] = transcoder.written.streams[j]
             }

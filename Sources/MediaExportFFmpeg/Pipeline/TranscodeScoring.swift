@@ -18,7 +18,8 @@ extension Transcoder {
     }
 
     /// Gives the first video transcode among `stages` a tap for `scoring`, scoring every k-th frame by the memory rule and
-    /// at most `FrameScores.maxScored` frames when `scoring.every` is not given.
+    /// at most `FrameScores.maxScored` frames when `scoring.every` is not given; only the frames of `measuredWindow`
+    /// when one is set (a sample's measured frames, not those that warm the encoder up).
     func attachScoring(_ scoring: Scoring, to stages: [StreamStage]) throws {
         guard let stage = stages.lazy.compactMap({ $0 as? VideoTranscodeStage }).first else { return }
         let video = stage.plan
@@ -27,7 +28,8 @@ extension Transcoder {
         let frames = expectedDuration.flatMap { rate > 0 && $0.isFinite ? Int(($0 * rate).rounded(.up)) : nil }
         let every = scoring.every ?? ScoringTap.every(width: video.width, height: video.height, format: av_get_pix_fmt(video.pixelFormat),
                                                       frames: frames)
-        stage.scoring = try ScoringTap(metric: scoring.metric, every: every, outputStream: stage.outputStream, path: stage.path)
+        stage.scoring = try ScoringTap(metric: scoring.metric, every: every, outputStream: stage.outputStream, path: stage.path,
+                                       window: measuredWindow)
     }
 
     /// The scores of the run's tap, once its encoder has ended (nil: nothing was scored).

@@ -11,8 +11,12 @@ final class ScoringTap {
     private var scores: FrameScores
     private let decoder: StreamDecoder
     private let path: String
-    /// Timestamps (the encoder's time base) of the frames to score; nil: all of them.
-    private let window: Range<Int64>?
+    /// Seconds from the first frame given of the frames to score; nil: all of them.
+    private let window: Range<Double>?
+    /// The encoder's time base, in seconds.
+    private let timeBase: Double
+    /// The first frame's timestamp.
+    private var firstPTS: Int64?
     /// The references waiting for their picture, oldest first (timestamps increase: the stage gives them in order).
     private var references: [Frame] = []
     /// Frames given to the encoder so far.
@@ -26,10 +30,11 @@ final class ScoringTap {
 
     /// A tap for the encoder of `outputStream` (its parameters are the encoder's, its time base still the encoder's:
     /// made before the muxer writes its header).
-    init(metric: QualityMetric, every: Int, outputStream: UnsafeMutablePointer<AVStream>, path: String, window: Range<Int64>? = nil) throws {
+    init(metric: QualityMetric, every: Int, outputStream: UnsafeMutablePointer<AVStream>, path: String, window: Range<Double>? = nil) throws {
         scores = FrameScores(metric: metric, every: every)
         self.path = path
         self.window = window
+        timeBase = av_q2d(outputStream.pointee.time_base)
         // One thread: frame threads would hold more pictures, and the encoder has the cores.
         decoder = try StreamDecoder(stream: outputStream, path: path, codecs: CodecRun(threads: 1, deterministic: true))
     }
@@ -46,7 +51,9 @@ final class ScoringTap {
     func reference(_ frame: Frame) throws {
         defer { offered += 1 }
         let pts = frame.pointer.pointee.pts
-        guard offered % scores.every == 0, window.map({ $0.contains(pts) }) ?? true else { return }
+        let first = firstPTS ?? pts
+        firstPTS = first
+        guard offered % scores.every == 0, window.map({ $0.contains(Double(pts - first) * timeBase) }) ?? true else { return }
         let kept = Frame()
         try check(av_frame_ref(kept.pointer, frame.pointer), .filter, path, "keeping a frame to score")
         references.append(kept)

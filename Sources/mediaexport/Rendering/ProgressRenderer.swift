@@ -190,6 +190,7 @@ enum HumanSummary {
             let measured = v.checks.filter { $0.outcome == .passed }.count, skipped = v.checks.count - measured
             lines.append("  verified: \(measured) check\(measured == 1 ? "" : "s") passed" + (skipped > 0 ? ", \(skipped) not measurable" : ""))
         }
+        if let q = c.quality { lines.append("  quality: " + q.summary) }
         return TerminalText.lines([line] + lines)
     }
 
