@@ -15,7 +15,9 @@
 # bench/quality_report.py prints the per-clip table, the three goals of issue 47 and the Markdown table of
 # docs/performance.md. If the tool refuses `--quality` (exit 64), the baseline is printed and ours is said missing.
 #
-#   bench/quality-target.sh                                      # builds the release tool; ~35 min on 2 cores
+#   bench/quality-target.sh                                      # builds the release tool; ~45 min on 2 idle cores
+#                                                                # the first time (the baseline's encodes), ~15 min after
+#   QUALITY_CLIPS=5s bench/quality-target.sh                     # the Done-when trio: testsrc2, +noise, mandelbrot (5 s)
 #   QUALITY_TARGET=ssim:0.985 bench/quality-target.sh            # another target (ssim:X or psnr:DB)
 #   QUALITY_CLIPS="5s mandel" bench/quality-target.sh            # only the clips whose names contain one of these words
 #   QUALITY_REAL=0 bench/quality-target.sh                       # no real files (no ./corpus, no network)
