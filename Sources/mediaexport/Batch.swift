@@ -209,6 +209,7 @@ struct Batch: ToolCommand {
             for warning in row.account?.warnings ?? [] { printError("WARNING: \(row.key): \(warning)") }
         }
         printLine(dryRun ? BatchRenderer.planSummary(shown) : BatchRenderer.summary(result.counts, wallTime: result.wallTime))
+        if !dryRun, let line = BatchRenderer.qualityLine(shown) { printLine(line) }
     }
 }
 

@@ -79,6 +79,7 @@ struct ExportOptions: ParsableArguments {
         request.deterministic = deterministic
         request.policy = policy ?? .always
         request.searchCache = ExportRequest.defaultSearchCache
+        if let refusal = request.qualityRefusal { throw refusal }
         return request
     }
 }

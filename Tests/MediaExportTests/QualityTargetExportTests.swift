@@ -97,6 +97,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
+    @Test("batch: a CRF per asset, each measured, in the report and the summary; vmaf refused before any work")
+    func batchChoosesPerAsset() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let uploads = dir.appendingPathComponent("uploads")
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        _ = try Self.clip("testsrc2=size=320x180:rate=30", name: "uploads/easy", in: dir)
+        _ = try Self.clip("mandelbrot=size=320x180:rate=30", name: "uploads/medium", in: dir)
+        let env = ["XDG_CACHE_HOME": dir.appendingPathComponent("cache").path]
+        let out = dir.appendingPathComponent("out").path, report = dir.appendingPathComponent("report.json").path
+        let r = try TestSupport.run(TestSupport.binary, ["batch", uploads.path, "--out", out, "--preset", "highest", "--quality", "ssim:0.97",
+                                                         "--jobs", "1", "--report", report], environment: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("quality ssim:0.97: 2 met (CRF "), "\(r.stdout)")
+        let rows = try BatchReport.read(report)
+        let crfs = rows.compactMap { $0.account?.quality?.crf }
+        #expect(crfs.count == 2 && Set(crfs).count == 2, "\(crfs)")
+        #expect(rows.allSatisfy { ($0.account?.quality?.achieved ?? 0) >= 0.969 && $0.account?.quality?.savedBytes != nil })
+        let vmaf = try TestSupport.run(TestSupport.binary, ["batch", uploads.path, "--out", dir.appendingPathComponent("v").path,
+                                                            "--quality", "vmaf:95"], environment: env)
+        #expect(vmaf.status == 64 && vmaf.stderr.contains("libvmaf"), "\(vmaf.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("v").path))
+    }
+
     @Test("a first encode that falls short is encoded once more at a lower CRF, and said")
     func correctiveEncode() throws {
         let dir = TestSupport.tempDir()

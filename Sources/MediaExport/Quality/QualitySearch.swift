@@ -99,3 +99,11 @@ struct QualitySearch {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }
+
+extension ExportRequest {
+    /// Why the preset's quality target cannot be measured with this FFmpeg (`vmaf` without `libvmaf`), as a usage
+    /// error (exit 64) to refuse the export or batch before any work; nil when it can, or there is none.
+    public var qualityRefusal: ExportError? {
+        preset.video?.quality.flatMap { MetricCatalog.refusal($0.metric) }
+    }
+}

@@ -210,7 +210,7 @@ public final class ExportSession: Sendable {
         if request.deterministic && !CodecRun.pinCPUPaths() {
             throw ExportError.usage(reason: "--deterministic needs an x86-64-v2 CPU (SSE4.2), and this one has \(CPUFeatures.vector.last ?? "none") at most")
         }
-        if let refusal = request.preset.video?.quality.flatMap({ MetricCatalog.refusal($0.metric) }) { throw refusal }
+        if let refusal = request.qualityRefusal { throw refusal }
         let selection = try VersionResolver.select(input: request.input, version: request.version,
                                                    editsPath: request.editsPath, requireCurrent: request.requireCurrent)
         let snapshot = try InputSnapshot(path: selection.report.resource)

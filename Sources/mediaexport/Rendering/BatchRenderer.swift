@@ -36,6 +36,20 @@ final class BatchRenderer: Sendable {
                       HumanSummary.bytes(Int64(Double(counts.bytesIn) / seconds)))
     }
 
+    /// With a quality target, what this run's encodes reached and chose: `quality ssim:0.97: 12 met (CRF 18–35),
+    /// 1 short (a.mov); 1.2 GB saved against CRF 18 (predicted)`; nil when no exported row has a measure.
+    static func qualityLine(_ rows: [BatchReportRow]) -> String? {
+        let measured = rows.filter { $0.status == BatchRowStatus.exported }.compactMap { row in row.account?.quality.map { (row.key, $0) } }
+        guard let first = measured.first?.1 else { return nil }
+        let crfs = measured.compactMap(\.1.crf)
+        let short = measured.filter { $0.1.met == false }.map(\.0)
+        let saved = measured.compactMap(\.1.savedBytes).reduce(0, +)
+        return "quality \(QualityTarget(metric: first.metric, target: first.target).text): \(measured.count - short.count) met"
+            + (crfs.isEmpty ? "" : " (CRF \(crfs.min()!)" + (crfs.min() == crfs.max() ? "" : "–\(crfs.max()!)") + ")")
+            + (short.isEmpty ? "" : ", \(short.count) short" + named(short))
+            + "; \(saved < 0 ? HumanSummary.bytes(-saved) + " more" : HumanSummary.bytes(saved) + " saved") than at CRF \(first.presetCRF) (predicted)"
+    }
+
     /// `2 failed (a.mov, b/c.mov)`, or `0 failed`.
     static func failed(_ counts: BatchCounts) -> String {
         "\(counts.failed) failed" + named(counts.failedAssets)
