@@ -76,6 +76,12 @@ def run(folder, clip, which):
         elif r.get("kind") == "failed":
             out["failed"] = p.get("message")
     q = out["quality"]
+    if q is not None and isinstance(q.get("search"), dict):   # the record's `search` object (docs/quality.md)
+        s = q["search"]
+        q.setdefault("cached", s.get("cached"))
+        q.setdefault("searchSeconds", s.get("cpuSeconds"))
+        q.setdefault("probes", s.get("probes"))
+        q.setdefault("windows", s.get("windows"))
     if q is not None and searched is not None:   # the search's own record, where the completed one leaves a field out
         for key in ("cached", "searchSeconds", "probes"):
             q.setdefault(key, searched.get(key))

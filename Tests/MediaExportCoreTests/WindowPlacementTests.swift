@@ -11,7 +11,7 @@ import Testing
         #expect(abs(windows.reduce(0) { $0 + $1.weight } - 1) < 1e-9, sourceLocation: sourceLocation)
     }
 
-    @Test("under 900 frames: one window, the whole stretch, weight 1", arguments: [(5.0, 30.0), (29.9, 30), (20, 25), (0.5, 60), (30, 29.97)])
+    @Test("under 450 frames: one window, the whole stretch, weight 1", arguments: [(5.0, 30.0), (14.9, 30), (17, 25), (0.5, 60), (15, 29.97)])
     func short(length: Double, fps: Double) {
         #expect(WindowPlacement.place(length: length, fps: fps) == [ProbeWindow(start: 0, length: length, weight: 1)])
     }

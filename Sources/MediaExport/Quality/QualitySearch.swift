@@ -40,7 +40,7 @@ struct QualitySearch {
             return kept
         }
         let bounds = CRFSearch.bounds(main.settings.codec.profile, target)
-        let first = min(max(main.settings.crf, bounds.lowerBound), bounds.upperBound)
+        let first = CRFSearch.firstProbe(target, crfAboveX264: main.settings.codec.profile.crfAboveX264, bounds: bounds)
         let windows = WindowPlacement.place(length: stretch.length, fps: stretch.fps)
         let whole = windows.count == 1
         let began = Self.cpuSeconds()

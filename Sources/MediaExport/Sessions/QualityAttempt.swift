@@ -12,14 +12,13 @@ extension ExportAttempt {
               encode.plan.streams.contains(where: { if case .transcodeVideo = $0.action { return true }; return false }) else { return nil }
         var report = QualityReport(target: target, presetCRF: video.crf)
         encode.scoring = Transcoder.Scoring(metric: target.metric)
+        // A salvage reads a damaged file: its windows are not searched, the output is measured at the preset's CRF.
+        if route == .salvage { return report.unsearched(crf: video.crf) }
         let watchdog = run.watchdog
         let search = QualitySearch(target: target, source: encode.source, plan: encode.plan, cancel: token, codecs: CodecRun(request))
-        guard var chosen = try search.run(cache: request.searchCache.flatMap { SearchCache(path: $0) }, files: [run.selection.report.resource] + (run.selection.editsFile.map { [$0] } ?? []),
-                                          activity: { watchdog.touch() }) else {
-            report.notes.append("no search: the video is measured at the preset's CRF \(video.crf)")
-            report.crf = video.crf
-            return report
-        }
+        let files = [run.selection.report.resource] + (run.selection.editsFile.map { [$0] } ?? [])
+        guard var chosen = try search.run(cache: request.searchCache.flatMap { SearchCache(path: $0) }, files: files,
+                                          activity: { watchdog.touch() }) else { return report.unsearched(crf: video.crf) }
         chosen.crf += session.debugQualityOffset
         report.search = chosen.search
         report.crf = chosen.crf
@@ -70,5 +69,16 @@ extension ExportAttempt {
         session.searchedCRF = lower
         if let scores = again.scores { report.measured(scores) }
         return (again, delivered)
+    }
+}
+
+extension QualityReport {
+    /// This report for an encode at the preset's `crf` without a search (a salvage, slow motion, a probe that failed),
+    /// said in its notes.
+    fileprivate func unsearched(crf: Int) -> QualityReport {
+        var report = self
+        report.crf = crf
+        report.notes.append("not searched: the output is measured at the preset's CRF \(crf)")
+        return report
     }
 }

@@ -62,6 +62,20 @@ public enum CRFSearch {
         }
     }
 
+    /// Where the search starts: the CRF (on an encoder's scale `crfAboveX264` above x264's) at which a typical clip
+    /// reaches `aim(target)`, inside `bounds`. The typical clip is the median of bench/quality-target.sh's 22 (x264
+    /// medium at CRF 28: SSIM 0.978, 16.6 dB; PSNR about 38 dB), moved by `defaultSlope`: SSIM 0.97 starts at 30,
+    /// 0.99 at 22. A start near the answer saves a probe, and a probe at a low CRF costs the most CPU.
+    public static func firstProbe(_ target: QualityTarget, crfAboveX264: Int, bounds: ClosedRange<Int>) -> Int {
+        let (anchor, typical): (Int, Double) = switch target.metric {
+        case .ssim: (28, linear(0.978, .ssim))
+        case .psnr: (28, 38)
+        case .vmaf: (28, 93)
+        }
+        let crf = Double(anchor + crfAboveX264) + (linear(aim(target), target.metric) - typical) / defaultSlope(target.metric)
+        return integer(crf.rounded(), in: bounds)
+    }
+
     /// The score the search aims at: the target plus a quarter of the metric's tolerance, so that a file measured
     /// a little below its windows still meets it.
     public static func aim(_ target: QualityTarget) -> Double {

@@ -18,8 +18,9 @@ public struct ProbeWindow: Codable, Sendable, Equatable {
 
 /// Where the CRF search's probe windows go: the whole of a short stretch, else a few short windows spread over it.
 public enum WindowPlacement {
-    /// A stretch of fewer frames than this is measured whole, as one window (≤ 30 s at 30 fps).
-    public static let wholeBelowFrames = 900.0
+    /// A stretch of fewer frames than this is measured whole, as one window (< 15 s at 30 fps): shorter, windows
+    /// with their warm-up would be most of it.
+    public static let wholeBelowFrames = 450.0
     /// The frames one window of a longer stretch measures.
     public static let measuredFrames = 40.0
     /// The most windows of a stretch.
