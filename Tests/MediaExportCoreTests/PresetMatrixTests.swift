@@ -149,12 +149,30 @@ let presetMatrix: [(String, String, [String])] = [
         ("passthrough", "noDecodable", ["#0 video drop: .mov cannot hold unknown 'zzv9'", "#1 audio copy", "impossible: remux skipped: .mov cannot hold video stream #0 (unknown 'zzv9'); no container mediaexport writes can"]),
         ("passthrough", "pcmAudio", ["#0 video copy 1920x1080", "#1 audio copy"]),
         ("passthrough", "vfr", ["#0 video copy 640x360", "#1 audio copy"]),
+        ("upload-web", "landscape1080", ["#0 video → h264 1920x1080", "#1 audio → aac 2ch"]),
+        ("upload-web", "portraitRotated", ["#0 video → h264 1920x1080", "#1 audio → aac 2ch"]),
+        ("upload-web", "anamorphic", ["#0 video → h264 1920x1080", "#1 audio → aac 2ch"]),
+        ("upload-web", "oddSize", ["#0 video → h264 852x478", "#1 audio → aac 2ch"]),
+        ("upload-web", "audioOnly", ["#0 audio → aac 2ch"]),
+        ("upload-web", "videoOnly", ["#0 video → h264 1280x720"]),
+        ("upload-web", "noDecodable", ["#0 video drop: no decoder for unknown 'zzv9'", "#1 audio → aac 2ch", "impossible: transcode skipped: no decoder for video stream #0 (unknown 'zzv9')"]),
+        ("upload-web", "pcmAudio", ["#0 video → h264 1920x1080", "#1 audio → aac 2ch"]),
+        ("upload-web", "vfr", ["#0 video → h264 640x360", "#1 audio → aac 1ch"]),
+        ("upload-high", "landscape1080", ["#0 video → h264 1920x1080", "#1 audio → aac 2ch"]),
+        ("upload-high", "portraitRotated", ["#0 video → h264 1920x1080", "#1 audio → aac 2ch"]),
+        ("upload-high", "anamorphic", ["#0 video → h264 1920x1080", "#1 audio → aac 2ch"]),
+        ("upload-high", "oddSize", ["#0 video → h264 852x478", "#1 audio → aac 2ch"]),
+        ("upload-high", "audioOnly", ["#0 audio → aac 2ch"]),
+        ("upload-high", "videoOnly", ["#0 video → h264 1280x720"]),
+        ("upload-high", "noDecodable", ["#0 video drop: no decoder for unknown 'zzv9'", "#1 audio → aac 2ch", "impossible: transcode skipped: no decoder for video stream #0 (unknown 'zzv9')"]),
+        ("upload-high", "pcmAudio", ["#0 video → h264 1920x1080", "#1 audio → aac 2ch"]),
+        ("upload-high", "vfr", ["#0 video → h264 640x360", "#1 audio → aac 1ch"]),
 ]
 
 @Suite struct PresetMatrixTests {
     @Test func everyBuiltInPresetIsCovered() {
         #expect(Set(Presets.all.keys) == Set(presetMatrix.map(\.0)), "presets in \(Presets.directory)")
-        #expect(Presets.all.count == 16)
+        #expect(Presets.all.count == 18)
     }
 
     @Test(arguments: presetMatrix)
