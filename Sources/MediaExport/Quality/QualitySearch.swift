@@ -76,10 +76,8 @@ struct QualitySearch {
 
     /// The main video's plan (the first encoded by CRF).
     private var mainVideo: VideoPlan? {
-        for decision in plan.streams {
-            if case .transcodeVideo(let v) = decision.action, v.settings.bitrate == nil { return v }
-        }
-        return nil
+        guard let k = plan.crfVideo, case .transcodeVideo(let v) = plan.streams[k].action else { return nil }
+        return v
     }
 
     /// Everything that shapes the probes' scores: the search's version, the target and its bounds, the main video's

@@ -72,12 +72,17 @@ package struct ExportPlan: Sendable, Equatable {
         return plan
     }
 
-    /// This plan with its main video (the first transcoded by CRF) encoded at `crf` instead: a quality search's probe,
-    /// and the CRF it chose.
+    /// Where in `streams` the main video encoded by CRF is (the first video transcode without an average bit rate):
+    /// what sample encodes measure and a quality search tunes; nil when there is none.
+    package var crfVideo: Int? {
+        streams.firstIndex { if case .transcodeVideo(let v) = $0.action { return v.settings.bitrate == nil }; return false }
+    }
+
+    /// This plan with its main video (`crfVideo`) encoded at `crf` instead: a quality search's probe, and the CRF it
+    /// chose.
     package func withVideoCRF(_ crf: Int) -> ExportPlan {
         var plan = self
-        guard let k = streams.firstIndex(where: { if case .transcodeVideo = $0.action { return true }; return false }),
-              case .transcodeVideo(var video) = streams[k].action else { return plan }
+        guard let k = crfVideo, case .transcodeVideo(var video) = streams[k].action else { return plan }
         video.settings.crf = crf
         plan.streams[k].action = .transcodeVideo(video)
         return plan

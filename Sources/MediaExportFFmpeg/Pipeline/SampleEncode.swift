@@ -94,8 +94,7 @@ package enum SampleEncode {
         /// slow motion is applied, or the stretch's length is unknown.
         init?(source: ProbedSource, plan: ExportPlan, cancel: CancelToken, codecs: CodecRun) {
             guard plan.route == .transcode, plan.timeline.slowMotion == nil,
-                  let k = plan.streams.firstIndex(where: { if case .transcodeVideo(let v) = $0.action { return v.settings.bitrate == nil }; return false }),
-                  case .transcodeVideo(let video) = plan.streams[k].action,
+                  let k = plan.crfVideo, case .transcodeVideo(let video) = plan.streams[k].action,
                   let length = plan.timeline.length ?? plan.streams[k].expectedDuration ?? plan.timeline.expectedDuration, length > 0 else { return nil }
             let rate = source.info.streams[plan.streams[k].index].frameRate ?? 30
             (self.source, self.plan, self.k, self.stretch, self.cancel, self.codecs) = (source, plan, k, length, cancel, codecs)

@@ -8,8 +8,8 @@ extension SampleEncode {
     /// stretch is the whole encode. nil when the plan encodes no video by CRF, a window fails, or cancelled.
     package static func probe(source: ProbedSource, plan: ExportPlan, crf: Int, windows: [ProbeWindow], metric: QualityMetric,
                               cancel: CancelToken, codecs: CodecRun, activity: () -> Void) -> CRFProbe? {
-        guard let full = Run(source: source, plan: plan, cancel: cancel, codecs: codecs) else { return nil }
-        let main = plan.streams[full.k].index
+        guard let k = plan.crfVideo else { return nil }
+        let main = plan.streams[k].index
         guard var run = Run(source: source, plan: plan.withVideoCRF(crf).keeping(only: { $0.index == main }, reason: "not probed"),
                             cancel: cancel, codecs: codecs) else { return nil }
         run.scoring = Transcoder.Scoring(metric: metric, every: 1)
