@@ -19,7 +19,7 @@ struct MediaExportCommand: AsyncParsableCommand {
         """,
         version: "mediaexport \(MediaExportVersion.string)\n" + ToolProcess.ffmpegVersionLines.joined(separator: "\n")
             + "\nFFmpeg \(ToolProcess.ffmpegRelease)",
-        subcommands: [Export.self, Batch.self, Regress.self, Thumbnail.self, Presets.self, Probe.self, Resources.self, Report.self, Formats.self],
+        subcommands: [Export.self, Batch.self, Regress.self, Package.self, Thumbnail.self, Presets.self, Probe.self, Resources.self, Report.self, Formats.self],
         defaultSubcommand: Export.self
     )
 

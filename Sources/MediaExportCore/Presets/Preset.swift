@@ -109,6 +109,10 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     /// A measured quality to reach instead of a fixed CRF (`--quality`): the CRF is searched for on short windows
     /// of the source, starting from `crf`, and the output measured against it (`QualityReport`). nil: `crf` rules.
     public var quality: QualityTarget?
+    /// A keyframe every this many seconds of the output (0.5–20): frames at or just after each multiple are
+    /// encoded as keyframes (IDR), whatever the encoder's own choices in between — where a streaming package cuts
+    /// its segments, at the same times in every rendition. nil: the encoder places keyframes.
+    public var keyframeInterval: Double?
 
     /// Creates video settings.
     public init(codec: VideoCodec, encoderPreset: String? = nil, crf: Int = 23, maxSize: SizeBox? = nil,
@@ -119,11 +123,12 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         self.maxBitrate = nil; self.bufferSize = nil; self.bitrate = nil; self.twoPass = false
         self.maxFrameRate = nil
         self.quality = nil
+        self.keyframeInterval = nil
     }
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case codec, encoderPreset, crf, maxSize, pixelFormat, hdr, toneMap, deinterlace, maxBitrate, bufferSize, bitrate, twoPass
-        case maxFrameRate, quality
+        case maxFrameRate, quality, keyframeInterval
     }
 
     /// Reads a preset's `video` section: only `codec` is required; the other fields take their defaults.
@@ -143,6 +148,7 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         twoPass = try c.decodeIfPresent(Bool.self, forKey: .twoPass) ?? false
         maxFrameRate = try c.decodeIfPresent(Double.self, forKey: .maxFrameRate)
         quality = try c.decodeIfPresent(QualityTarget.self, forKey: .quality)
+        keyframeInterval = try c.decodeIfPresent(Double.self, forKey: .keyframeInterval)
     }
 }
 

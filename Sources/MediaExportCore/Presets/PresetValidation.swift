@@ -60,6 +60,12 @@ extension VideoSettings {
         if let r = maxFrameRate, !(r.isFinite && (1...240).contains(r)) {
             throw bad("video.maxFrameRate", "must be between 1 and 240 frames/s, got \(String(format: "%g", r))")
         }
+        if let k = keyframeInterval, !(k.isFinite && (0.5...20).contains(k)) {
+            throw bad("video.keyframeInterval", "must be between 0.5 and 20 seconds, got \(String(format: "%g", k))")
+        }
+        if keyframeInterval != nil && codec == .av1 {
+            throw bad("video.keyframeInterval", "not with av1 (FFmpeg 5.1's libsvtav1 turns a requested keyframe into no IDR)")
+        }
         if hdr == .keep && profile.hdr == nil {
             let keeping = VideoCodec.allCases.filter { $0.profile.hdr != nil }.map(\.rawValue).joined(separator: " or ")
             throw bad("video.hdr", "keep needs codec \(keeping) (10-bit H.264 HDR plays almost nowhere); use tonemap")

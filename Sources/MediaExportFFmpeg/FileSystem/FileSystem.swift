@@ -28,6 +28,21 @@ public enum FileSystem {
         return (st.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// True when `path` itself is a symlink.
+    public static func isSymlink(_ path: String) -> Bool {
+        guard let st = lstat(path) else { return false }
+        return (st.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// `fsync(2)` of a file or folder by name (its data and entry on the disk before a rename publishes it);
+    /// a failure is left to the caller's later checks.
+    public static func sync(path: String) {
+        let fd = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+
     /// True when `path` is a regular file (following symlinks).
     public static func isRegularFile(_ path: String) -> Bool {
         guard let st = stat(path) else { return false }

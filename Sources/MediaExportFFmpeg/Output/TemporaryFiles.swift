@@ -25,6 +25,12 @@ public final class TemporaryFiles: Sendable {
 
     func add(_ t: OutputTarget) { entries.withLock { $0[ObjectIdentifier(t)] = Entry(t) } }
     func remove(_ t: OutputTarget) { entries.withLock { $0[ObjectIdentifier(t)] = nil } }
+    /// Folders being written (a streaming package's), removed with everything in them by `removeAll`.
+    private let folders = LockedBox<Set<String>>([])
+    /// Registers a folder being written.
+    package func add(folder: String) { _ = folders.withLock { $0.insert(folder) } }
+    /// Unregisters a folder (committed, or removed by its owner).
+    package func remove(folder: String) { _ = folders.withLock { $0.remove(folder) } }
 
     /// Unlinks every registered temporary file (relative to its folder's descriptor, which stays open while
     /// registered: a target leaves the registry before it closes it).
@@ -32,6 +38,9 @@ public final class TemporaryFiles: Sendable {
         entries.withLock { entries in
             for e in entries.values { unlinkat(e.directory, e.name, 0) }
             entries.removeAll()
+        }
+        for folder in folders.withLock({ f in defer { f.removeAll() }; return f.sorted() }) {
+            try? FileManager.default.removeItem(atPath: folder)
         }
     }
 

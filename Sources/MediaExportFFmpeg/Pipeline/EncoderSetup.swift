@@ -58,6 +58,10 @@ extension VideoPlan {
         var options = [EncoderOption(key: "preset", value: settings.encoderPreset, field: "video.encoderPreset")]
         // An average bit rate replaces the CRF (every wrapper lets a given `crf` win over `bit_rate`).
         if settings.bitrate == nil { options.append(EncoderOption(key: "crf", value: String(settings.crf), field: "video.crf")) }
+        // A keyframe the stage asks for (`pict_type` I) is an IDR, never an open-GOP I frame a segment cannot start with.
+        if settings.keyframeInterval != nil && profile.family != .svtAV1 {
+            options.append(EncoderOption(key: "forced-idr", value: "1", field: "video.keyframeInterval"))
+        }
         switch profile.family {
         case .x264: return options + x264Options(profile, pass: pass, codecs: codecs)
         case .x265: return options + x265Options(profile, pass: pass, codecs: codecs)

@@ -52,6 +52,8 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
     let warnings: [String]
     /// `video.maxFrameRate`: which frames are kept, on the output's timeline (nil: every one).
     private lazy var decimator = plan.frameRateCap.map { FrameRateCap.Decimator(maxFrameRate: $0.maxFrameRate, tick: av_q2d(inTimeBase)) }
+    /// `video.keyframeInterval`: which frames are forced keyframes (nil: the encoder places them all).
+    private lazy var keyframes = plan.settings.keyframeInterval.map { KeyframeSchedule(interval: $0) }
     /// The one packet this stage hands to the executor, reused for every encoded packet.
     private let outPacket = Packet()
     private let originTS: Int64
@@ -194,7 +196,7 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
                 case .ready:
                     let f = filtered.pointer
                     f.pointee.pts = av_rescale_q(f.pointee.pts, graph.outputTimeBase, inTimeBase)
-                    f.pointee.pict_type = AV_PICTURE_TYPE_NONE
+                    f.pointee.pict_type = pictureType(pts: f.pointee.pts)
                     try scoring?.reference(filtered)
                     try encoder.send(filtered)
                     filtered.unref()
@@ -339,11 +341,18 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
         if let crop { try applyCrop(crop, to: frame) }
         let converted = try scaler.convert(frame)
         converted.pointer.pointee.pts = shownTS
-        converted.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE  // let the encoder choose; never force keyframes
+        converted.pointer.pointee.pict_type = pictureType(pts: shownTS)
         try scoring?.reference(converted)
         try encoder.send(converted)
         tally.videoFrames = 1
         return tally
+    }
+
+    /// A keyframe where `video.keyframeInterval` asks for one (`pts`: output timeline, input time base); otherwise
+    /// the encoder chooses (a source's own picture types are never passed on).
+    private func pictureType(pts: Int64) -> AVPictureType {
+        guard keyframes?.isKeyframe(at: Double(pts) * av_q2d(inTimeBase)) == true else { return AV_PICTURE_TYPE_NONE }
+        return AV_PICTURE_TYPE_I
     }
 
     /// The output's nominal frame rate: the source's, at most the frame-rate cap.

@@ -1,0 +1,18 @@
+import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
+
+/// The pictures of a package: the poster (the thumbnail rules: the first frame from 10 % of the duration on that
+/// is not nearly uniform, so neither black nor a fade), at the top rung's size.
+enum PackagePictures {
+    /// The poster's file name.
+    static let posterName = "poster.jpg"
+
+    /// Writes `poster.jpg` of the request's version, no larger than the top rung's picture.
+    static func poster(_ request: PackageRequest, top: ExportEvent.Completed, into folder: PackageFolder) throws -> PackagePoster {
+        let side = max(top.width ?? 0, top.height ?? 0)
+        let result = try Thumbnailer.make(ThumbnailRequest(input: request.input, output: folder.path(posterName), width: side > 1 ? side : nil,
+                                                           height: side > 1 ? side : nil, version: request.version, editsPath: request.editsPath))
+        return PackagePoster(file: posterName, width: result.width, height: result.height, time: result.time, reason: result.reason)
+    }
+}
