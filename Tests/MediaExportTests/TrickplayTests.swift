@@ -94,4 +94,24 @@ import Testing
         try Data("not a video".utf8).write(to: URL(fileURLWithPath: text))
         #expect(throws: ExportError.self) { try Trickplay.render(input: text, into: dir.appendingPathComponent("pkg2").path) }
     }
+
+    /// The speed figure of docs/trickplay.md: CPU seconds for the file `TRICKPLAY_BENCH` names (a 10-minute 1080p
+    /// H.264 file with keyframes every 2 s), printed; run alone, as the process's CPU time is measured.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["TRICKPLAY_BENCH"] != nil, "set TRICKPLAY_BENCH to a video file"))
+    func cpuSecondsOfALongFile() throws {
+        let input = ProcessInfo.processInfo.environment["TRICKPLAY_BENCH"] ?? ""
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        func cpu() -> Double {
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        }
+        let before = cpu(), wall = Date()
+        let result = try Trickplay.render(input: input, into: dir.path)
+        print(String(format: "trickplay: %.2f s CPU, %.2f s wall, %d tiles every %.1f s, keyframes only: %@, %d frames decoded",
+                     cpu() - before, Date().timeIntervalSince(wall), result.cueCount, result.interval,
+                     result.keyframesOnly ? "yes" : "no", result.framesDecoded))
+        #expect(result.keyframesOnly)
+    }
 }
