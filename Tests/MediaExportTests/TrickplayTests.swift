@@ -108,7 +108,8 @@ import Testing
             return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         }
         let before = cpu(), wall = Date()
-        let result = try Trickplay.render(input: input, into: dir.path)
+        // TRICKPLAY_OUT keeps the sheets to look at.
+        let result = try Trickplay.render(input: input, into: ProcessInfo.processInfo.environment["TRICKPLAY_OUT"] ?? dir.path)
         print(String(format: "trickplay: %.2f s CPU, %.2f s wall, %d tiles every %.1f s, keyframes only: %@, %d frames decoded",
                      cpu() - before, Date().timeIntervalSince(wall), result.cueCount, result.interval,
                      result.keyframesOnly ? "yes" : "no", result.framesDecoded))

@@ -91,6 +91,8 @@ package enum SpriteRenderer {
                                 sheets: SpriteSheetWriter, path: String) throws -> Int {
         let decoder = try StreamDecoder(stream: stream, path: path)
         decoder.context.pointee.skip_frame = AVDISCARD_NONKEY
+        // The MP4 demuxer then skips the other samples' bytes (no read of the whole file).
+        stream.pointee.discard = AVDISCARD_NONKEY
         let base = av_q2d(stream.pointee.time_base), start = demuxer.startTime
         var picker = SpriteTilePicker(times: layout.tileTimes, rule: .nearest)
         var sent = SentKeyframes()

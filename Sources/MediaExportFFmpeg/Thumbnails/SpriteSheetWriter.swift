@@ -57,7 +57,8 @@ final class SpriteSheetWriter {
         let quarter = Rotation.isQuarterTurn(clockwise)
         let crop = PixelRect(left: 0, top: 0, width: Int(f.pointee.width), height: Int(f.pointee.height))
         return try RGBPicture.scale(frame: frame, crop: crop, width: quarter ? layout.tileHeight : layout.tileWidth,
-                                    height: quarter ? layout.tileWidth : layout.tileHeight, path: path).rotated(clockwise: clockwise)
+                                    height: quarter ? layout.tileWidth : layout.tileHeight, path: path,
+                                    flags: RGBPicture.tileFlags).rotated(clockwise: clockwise)
     }
 
     /// Copies `tile` into its place, starting the next sheet (and writing the one before) when it is on another.
