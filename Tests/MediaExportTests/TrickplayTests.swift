@@ -84,6 +84,37 @@ import Testing
         #expect(sheet.width == 800 && sheet.height == 284)
     }
 
+    /// MPEG-TS has no index: the keyframes come from a read of the packets, then decoding starts afresh; 112 tiles
+    /// fill a full sheet and a second of two rows (the cues past the 10 s of video show its last frame).
+    @Test func transportStreamKeyframesFromPacketsAndTwoSheets() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = try Self.clip(dir, gop: 25, name: "clip.ts")
+        let keyframes = try Trickplay.render(input: input, into: dir.appendingPathComponent("a").path)
+        #expect(keyframes.keyframesOnly && keyframes.interval == 2 && keyframes.cueCount == 5 && keyframes.framesDecoded == 5)
+        #expect(keyframes.largestKeyframeGap.map { abs($0 - 1) < 0.01 } == true)
+        let out = dir.appendingPathComponent("b").path
+        let every = try Trickplay.render(input: input, duration: 11.15, into: out, interval: 0.1, tileWidth: 64)
+        #expect(!every.keyframesOnly && every.cueCount == 112 && every.sheets.count == 2)
+        #expect(every.sheets.map(\.height) == [360, 72] && every.sheets.allSatisfy { $0.width == 640 })
+        for sheet in every.sheets {
+            let size = try Self.size(out + "/" + sheet.name)
+            #expect(size.width == sheet.width && size.height == sheet.height)
+        }
+        let vtt = try String(contentsOfFile: out + "/thumbnails.vtt", encoding: .utf8)
+        #expect(vtt.hasSuffix("00:00:11.100 --> 00:00:11.150\nsprites/sheet_001.jpg#xywh=64,36,64,36\n"))
+    }
+
+    /// An HDR (PQ) source is tone-mapped as thumbnails are: tiles come out, as declared.
+    @Test func hdrSource() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let result = try Trickplay.render(input: TestSupport.fixture("hdr-pq.mp4"), into: dir.path, interval: 0.5)
+        #expect(result.cueCount == 2 && result.tileWidth == 160 && result.tileHeight == 90)
+        let size = try Self.size(dir.path + "/sprites/sheet_000.jpg")
+        #expect(size.width == 320 && size.height == 90)
+    }
+
     @Test func noVideoThrows() throws {
         let dir = TestSupport.tempDir()
         defer { TestSupport.cleanup(dir) }
