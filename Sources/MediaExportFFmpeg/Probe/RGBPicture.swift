@@ -8,8 +8,13 @@ struct RGBPicture {
     var height: Int
     var pixels: [UInt8]
 
+    /// swscale's flags for a picture looked at closely (a thumbnail), and for a small tile many times smaller than
+    /// the frame (scrub previews: an area average, a fraction of the cost).
+    static let closeFlags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, tileFlags = SWS_AREA
+
     /// Crops `frame`, converts it to full-range RGB with the stream's colour matrix and range, and scales it.
-    static func scale(frame: Frame, crop: PixelRect, width: Int, height: Int, path: String) throws -> RGBPicture {
+    static func scale(frame: Frame, crop: PixelRect, width: Int, height: Int, path: String,
+                      flags: Int32 = closeFlags) throws -> RGBPicture {
         let f = frame.pointer
         f.pointee.crop_left = Int(crop.left)
         f.pointee.crop_top = Int(crop.top)
@@ -18,7 +23,7 @@ struct RGBPicture {
         try check(av_frame_apply_cropping(f, Int32(AV_FRAME_CROP_UNALIGNED)), .filter, path, "cropping")
         let format = AVPixelFormat(rawValue: f.pointee.format)
         guard let sws = sws_getContext(f.pointee.width, f.pointee.height, format, Int32(width), Int32(height), AV_PIX_FMT_RGB24,
-                                       SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil) else {
+                                       flags, nil, nil, nil) else {
             throw ExportError.ffmpeg(stage: .filter, path: path, code: -1, message: "cannot convert \(pixelFormatName(format)) to RGB")
         }
         defer { sws_freeContext(sws) }
