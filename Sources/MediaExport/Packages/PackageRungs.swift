@@ -64,7 +64,8 @@ extension Packager {
 
     /// `package.json`'s record, with every other file's size and SHA-256.
     static func record(source: PackageSource, plan: LadderPlan, rungs: [PackagedRung], encoded: [(LadderRung, ExportEvent.Completed)],
-                       poster: PackagePoster?, validation: PackageValidation, folder: PackageFolder, tool: String?) throws -> PackageRecord {
+                       poster: PackagePoster?, sprites: TrickplayResult?, validation: PackageValidation, folder: PackageFolder,
+                       tool: String?) throws -> PackageRecord {
         var files: [PackagedFile] = []
         for name in folder.files() where name != "package.json" {
             let path = folder.path(name)
@@ -73,7 +74,7 @@ extension Packager {
         let notes = encoded.flatMap { rung, completed in completed.notes.map { "\(rung.name): \($0)" } }
         var generator = ["ffmpeg": FFmpegVersions.release, "libraries": ExternalLibraries.lines.joined(separator: ", ")]
         if let tool = tool { generator["mediaexport"] = tool }
-        return PackageRecord(source: source, version: encoded.first?.1.version, ladder: plan, rungs: rungs, poster: poster,
+        return PackageRecord(source: source, version: encoded.first?.1.version, ladder: plan, rungs: rungs, poster: poster, sprites: sprites,
                              manifests: ["hls": "master.m3u8", "dash": "manifest.mpd"], validation: validation, files: files,
                              notes: notes, generator: generator)
     }

@@ -58,6 +58,8 @@ public final class Packager: Sendable {
         try stopIfCancelled()
         progress(.step("poster"))
         let poster = try PackagePictures.poster(request, top: encoded[0].1, into: folder)
+        progress(.step("sprites"))
+        let sprites = try PackagePictures.sprites(from: encoded, into: folder)
         progress(.step("manifests"))
         let rungs = try PackageManifests.write(encoded, plan: plan, into: folder)
         for (rung, _) in encoded { try? FileManager.default.removeItem(atPath: folder.path(rung.name + ".mp4")) }
@@ -67,8 +69,8 @@ public final class Packager: Sendable {
             throw ExportError.verificationFailed(path: request.output, checks: validation.findings.joined(separator: "; "))
         }
         try stopIfCancelled()
-        let record = try Self.record(source: source, plan: plan, rungs: rungs, encoded: encoded, poster: poster, validation: validation,
-                                    folder: folder, tool: request.toolVersion)
+        let record = try Self.record(source: source, plan: plan, rungs: rungs, encoded: encoded, poster: poster, sprites: sprites,
+                                    validation: validation, folder: folder, tool: request.toolVersion)
         try folder.write("package.json", try Self.json(record))
         try folder.commit()
         return record

@@ -15,6 +15,8 @@ public struct PackageRecord: Codable, Sendable, Equatable {
     public var rungs: [PackagedRung]
     /// The poster picture.
     public var poster: PackagePoster?
+    /// The scrub previews: sprite sheets, `thumbnails.vtt`, `thumbnails.json`.
+    public var sprites: TrickplayResult?
     /// The manifests: `hls` (the master playlist) and `dash` (the MPD).
     public var manifests: [String: String]
     /// What the package's own validator checked, and found (nothing, or the package is not written).
@@ -28,8 +30,8 @@ public struct PackageRecord: Codable, Sendable, Equatable {
 
     /// Creates a record.
     public init(source: PackageSource, version: VersionReport?, ladder: LadderPlan, rungs: [PackagedRung], poster: PackagePoster?,
-                manifests: [String: String], validation: PackageValidation, files: [PackagedFile], notes: [String], generator: [String: String]) {
-        self.source = source; self.version = version; self.ladder = ladder; self.rungs = rungs; self.poster = poster
+                sprites: TrickplayResult?, manifests: [String: String], validation: PackageValidation, files: [PackagedFile], notes: [String], generator: [String: String]) {
+        self.source = source; self.version = version; self.ladder = ladder; self.rungs = rungs; self.poster = poster; self.sprites = sprites
         self.manifests = manifests; self.validation = validation; self.files = files; self.notes = notes; self.generator = generator
     }
 }
