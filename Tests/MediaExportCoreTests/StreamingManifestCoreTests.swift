@@ -100,7 +100,7 @@ import Testing
     @Test func validatorAcceptsAnAlignedLadder() {
         let a = Self.rendition("a", frames: [120, 120, 60], bytes: [400_000, 300_000, 100_000])
         let b = Self.rendition("b", frames: [120, 120, 60], bytes: [100_000, 90_000, 30_000], audio: false)
-        let findings = PackageValidator.check([a, b], declared: [a, b].map(StreamingManifests.declared), targetDuration: 4)
+        let findings = PackageValidator.check([a, b], declared: [a, b].map { StreamingManifests.declared($0) }, targetDuration: 4)
         #expect(findings.isEmpty)
     }
 
@@ -108,7 +108,7 @@ import Testing
         let a = Self.rendition("a", frames: [120, 120, 60], bytes: [400_000, 300_000, 100_000])
         let b = Self.rendition("b", frames: [121, 119, 60, 30], bytes: [1, 1, 1, 1], sync: false)
         let c = Self.rendition("c", frames: [150], bytes: [1], starts: 3000)
-        var declared = [a, b, c].map(StreamingManifests.declared)
+        var declared = [a, b, c].map { StreamingManifests.declared($0) }
         declared[0].bandwidth = Int(a.peakBitRate * 0.99)
         declared[1].bandwidth = Int(b.peakBitRate * 1.2) + 1
         let findings = PackageValidator.check([a, b, c], declared: declared, targetDuration: 4)

@@ -102,13 +102,15 @@ import Testing
             #expect(rendition.frameRate == 30 && rendition.segments.count == 3)
             for i in rendition.segments.indices {
                 let probed = try Self.probedDuration(rendition, segment: i, root: dir, video: true)
-                #expect(abs(probed - rendition.durations[i]) < 1e-6, "\(rendition.id) segment \(i): \(probed)")
+                // ffprobe prints each packet's duration to 6 places (512/15360 s as 0.033333).
+                let tolerance = 1e-6 * Double(rendition.segments[i].timing?.sampleCount ?? 0)
+                #expect(abs(probed - rendition.durations[i]) < tolerance, "\(rendition.id) segment \(i): \(probed)")
                 #expect(rendition.segments[i].tracks.allSatisfy { $0.startsWithSync })
             }
         }
         #expect(renditions[0].durations == [4, 4, 2] && renditions[1].starts == [0, 4, 8])
         try Self.checkBandwidths(renditions, in: dir)
-        let declared = renditions.map(StreamingManifests.declared)
+        let declared = renditions.map { StreamingManifests.declared($0) }
         #expect(PackageValidator.check(renditions, declared: declared, targetDuration: 4) == [])
         #expect(PackageValidator.check(renditions, declared: declared, targetDuration: 3)
             .contains(.segmentTooLong(rendition: "r0", segment: 0, duration: 4, limit: 3.5)))
@@ -164,7 +166,8 @@ extension StreamingManifestTests {
         server.standardError = FileHandle.nullDevice
         try server.run()
         defer {
-            server.terminate()
+            // SIGKILL: a child inherits the test process's blocked signals, SIGTERM among them.
+            kill(server.processIdentifier, SIGKILL)
             server.waitUntilExit()
         }
         // Wait (at most 5 s) until it answers.
@@ -178,20 +181,23 @@ extension StreamingManifestTests {
 
     /// playbin3 with fake sinks, at most 120 s: true when it reached EOS.
     static func playsToEOS(_ uri: String) throws -> (Bool, String) {
-        let r = try TestSupport.run("/usr/bin/timeout", ["120", gstreamer, "-m", "playbin3", "uri=\(uri)",
+        let r = try TestSupport.run("/usr/bin/timeout", ["-s", "KILL", "120", gstreamer, "-m", "playbin3", "uri=\(uri)",
                                                          "video-sink=fakesink sync=false", "audio-sink=fakesink sync=false"])
         return (r.stdout.contains("Got EOS from element"), String(r.stdout.suffix(600)) + String(r.stderr.suffix(600)))
     }
 
-    /// ffmpeg decodes each program (HLS variant) of the master playlist, and each stream of the MPD, with no error.
-    static func ffmpegDecodes(_ dir: URL, programs: Int) throws {
+    /// ffmpeg decodes each program (HLS variant) of the master playlist, and (with `mpd`) each stream of the MPD,
+    /// with no error. FFmpeg 5.1's DASH demuxer takes one stream per Representation: the packets of a muxed one
+    /// (video and audio in the same segments) all go to its first stream, so it cannot read a muxed MPD.
+    static func ffmpegDecodes(_ dir: URL, programs: Int, mpd checkMPD: Bool) throws {
         for n in 0..<programs {
-            let r = try TestSupport.run("/usr/bin/timeout", ["120", "/usr/bin/ffmpeg", "-v", "error", "-i",
+            let r = try TestSupport.run("/usr/bin/timeout", ["-s", "KILL", "120", "/usr/bin/ffmpeg", "-v", "error", "-i",
                                                              dir.appendingPathComponent("master.m3u8").path,
                                                              "-map", "0:p:\(n)", "-f", "null", "-"])
             #expect(r.status == 0 && r.stderr.isEmpty, "HLS variant \(n): \(r.stderr)")
         }
-        let mpd = try TestSupport.run("/usr/bin/timeout", ["120", "/usr/bin/ffmpeg", "-v", "error", "-i",
+        guard checkMPD else { return }
+        let mpd = try TestSupport.run("/usr/bin/timeout", ["-s", "KILL", "120", "/usr/bin/ffmpeg", "-v", "error", "-i",
                                                            dir.appendingPathComponent("manifest.mpd").path, "-map", "0", "-f", "null", "-"])
         #expect(mpd.status == 0 && mpd.stderr.isEmpty, "MPD: \(mpd.stderr)")
     }
@@ -211,7 +217,7 @@ extension StreamingManifestTests {
         defer { TestSupport.cleanup(dir) }
         try Self.write(try Self.ladder(in: dir), in: dir)
         try Self.playBoth(dir)
-        try Self.ffmpegDecodes(dir, programs: 2)
+        try Self.ffmpegDecodes(dir, programs: 2, mpd: false)
     }
 
     @Test(.enabled(if: hasGStreamer, "needs gst-launch-1.0 (gstreamer1.0-tools, -plugins-good, -plugins-bad, -libav)"))
@@ -223,11 +229,50 @@ extension StreamingManifestTests {
             let files = try Self.write(renditions, in: dir)
             #expect(renditions.allSatisfy { $0.codecs == [video ? $0.codecs[0] : "mp4a.40.2"] && $0.codecs.count == 1 })
             #expect(files.contains { $0.name == "r0/iframes.m3u8" } == video)
-            let declared = renditions.map(StreamingManifests.declared)
+            let declared = renditions.map { StreamingManifests.declared($0) }
             #expect(PackageValidator.check(renditions, declared: declared, targetDuration: 4) == [])
             try Self.checkBandwidths(renditions, in: dir)
             try Self.playBoth(dir)
-            try Self.ffmpegDecodes(dir, programs: 2)
+            try Self.ffmpegDecodes(dir, programs: 2, mpd: true)
         }
+    }
+}
+
+/// Video-only rungs with one separate audio rendition: the layout every player reads, FFmpeg's DASH demuxer included.
+extension StreamingManifestTests {
+    /// An AAC-only rendition in `dir/audio`, 10 s, cut at 4 s.
+    static func audioRendition(in dir: URL) throws -> Rendition {
+        let source = dir.appendingPathComponent("audio.m4a").path
+        try TestSupport.ffmpeg(["-f", "lavfi", "-i", "sine=d=10:frequency=440", "-c:a", "aac", "-b:a", "96k", source])
+        let folder = dir.appendingPathComponent("audio")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try TestSupport.ffmpeg(["-i", source, "-c", "copy", "-f", "hls", "-hls_time", "4", "-hls_playlist_type", "vod",
+                                "-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4",
+                                "-hls_segment_filename", folder.appendingPathComponent("seg_%05d.m4s").path,
+                                folder.appendingPathComponent("media.m3u8").path])
+        return try RenditionReader.read(root: dir.path, folder: "audio")
+    }
+
+    @Test(.enabled(if: hasGStreamer, "needs gst-launch-1.0 (gstreamer1.0-tools, -plugins-good, -plugins-bad, -libav)"))
+    func separateAudioRenditionPlaysInBothManifests() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let renditions = try Self.ladder(in: dir, audio: false)
+        let audio = try Self.audioRendition(in: dir)
+        let files = StreamingManifests.files(for: renditions, audio: audio)
+        for file in files { try file.text.write(to: dir.appendingPathComponent(file.name), atomically: true, encoding: .utf8) }
+        let master = try #require(files.first { $0.name == "master.m3u8" }).text
+        #expect(master.contains("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"audio\",DEFAULT=YES,AUTOSELECT=YES,URI=\"audio/media.m3u8\""))
+        #expect(master.contains(",AUDIO=\"audio\"") && master.contains("CODECS=\"\(renditions[0].codecs[0]),mp4a.40.2\""))
+        // The variant's BANDWIDTH counts the audio it is played with: within 0–10 % of both peaks recomputed here.
+        let audioPeak = try Self.peakFromPlaylist(dir.appendingPathComponent("audio/media.m3u8"))
+        for (uri, declared) in Self.declaredBandwidths(master) {
+            let peak = try Self.peakFromPlaylist(dir.appendingPathComponent(uri)) + audioPeak
+            #expect(Double(declared) >= peak && Double(declared) <= peak * 1.10, "\(uri): \(declared) for \(peak)")
+        }
+        let declared = renditions.map { StreamingManifests.declared($0, audio: audio) } + [StreamingManifests.declared(audio)]
+        #expect(PackageValidator.check(renditions, declared: declared, audio: audio, targetDuration: 4) == [])
+        try Self.playBoth(dir)
+        try Self.ffmpegDecodes(dir, programs: 2, mpd: true)
     }
 }

@@ -3,13 +3,16 @@
 /// both), segments addressed by a `SegmentTemplate` with a `SegmentTimeline` of the exact durations (isoff-live), or,
 /// when the file names do not follow one numbered pattern, by a `SegmentList` (the full profile).
 public enum DASHManifest {
-    /// The MPD text. `declared` gives each rung's `bandwidth` (`StreamingManifests.declared`).
-    public static func mpd(_ renditions: [Rendition], declared: [StreamingManifests.Declared]) -> String {
-        let templates = renditions.map(numberTemplate)
+    /// The MPD text. `declared` gives each rung's `bandwidth` (`StreamingManifests.declared`); `audio`, a separate
+    /// audio rendition and its figures, gets an AdaptationSet of its own.
+    public static func mpd(_ renditions: [Rendition], declared: [StreamingManifests.Declared],
+                           audio: (Rendition, StreamingManifests.Declared)? = nil) -> String {
+        let templates = (renditions + (audio.map { [$0.0] } ?? [])).map(numberTemplate)
         let live = templates.allSatisfy { $0 != nil }
         let profile = live ? "urn:mpeg:dash:profile:isoff-live:2011" : "urn:mpeg:dash:profile:full:2011"
-        let duration = renditions.map(\.duration).max() ?? 0
-        let buffer = renditions.map(\.longestSegment).max() ?? 0
+        let all = renditions + (audio.map { [$0.0] } ?? [])
+        let duration = all.map(\.duration).max() ?? 0
+        let buffer = all.map(\.longestSegment).max() ?? 0
         let video = renditions.contains { $0.hasVideo }
         var lines = [
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
@@ -20,11 +23,19 @@ public enum DASHManifest {
             "    <AdaptationSet id=\"0\" mimeType=\"\(video ? "video" : "audio")/mp4\" segmentAlignment=\"true\""
                 + " startWithSAP=\"1\">",
         ]
-        let ordered = zip(zip(renditions, declared), templates).sorted { $0.0.1.bandwidth > $1.0.1.bandwidth }
-        for ((rendition, figures), template) in ordered {
-            lines += representation(rendition, bandwidth: figures.bandwidth, template: template)
+        // A rung's own bandwidth here: with a separate audio set, the audio is the other set's.
+        let own = audio == nil ? declared.map(\.bandwidth) : renditions.map { StreamingManifests.bandwidth(peak: $0.peakBitRate) }
+        let ordered = zip(zip(renditions, own), templates).sorted { $0.0.1 > $1.0.1 }
+        for ((rendition, bandwidth), template) in ordered {
+            lines += representation(rendition, bandwidth: bandwidth, template: template)
         }
-        lines += ["    </AdaptationSet>", "  </Period>", "</MPD>"]
+        lines.append("    </AdaptationSet>")
+        if let (rendition, figures) = audio {
+            lines.append("    <AdaptationSet id=\"1\" mimeType=\"audio/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+            lines += representation(rendition, bandwidth: figures.bandwidth, template: templates.last ?? nil)
+            lines.append("    </AdaptationSet>")
+        }
+        lines += ["  </Period>", "</MPD>"]
         return lines.joined(separator: "\n") + "\n"
     }
 

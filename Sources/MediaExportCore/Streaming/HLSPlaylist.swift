@@ -46,17 +46,28 @@ public enum HLSPlaylist {
         }
     }
 
+    /// The group id of the separate audio rendition.
+    static let audioGroup = "audio"
+
     /// The master playlist: a variant per rung, highest `BANDWIDTH` first, and an I-frame variant per rung with video.
-    /// `declared` gives each rung's bandwidths (`StreamingManifests.declared`), `names` the playlists' file names.
-    public static func master(_ renditions: [Rendition], declared: [StreamingManifests.Declared],
+    /// `declared` gives each rung's bandwidths (`StreamingManifests.declared`), `names` the playlists' file names;
+    /// `audio`, a separate audio rendition, becomes an `EXT-X-MEDIA` group every variant names.
+    public static func master(_ renditions: [Rendition], declared: [StreamingManifests.Declared], audio: Rendition? = nil,
                               names: StreamingManifests.Names) -> String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        if let audio {
+            let uri = ManifestText.uri(ManifestText.join(audio.folder, names.media))
+            lines.append("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"\(audioGroup)\",NAME=\"\(ManifestText.uri(audio.id))\",DEFAULT=YES,"
+                + "AUTOSELECT=YES,URI=\"\(uri)\"")
+        }
         let ordered = zip(renditions, declared).sorted { $0.1.bandwidth > $1.1.bandwidth }
         for (rendition, figures) in ordered {
+            let codecs = rendition.codecs + (audio?.codecs ?? [])
             var attributes = ["BANDWIDTH=\(figures.bandwidth)", "AVERAGE-BANDWIDTH=\(figures.averageBandwidth)",
-                              "CODECS=\"\(rendition.codecs.joined(separator: ","))\""]
+                              "CODECS=\"\(codecs.joined(separator: ","))\""]
             attributes += picture(rendition)
             if let rate = rendition.frameRate { attributes.append("FRAME-RATE=" + ManifestText.fixed(rate, places: 3)) }
+            if audio != nil { attributes.append("AUDIO=\"\(audioGroup)\"") }
             lines += ["#EXT-X-STREAM-INF:" + attributes.joined(separator: ","),
                       ManifestText.uri(ManifestText.join(rendition.folder, names.media))]
         }

@@ -20,6 +20,7 @@ public struct InitSegment: Equatable, Sendable {
     public struct Track: Equatable, Sendable {
         /// `track_ID`, which a media segment's `tfhd` names.
         public var id: UInt32
+        /// Video, audio or other, from `hdlr`.
         public var kind: Kind
         /// `mdhd`'s timescale: units per second of every time in the track.
         public var timescale: UInt32
@@ -29,6 +30,7 @@ public struct InitSegment: Equatable, Sendable {
         public var codec: String?
         /// The picture size: `tkhd`'s (the displayed size), else the visual sample entry's; nil for sound.
         public var width: Int?
+        /// The picture height, as `width`.
         public var height: Int?
         /// The track's `trex` defaults (zero when `mvex` has none for it).
         public var defaults: SampleDefaults

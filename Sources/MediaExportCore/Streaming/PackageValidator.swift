@@ -35,15 +35,20 @@ public enum PackageValidator {
     public static let bandwidthCeiling = 1.10
 
     /// Every finding on `renditions` (the first is the reference for counts and boundaries), with `declared` their
-    /// declared bandwidths (matched by id) and `targetDuration` the segment target in seconds.
-    public static func check(_ renditions: [Rendition], declared: [StreamingManifests.Declared],
+    /// declared bandwidths (matched by id) and `targetDuration` the segment target in seconds. `audio` is the separate
+    /// audio rendition, if any: its peak counts in each rung's, and its own segments are checked (its boundaries
+    /// follow its frames, not the video's).
+    public static func check(_ renditions: [Rendition], declared: [StreamingManifests.Declared], audio: Rendition? = nil,
                              targetDuration: Double) -> [PackageFinding] {
         var findings: [PackageFinding] = []
-        for rendition in renditions {
+        for rendition in renditions + (audio.map { [$0] } ?? []) {
             findings += segments(of: rendition, targetDuration: targetDuration)
             findings += rendition.unknownCodecs.map { .codecUnknown(rendition: rendition.id, sampleEntry: $0) }
+            // Measured here, not taken from `declared`: a rung's peak plus the audio group's it is played with.
+            let isAudioGroup = rendition.id == audio?.id && rendition.folder == audio?.folder
+            let peak = rendition.peakBitRate + (isAudioGroup ? 0 : audio?.peakBitRate ?? 0)
             if let figures = declared.first(where: { $0.id == rendition.id }) {
-                findings += bandwidth(figures.bandwidth, peak: rendition.peakBitRate, rendition: rendition.id)
+                findings += bandwidth(figures.bandwidth, peak: peak, rendition: rendition.id)
             }
         }
         if let reference = renditions.first {

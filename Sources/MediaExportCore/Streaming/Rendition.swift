@@ -8,6 +8,7 @@ public struct Rendition: Equatable, Sendable {
     public var folder: String
     /// The init segment's file name in the folder (`init.mp4`).
     public var initName: String
+    /// The init segment's facts (tracks, codecs, timescales).
     public var initSegment: InitSegment
     /// The media segments in playback order.
     public var segments: [SegmentFacts]
@@ -23,6 +24,7 @@ public struct Rendition: Equatable, Sendable {
 
     /// The first video track's picture size, nil for an audio-only rung.
     public var width: Int? { video?.width }
+    /// The first video track's picture height, nil for an audio-only rung.
     public var height: Int? { video?.height }
     /// True when the rung has a video track.
     public var hasVideo: Bool { video != nil }

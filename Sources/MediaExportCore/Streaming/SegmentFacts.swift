@@ -6,6 +6,7 @@ public struct SegmentFacts: Equatable, Sendable {
     public struct Track: Equatable, Sendable {
         /// `track_ID`.
         public var id: UInt32
+        /// The track's kind, from the init segment.
         public var kind: InitSegment.Kind
         /// The track's timescale (units per second).
         public var timescale: UInt32
@@ -26,7 +27,9 @@ public struct SegmentFacts: Equatable, Sendable {
 
     /// A byte range of the segment file (`#EXT-X-BYTERANGE:length@offset`).
     public struct ByteRange: Equatable, Sendable {
+        /// The first byte's offset in the file.
         public var offset: Int
+        /// How many bytes.
         public var length: Int
     }
 
