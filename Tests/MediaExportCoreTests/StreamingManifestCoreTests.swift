@@ -97,6 +97,28 @@ import Testing
         #expect(list.contains("<Initialization sourceURL=\"r0/init.mp4\"/>"))
     }
 
+    @Test func separateAudioRenditionIsAGroupAndASecondSet() throws {
+        let video = Self.rendition("720p", frames: [120, 120], bytes: [800_000, 600_000], audio: false)
+        var audio = Self.rendition("audio", frames: [120, 120], bytes: [48_000, 48_000]).withoutVideo
+        audio.initSegment.tracks[0].id = 1
+        let files = StreamingManifests.files(for: [video], audio: audio)
+        #expect(files.map(\.name) == ["720p/media.m3u8", "720p/iframes.m3u8", "audio/media.m3u8", "master.m3u8", "manifest.mpd"])
+        let master = try #require(files.first { $0.name == "master.m3u8" }).text
+        let declared = StreamingManifests.declared(video, audio: audio)
+        #expect(declared.peak == video.peakBitRate + audio.peakBitRate)
+        #expect(master.contains("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"audio\",DEFAULT=YES,AUTOSELECT=YES,URI=\"audio/media.m3u8\"\n"))
+        #expect(master.contains("BANDWIDTH=\(declared.bandwidth),") && master.contains("CODECS=\"avc1.64001F,mp4a.40.2\""))
+        #expect(master.contains(",AUDIO=\"audio\"\n720p/media.m3u8\n"))
+        let mpd = try #require(files.first { $0.name == "manifest.mpd" }).text
+        #expect(mpd.contains("<AdaptationSet id=\"1\" mimeType=\"audio/mp4\""))
+        #expect(mpd.contains("bandwidth=\"\(StreamingManifests.bandwidth(peak: video.peakBitRate))\""))
+        #expect(PackageValidator.check([video], declared: [declared, StreamingManifests.declared(audio)], audio: audio,
+                                       targetDuration: 4).isEmpty)
+        // Declared without the audio, the variant is under its peak.
+        #expect(PackageValidator.check([video], declared: [StreamingManifests.declared(video)], audio: audio, targetDuration: 4)
+            .contains { if case .bandwidthBelowPeak = $0 { true } else { false } })
+    }
+
     @Test func validatorAcceptsAnAlignedLadder() {
         let a = Self.rendition("a", frames: [120, 120, 60], bytes: [400_000, 300_000, 100_000])
         let b = Self.rendition("b", frames: [120, 120, 60], bytes: [100_000, 90_000, 30_000], audio: false)
