@@ -61,9 +61,10 @@ enum PackageCheck {
         return starts
     }
 
-    /// The ffmpeg CLI decodes every variant of the master playlist and the MPD with no error.
-    static func ffmpegDecodes(_ folder: String, variants: Int) throws {
-        for manifest in ["master.m3u8", "manifest.mpd"] {
+    /// The ffmpeg CLI decodes every variant of `manifests` with no error (FFmpeg 5.1's DASH demuxer reads one stream
+    /// per representation, so an MPD over rungs that carry their audio is for other players: GStreamer's test).
+    static func ffmpegDecodes(_ folder: String, variants: Int, manifests: [String] = ["master.m3u8"]) throws {
+        for manifest in manifests {
             for n in 0..<variants {
                 let r = try TestSupport.run("/usr/bin/ffmpeg", ["-v", "error", "-i", folder + "/" + manifest, "-map", "0:p:\(n)", "-f", "null", "-"])
                 #expect(r.status == 0 && r.stderr.isEmpty, "\(manifest) program \(n): \(r.stderr.suffix(800))")

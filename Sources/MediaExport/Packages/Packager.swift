@@ -61,10 +61,12 @@ public final class Packager: Sendable {
         progress(.step("sprites"))
         let sprites = try PackagePictures.sprites(from: encoded, into: folder)
         progress(.step("manifests"))
-        let rungs = try PackageManifests.write(encoded, plan: plan, into: folder)
+        let written = try PackageManifests.write(encoded, into: folder)
+        let rungs = PackageManifests.rungs(written, encoded: encoded, folder: folder)
         for (rung, _) in encoded { try? FileManager.default.removeItem(atPath: folder.path(rung.name + ".mp4")) }
         progress(.step("validation"))
-        let validation = try PackageManifests.validate(rungs, plan: plan, folder: folder)
+        let index = try? JSONDecoder().decode(SpriteIndex.self, from: Data(contentsOf: URL(fileURLWithPath: folder.path(TrickplayResult.indexName))))
+        let validation = PackageManifests.validate(written, plan: plan, sprites: index)
         guard validation.findings.isEmpty else {
             throw ExportError.verificationFailed(path: request.output, checks: validation.findings.joined(separator: "; "))
         }
