@@ -23,6 +23,7 @@ struct Package: ToolCommand, JSONOutputCommand {
           mediaexport package --ladder apple clip.mov apple/
           mediaexport package --quality ssim:0.97 --segment 6 clip.mov out/
           mediaexport package --preset hevc-highest clip.mov hevc/
+          mediaexport package --separate-audio clip.mov cmaf/
         """
     )
 
@@ -43,6 +44,9 @@ struct Package: ToolCommand, JSONOutputCommand {
 
     @Option(help: ArgumentHelp("Target segment length in seconds (2–10); keyframes at every boundary.", valueName: "S"))
     var segment: Double = 4
+
+    @Flag(help: "Audio in a rendition of its own (audio/), the rungs video only: CMAF's one track per segment, as FFmpeg 5.1's DASH demuxer needs.")
+    var separateAudio = false
 
     @OptionGroup var version: AssetVersionOption
 
@@ -78,6 +82,7 @@ struct Package: ToolCommand, JSONOutputCommand {
         request.ladder = ladder
         request.quality = quality.flatMap { try? QualityTarget(parsing: $0) }
         request.segmentSeconds = segment
+        request.separateAudio = separateAudio
         request.version = version.assetVersion
         request.editsPath = edits
         request.overwrite = overwrite

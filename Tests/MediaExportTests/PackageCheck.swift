@@ -61,6 +61,14 @@ enum PackageCheck {
         return starts
     }
 
+    /// The rung's init segment followed by its first media segment, as a file ffprobe reads (the caller removes it).
+    static func firstSegment(_ folder: String, rung: String) throws -> String {
+        let joined = FileManager.default.temporaryDirectory.appendingPathComponent("first-\(getpid())-\(rung).mp4")
+        let parts = try ["init.mp4", "seg_00000.m4s"].map { try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(rung)/\($0)")) }
+        try (parts[0] + parts[1]).write(to: joined)
+        return joined.path
+    }
+
     /// The ffmpeg CLI decodes every variant of `manifests` with no error (FFmpeg 5.1's DASH demuxer reads one stream
     /// per representation, so an MPD over rungs that carry their audio is for other players: GStreamer's test).
     static func ffmpegDecodes(_ folder: String, variants: Int, manifests: [String] = ["master.m3u8"]) throws {
@@ -84,9 +92,10 @@ enum PackageCheck {
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
         try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
+        // SIGKILL: the test process blocks SIGTERM (its signal handling), and its children inherit the blocked mask.
+        defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
         for _ in 0..<50 where !serving(port) { usleep(100_000) }
-        let r = try TestSupport.run("/usr/bin/timeout", ["60", "gst-launch-1.0", "-m", "playbin3", "uri=http://127.0.0.1:\(port)/\(manifest)",
+        let r = try TestSupport.run("/usr/bin/timeout", ["-s", "KILL", "60", "gst-launch-1.0", "-m", "playbin3", "uri=http://127.0.0.1:\(port)/\(manifest)",
                                                          "video-sink=fakesink sync=false", "audio-sink=fakesink sync=false"])
         return (r.stdout.contains("Got EOS from element \"playbin3"), r.stdout + r.stderr)
     }

@@ -95,8 +95,9 @@ import Testing
         #expect(rungs.map { $0["name"] as? String } == ["720p", "480p", "360p", "240p"])
         for rung in rungs {
             let name = try #require(rung["name"] as? String)
-            let probe = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,r_frame_rate", "-of", "csv=p=0",
-                                                                 "\(out)/\(name)/init.mp4"])
+            let joined = try PackageCheck.firstSegment(out, rung: name)
+            defer { try? FileManager.default.removeItem(atPath: joined) }
+            let probe = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,r_frame_rate", "-of", "csv=p=0", joined])
             #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "video,24/1", "\(name): \(probe.stdout)")
             #expect(!(rung["codecs"] as? String ?? "mp4a").contains("mp4a"))
         }

@@ -9,19 +9,23 @@ enum PackageManifests {
     struct Written {
         var renditions: [Rendition]
         var declared: [StreamingManifests.Declared]
+        /// The separate audio rendition (`--separate-audio`), nil when each rung carries its audio.
+        var audio: Rendition?
     }
 
     /// Reads every rung's segments, writes each rung's media and I-frame playlists, `master.m3u8` and
     /// `manifest.mpd`.
-    static func write(_ encoded: [(LadderRung, ExportEvent.Completed)], into folder: PackageFolder) throws -> Written {
-        var renditions: [Rendition] = []
-        for (rung, _) in encoded {
-            do { renditions.append(try RenditionReader.read(root: folder.workPath, folder: rung.name, id: rung.name)) } catch let failure as RenditionReader.Failure {
-                throw ExportError.verificationFailed(path: folder.finalPath, checks: "rung \(rung.name): \(words(failure))")
-            }
+    static func write(_ encoded: [(LadderRung, ExportEvent.Completed)], audio: Bool, into folder: PackageFolder) throws -> Written {
+        let renditions = try encoded.map { try read($0.0.name, in: folder) }
+        let audio = audio ? try read(Packager.audioName, in: folder) : nil
+        for file in StreamingManifests.files(for: renditions, audio: audio) { try folder.write(file.name, file.text) }
+        return Written(renditions: renditions, declared: renditions.map { StreamingManifests.declared($0, audio: audio) }, audio: audio)
+    }
+
+    private static func read(_ name: String, in folder: PackageFolder) throws -> Rendition {
+        do { return try RenditionReader.read(root: folder.workPath, folder: name, id: name) } catch let failure as RenditionReader.Failure {
+            throw ExportError.verificationFailed(path: folder.finalPath, checks: "rendition \(name): \(words(failure))")
         }
-        for file in StreamingManifests.files(for: renditions) { try folder.write(file.name, file.text) }
-        return Written(renditions: renditions, declared: renditions.map { StreamingManifests.declared($0) })
     }
 
     /// Each rung's record.
@@ -40,11 +44,11 @@ enum PackageManifests {
 
     /// The validator's checks over the rungs and the sprite cues: how many ran, and what they found, in words.
     static func validate(_ written: Written, plan: LadderPlan, sprites: SpriteIndex?) -> PackageValidation {
-        var findings = PackageValidator.check(written.renditions, declared: written.declared, targetDuration: plan.segmentSeconds)
+        var findings = PackageValidator.check(written.renditions, declared: written.declared, audio: written.audio, targetDuration: plan.segmentSeconds)
         if let sprites, let duration = written.renditions.first?.duration {
             findings += PackageValidator.cueCoverage(sprites.cues.map { ($0.start, $0.end) }, duration: duration)
         }
-        let segments = written.renditions.reduce(0) { $0 + $1.segments.count }
+        let segments = (written.renditions + (written.audio.map { [$0] } ?? [])).reduce(0) { $0 + $1.segments.count }
         // Per segment: starts on a sync sample, length, boundary; per rung: count, bandwidth floor and ceiling; the cues.
         let checks = 3 * segments + 3 * written.renditions.count + (sprites == nil ? 0 : 1)
         return PackageValidation(checks: checks, findings: findings.map(words))

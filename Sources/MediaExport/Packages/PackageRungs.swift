@@ -21,28 +21,47 @@ extension Packager {
             throw ExportError.noUsableStreams(path: request.input, reason: "the video's picture size is unknown")
         }
         let codec = request.preset.video?.codec ?? .h264
-        return LadderPlanner.plan(width: width, height: height, frameRate: source.frameRate, hasAudio: source.audio && request.preset.audio != nil,
-                                  kind: request.ladder, codec: codec, quality: request.quality, segmentSeconds: request.segmentSeconds)
+        var plan = LadderPlanner.plan(width: width, height: height, frameRate: source.frameRate, hasAudio: source.audio && request.preset.audio != nil,
+                                      kind: request.ladder, codec: codec, quality: request.quality, segmentSeconds: request.segmentSeconds)
+        plan.separateAudio = plan.audio && request.separateAudio
+        return plan
     }
 
     /// Encodes one rung by the export pipeline into `NAME.mp4` in the package folder (verified against its plan;
     /// any fallback is a failure: a package is never made of a copy), then cuts it into segments in `NAME/`.
     func encode(_ rung: LadderRung, plan: LadderPlan, into folder: PackageFolder,
                 progress: @escaping @Sendable (PackageProgress) -> Void) throws -> ExportEvent.Completed {
-        let session = ExportSession(request: exportRequest(rung, plan: plan, output: folder.path(rung.name + ".mp4")))
+        var export = exportRequest(rung, plan: plan, output: folder.path(rung.name + ".mp4"))
+        if plan.separateAudio { export.preset.audio = nil }
+        return try encode(export, name: rung.name, plan: plan, into: folder, progress: progress)
+    }
+
+    /// The audio's own rendition (`audio/`): the first audio stream alone, encoded and cut as a rung is.
+    func encodeAudio(plan: LadderPlan, into folder: PackageFolder, progress: @escaping @Sendable (PackageProgress) -> Void) throws -> ExportEvent.Completed {
+        var export = exportRequest(plan.rungs[plan.rungs.count - 1], plan: plan, output: folder.path(Self.audioName + ".mp4"))
+        export.preset.video = nil
+        return try encode(export, name: Self.audioName, plan: plan, into: folder, progress: progress)
+    }
+
+    /// The separate audio rendition's name and folder.
+    static let audioName = "audio"
+
+    private func encode(_ export: ExportRequest, name: String, plan: LadderPlan, into folder: PackageFolder,
+                        progress: @escaping @Sendable (PackageProgress) -> Void) throws -> ExportEvent.Completed {
+        let session = ExportSession(request: export)
         session.onEvent = { event in
-            if case .progress(let p) = event { progress(.rungProgress(name: rung.name, fraction: p.fraction)) }
+            if case .progress(let p) = event { progress(.rungProgress(name: name, fraction: p.fraction)) }
         }
         current.withLock { $0 = session }
         defer { current.withLock { $0 = nil } }
         if cancelled.withLock({ $0 }) { throw ExportError.cancelled }
         let completed = try session.run()
         guard completed.route == .transcode, completed.fallbacks.isEmpty else {
-            throw ExportError.verificationFailed(path: request.input, checks: "rung \(rung.name) was not transcoded (\(completed.route.rawValue))")
+            throw ExportError.verificationFailed(path: request.input, checks: "rung \(name) was not transcoded (\(completed.route.rawValue))")
         }
-        try folder.makeFolder(rung.name)
-        try SegmentedCopy.write(input: folder.path(rung.name + ".mp4"), folder: folder.path(rung.name), seconds: plan.segmentSeconds, cancel: token)
-        try? FileManager.default.removeItem(atPath: folder.path(rung.name + "/" + SegmentedCopy.muxerPlaylist))
+        try folder.makeFolder(name)
+        try SegmentedCopy.write(input: folder.path(name + ".mp4"), folder: folder.path(name), seconds: plan.segmentSeconds, cancel: token)
+        try? FileManager.default.removeItem(atPath: folder.path(name + "/" + SegmentedCopy.muxerPlaylist))
         return completed
     }
 

@@ -55,15 +55,16 @@ public final class Packager: Sendable {
             encoded.append((rung, completed))
             progress(.rungDone(name: rung.name, completed: completed))
         }
+        let audio = plan.separateAudio ? try encodeAudio(plan: plan, into: folder, progress: progress) : nil
         try stopIfCancelled()
         progress(.step("poster"))
         let poster = try PackagePictures.poster(request, top: encoded[0].1, into: folder)
         progress(.step("sprites"))
         let sprites = try PackagePictures.sprites(from: encoded, into: folder)
         progress(.step("manifests"))
-        let written = try PackageManifests.write(encoded, into: folder)
+        let written = try PackageManifests.write(encoded, audio: audio != nil, into: folder)
         let rungs = PackageManifests.rungs(written, encoded: encoded, folder: folder)
-        for (rung, _) in encoded { try? FileManager.default.removeItem(atPath: folder.path(rung.name + ".mp4")) }
+        for name in encoded.map(\.0.name) + (audio == nil ? [] : [Self.audioName]) { try? FileManager.default.removeItem(atPath: folder.path(name + ".mp4")) }
         progress(.step("validation"))
         let index = try? JSONDecoder().decode(SpriteIndex.self, from: Data(contentsOf: URL(fileURLWithPath: folder.path(TrickplayResult.indexName))))
         let validation = PackageManifests.validate(written, plan: plan, sprites: index)

@@ -52,8 +52,10 @@ public struct LadderPlan: Codable, Sendable, Equatable {
     public var maxFrameRate: Double?
     /// Seconds between keyframes and segment boundaries.
     public var segmentSeconds: Double
-    /// Whether the rungs carry the source's audio.
+    /// Whether the package has the source's audio.
     public var audio: Bool
+    /// The audio's own rendition (`audio/`), the rungs video only; false: in every rung's segments.
+    public var separateAudio = false
 }
 
 /// Plans a ladder for a source (pure: the tests need no media).

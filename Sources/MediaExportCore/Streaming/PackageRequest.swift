@@ -14,6 +14,9 @@ public struct PackageRequest: Sendable, Equatable {
     public var ladder: LadderKind = .perTitle
     /// A measured quality each per-title rung reaches (its CRF searched, as `--quality`); nil: the ladder's CRF.
     public var quality: QualityTarget?
+    /// The audio in a rendition of its own (`audio/`: CMAF's one track per segment, which FFmpeg 5.1's DASH demuxer
+    /// needs) that every video-only rung is played with; false: each rung's segments carry the audio (muxed).
+    public var separateAudio = false
     /// The target segment length in seconds (keyframes every this long in every rung); 2–10.
     public var segmentSeconds: Double = 4
     /// The version of the asset packaged, and the edits applied to the current one (as for an export).
