@@ -1,0 +1,65 @@
+import Foundation
+import MediaExportCore
+import MediaExportFFmpeg
+
+/// A loudness target or measure in an export's attempt (`ExportAttempt`): the source's main audio measured before
+/// the encode (pass 1, or the caller's measurement), the normalisation chosen from it for the encode, the output
+/// measured after it.
+extension ExportAttempt {
+    /// Measures the source's main audio as the plan reads it (its range; downmixed when the output is) and, with a
+    /// target, chooses how to reach it (`LoudnessNormalisation`, kept in `encode.loudness`); nil without
+    /// `--loudness` or a preset's `audio.loudness`. No audio, silent audio and a copied stream are said in the notes.
+    func prepareLoudness(_ encode: inout Encode) throws -> LoudnessReport? {
+        guard let target = request.loudnessTarget else { return nil }
+        var report = LoudnessReport(target: target)
+        let info = encode.source.info
+        guard let main = info.mainAudio, let decision = encode.plan.streams.first(where: { $0.index == main }), decision.isKept else {
+            report.notes.append(info.mainAudio == nil ? "the source has no audio" : "the output has no audio")
+            return report
+        }
+        var channels: Int? = nil
+        if case .transcodeAudio(let audio) = decision.action, audio.channels < info.streams[main].channels { channels = audio.channels }
+        let measured = try sourceLoudness(stream: main, channels: channels ?? info.streams[main].channels, downmix: channels != nil, plan: encode.plan)
+        report.source = measured
+        guard target.integrated != nil, let measured else { return report }
+        guard case .transcodeAudio = decision.action else {
+            report.notes.append("the audio is copied (\(route.rawValue)): its loudness cannot be changed")
+            return report
+        }
+        guard let normalisation = LoudnessNormalisation.choose(measured: measured, target: target) else {
+            report.notes.append("the audio is silent (below -70 LUFS throughout): nothing to normalise")
+            return report
+        }
+        encode.loudness = (normalisation, main)
+        report.method = normalisation.method
+        report.gain = (normalisation.gainDB * 100).rounded() / 100
+        if normalisation.method == .loudnorm {
+            report.notes.append(String(format: "a linear gain of %+.1f dB would peak at %.1f dBTP: loudnorm's limiter keeps the peaks down",
+                                       normalisation.gainDB, measured.truePeak + normalisation.gainDB))
+        }
+        if encode.edits?.volume != nil { report.notes.append("the edit's volume is replaced by the loudness target") }
+        return report
+    }
+
+    /// The caller's measurement when it is of the audio this export reads (`ExportRequest.loudnessMeasured`: the
+    /// channels match), else the source measured here over the plan's range.
+    private func sourceLoudness(stream: Int, channels: Int, downmix: Bool, plan: ExportPlan) throws -> LoudnessMeasurement? {
+        if let given = request.loudnessMeasured, given.channels == channels { return given }
+        let timeline = plan.timeline
+        let trimmed = timeline.origin > timeline.sourceStart || timeline.length != nil
+        let watchdog = run.watchdog
+        return try LoudnessMeter.measure(path: run.selection.report.resource, stream: stream,
+                                         range: trimmed ? (timeline.origin, timeline.length.map { timeline.origin + $0 }) : nil,
+                                         channels: downmix ? channels : nil, cancel: token, activity: { watchdog.touch() })
+    }
+
+    /// Measures the output's main audio into `report` and judges it.
+    func measureOutputLoudness(_ report: inout LoudnessReport, output: String) {
+        let watchdog = run.watchdog
+        do {
+            report.measuredOutput(try LoudnessMeter.measure(path: output, cancel: token, activity: { watchdog.touch() }))
+        } catch {
+            report.notes.append("the output's loudness could not be measured: \(session.translate(error).description)")
+        }
+    }
+}
