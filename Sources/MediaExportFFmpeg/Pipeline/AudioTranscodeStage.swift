@@ -116,24 +116,14 @@ final class AudioTranscodeStage: StreamStage {
             case .needsInput:
                 break
             }
-            if phase != .drainingEncoder && phase != .finished, let levelled = try leveller?.pull() {
-                try encoder.send(levelled)
-                continue
-            }
+            if try sendLevelled() { continue }
             switch phase {
             case .drainingEncoder, .finished:
                 // Nothing more will come once the encoder has been told the stream ended.
                 phase = .finished
                 return .finished
             case .drainingResampler:
-                // The FIFO's tail, the last frame short.
-                if let f = try resampler.pull(flushing: true) {
-                    try encode(f)
-                } else if let leveller, !leveller.flushed {
-                    try leveller.flush()
-                } else {
-                    try startDrainingEncoder()
-                }
+                try drainTail()
             case .running, .drainingDecoder:
                 // Every frame the decoder has goes into the FIFO before any comes out.
                 if !decoderIdle {
@@ -165,6 +155,24 @@ final class AudioTranscodeStage: StreamStage {
                     return .needsInput
                 }
             }
+        }
+    }
+
+    /// A loudness filter's next frame to the encoder (before more goes in); false when it has none ready.
+    private func sendLevelled() throws -> Bool {
+        guard phase != .drainingEncoder && phase != .finished, let levelled = try leveller?.pull() else { return false }
+        try encoder.send(levelled)
+        return true
+    }
+
+    /// The FIFO's tail (the last frame short), then what a loudness filter holds, then the encoder's end.
+    private func drainTail() throws {
+        if let f = try resampler.pull(flushing: true) {
+            try encode(f)
+        } else if let leveller, !leveller.flushed {
+            try leveller.flush()
+        } else {
+            try startDrainingEncoder()
         }
     }
 
