@@ -115,4 +115,29 @@ import Testing
             print("\(name): \(cli), record \(loudness["output"] ?? "-"), met \(loudness["met"] ?? "-")")
         }
     }
+
+    @Test("audio.loudness: a preset key, checked (-4 refused naming the field), and --loudness refused on passthrough or out of range")
+    func presetKeyAndRefusals() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let good = dir.appendingPathComponent("loud.json"), bad = dir.appendingPathComponent("bad.json")
+        try #"{"name": "loud", "video": {"codec": "h264"}, "audio": {"loudness": -16}}"#.write(to: good, atomically: true, encoding: .utf8)
+        try #"{"name": "bad", "audio": {"loudness": -4}}"#.write(to: bad, atomically: true, encoding: .utf8)
+        let preset = try PresetCatalog.builtIn().resolve(good.path)
+        #expect(preset.audio?.loudness == -16)
+        #expect(ExportRequest(input: "a", output: "b.mp4", preset: preset).loudnessTarget == LoudnessTarget(integrated: -16))
+        do {
+            _ = try PresetCatalog.builtIn().resolve(bad.path)
+            Issue.record("audio.loudness -4 was taken")
+        } catch let ExportError.invalidPreset(_, field, reason) {
+            #expect(field == "audio.loudness" && reason.contains("-70…-5"), "\(reason)")
+        }
+        let source = try Self.quietClip(in: dir)
+        let out = dir.appendingPathComponent("o.mp4").path
+        let passthrough = try TestSupport.run(TestSupport.binary, ["--preset", "passthrough", "--loudness", "-16", source, out])
+        #expect(passthrough.status == 64 && passthrough.stderr.contains("--loudness needs a preset that encodes audio"), "\(passthrough.stderr)")
+        let range = try TestSupport.run(TestSupport.binary, ["--loudness", "-2", source, out])
+        #expect(range.status == 64 && range.stderr.contains("outside -70…-5 LUFS"), "\(range.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
 }
