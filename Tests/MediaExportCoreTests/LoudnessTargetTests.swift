@@ -28,6 +28,11 @@ struct LoudnessTargetTests {
         #expect(limited.method == .loudnorm)
         #expect(limited.filter == "loudnorm=I=-16.00:LRA=7.00:TP=-2.00:measured_I=-30.00:measured_LRA=3.00:measured_TP=-15.50:"
                 + "measured_thresh=-40.00:offset=0.00:linear=true:dual_mono=false")
+        let predicted = Self.measured(-17.9, peak: -2)
+        let corrected = try #require(limited.corrected(measured: Self.measured(-30, peak: -15.5), target: target, predicted: predicted))
+        #expect(corrected.filter?.hasPrefix("loudnorm=I=-14.10:") == true && corrected.gainDB == 14)
+        #expect(limited.corrected(measured: Self.measured(-30, peak: -15.5), target: target, predicted: Self.measured(-16.1, peak: -2)) == nil)
+        #expect(gain.corrected(measured: Self.measured(-30, peak: -17), target: target, predicted: predicted) == nil)
         #expect(LoudnessNormalisation.choose(measured: Self.measured(-30, peak: -17), target: .measure) == nil)
         #expect(LoudnessNormalisation.choose(measured: Self.measured(-70, peak: -144), target: target) == nil)
     }

@@ -26,9 +26,17 @@ extension ExportAttempt {
             report.notes.append("the audio is copied (\(route.rawValue)): its loudness cannot be changed")
             return report
         }
-        guard let normalisation = LoudnessNormalisation.choose(measured: measured, target: target) else {
+        guard var normalisation = LoudnessNormalisation.choose(measured: measured, target: target) else {
             report.notes.append("the audio is silent (below -70 LUFS throughout): nothing to normalise")
             return report
+        }
+        if let filter = normalisation.filter, case .transcodeAudio(let audio) = decision.action,
+           let predicted = try sourceLoudness(stream: main, channels: channels ?? info.streams[main].channels, downmix: channels != nil,
+                                              plan: encode.plan, through: "\(filter),aresample=\(audio.settings.sampleRate)"),
+           let corrected = normalisation.corrected(measured: measured, target: target, predicted: predicted) {
+            report.notes.append(String(format: "loudnorm measured %.1f LUFS on the source for a %.1f LUFS target: asked for %@ instead",
+                                       predicted.integrated, target.integrated ?? 0, corrected.filter.flatMap { $0.split(separator: ":").first.map(String.init) } ?? ""))
+            normalisation = corrected
         }
         encode.loudness = (normalisation, main)
         report.method = normalisation.method
@@ -43,14 +51,14 @@ extension ExportAttempt {
 
     /// The caller's measurement when it is of the audio this export reads (`ExportRequest.loudnessMeasured`: the
     /// channels match), else the source measured here over the plan's range.
-    private func sourceLoudness(stream: Int, channels: Int, downmix: Bool, plan: ExportPlan) throws -> LoudnessMeasurement? {
-        if let given = request.loudnessMeasured, given.channels == channels { return given }
+    private func sourceLoudness(stream: Int, channels: Int, downmix: Bool, plan: ExportPlan, through: String? = nil) throws -> LoudnessMeasurement? {
+        if through == nil, let given = request.loudnessMeasured, given.channels == channels { return given }
         let timeline = plan.timeline
         let trimmed = timeline.origin > timeline.sourceStart || timeline.length != nil
         let watchdog = run.watchdog
         return try LoudnessMeter.measure(path: run.selection.report.resource, stream: stream,
                                          range: trimmed ? (timeline.origin, timeline.length.map { timeline.origin + $0 }) : nil,
-                                         channels: downmix ? channels : nil, cancel: token, activity: { watchdog.touch() })
+                                         channels: downmix ? channels : nil, through: through, cancel: token, activity: { watchdog.touch() })
     }
 
     /// Measures the output's main audio into `report` and judges it.

@@ -11,9 +11,10 @@ package enum LoudnessMeter {
     /// - Parameters:
     ///   - range: seconds on the file's clock to measure (a trim); nil: all of it. `end` nil: to the end.
     ///   - channels: the channel count to measure the audio downmixed to (as an export's output has it); nil: its own.
+    ///   - through: filters the audio goes through before it is measured (a `loudnorm` whose result is predicted).
     ///   - activity: called now and then while it reads (a watchdog's touch).
     package static func measure(path: String, stream: Int? = nil, range: (start: Double, end: Double?)? = nil, channels: Int? = nil,
-                                cancel: CancelToken? = nil, activity: () -> Void = {}) throws -> LoudnessMeasurement? {
+                                through: String? = nil, cancel: CancelToken? = nil, activity: () -> Void = {}) throws -> LoudnessMeasurement? {
         let demuxer = try Demuxer(path: path, cancel: cancel)
         guard let index = stream ?? SourceProbe.info(demuxer).mainAudio, index >= 0, index < demuxer.streams.count,
               demuxer.streams[index].pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { return nil }
@@ -33,7 +34,7 @@ package enum LoudnessMeter {
             let f = frame.pointer
             f.pointee.pts = f.pointee.best_effort_timestamp
             if graph == nil {
-                graph = try FilterGraph(description: description(range: range, channels: channels), input: ("abuffer", bufferArguments(f, st.pointee.time_base)),
+                graph = try FilterGraph(description: description(range: range, channels: channels, through: through.map { ($0, channels ?? Int(st.pointee.codecpar.pointee.ch_layout.nb_channels)) }), input: ("abuffer", bufferArguments(f, st.pointee.time_base)),
                                         output: "abuffersink", path: path)
             }
             try graph!.push(frame)  // made just above when nil
@@ -46,12 +47,14 @@ package enum LoudnessMeter {
     }
 
     /// The graph's text: the range trimmed (`atrim` on the frames' own times), the downmix, the meter.
-    static func description(range: (start: Double, end: Double?)?, channels: Int?) -> String {
+    /// `through`'s channels are said again after it (`loudnorm` leaves its output's layout open).
+    static func description(range: (start: Double, end: Double?)?, channels: Int?, through: (filters: String, channels: Int)? = nil) -> String {
         var filters: [String] = []
         if let range {
             filters.append(String(format: "atrim=start=%.6f", range.start) + (range.end.map { String(format: ":end=%.6f", $0) } ?? ""))
         }
         if let channels { filters.append("aformat=channel_layouts=\(layoutName(channels))") }
+        if let through { filters.append("\(through.filters),aformat=channel_layouts=\(layoutName(through.channels))") }
         filters.append("ebur128=peak=true:metadata=1:framelog=verbose")
         return filters.joined(separator: ",")
     }
