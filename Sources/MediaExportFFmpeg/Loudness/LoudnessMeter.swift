@@ -114,9 +114,11 @@ package enum LoudnessMeter {
 
         /// The measurement of `channels` channels.
         func measurement(channels: Int) -> LoudnessMeasurement {
-            LoudnessMeasurement(integrated: integrated ?? -70, range: range, truePeak: LoudnessMeasurement.decibels(amplitude: peak),
-                                threshold: LoudnessMeasurement.relativeGate(momentary: momentary), channels: channels,
-                                seconds: Double(samples) / Double(max(1, rate)))
+            // To 0.001, as the filter gives I and LRA.
+            func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+            return LoudnessMeasurement(integrated: integrated ?? -70, range: range, truePeak: rounded(LoudnessMeasurement.decibels(amplitude: peak)),
+                                       threshold: rounded(LoudnessMeasurement.relativeGate(momentary: momentary)), channels: channels,
+                                       seconds: rounded(Double(samples) / Double(max(1, rate))))
         }
     }
 }
