@@ -50,4 +50,13 @@ struct LoudnessTargetTests {
         report.measuredOutput(Self.measured(-15.9, peak: -0.8))
         #expect(report.met == false && report.warning != nil)
     }
+
+    @Test("a loudness target keeps a fitting source from a remux or copy (--policy needed); without audio it still fits")
+    func targetNeedsTranscode() {
+        var preset = Presets.named("1920x1080")
+        preset.audio?.loudness = -16
+        #expect(unfit(.landscape1080, preset: Presets.named("1920x1080")) == nil)
+        #expect(unfit(.landscape1080, preset: preset) == "audio normalised to -16 LUFS")
+        #expect(unfit(.make([.h264(0, 1920, 1080)]), preset: preset) == nil)
+    }
 }
