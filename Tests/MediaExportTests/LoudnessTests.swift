@@ -59,6 +59,8 @@ import Testing
         let loudness = try #require(completed?["loudness"] as? [String: Any], "\(r.stdout.suffix(800))")
         let cli = try Self.cli(output), cliSource = try Self.cli(source)
         #expect(abs(cli.integrated + 16) <= 0.5 && cli.truePeak <= -1, "CLI: \(cli)")
+        // The trial encode cancels AAC's loss on pink noise (0.2 LU in mono here): closer than the issue's ±0.5.
+        #expect(abs(cli.integrated + 16) <= 0.1, "CLI: \(cli)")
         let out = try #require(loudness["output"] as? [String: Any]), src = try #require(loudness["source"] as? [String: Any])
         #expect(abs((out["integrated"] as? Double ?? 0) - cli.integrated) <= 0.2 && abs((out["truePeak"] as? Double ?? 0) - cli.truePeak) <= 0.2, "\(out)")
         #expect(abs((src["integrated"] as? Double ?? 0) - cliSource.integrated) <= 0.2, "\(src)")

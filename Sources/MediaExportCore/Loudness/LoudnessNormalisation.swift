@@ -16,6 +16,9 @@ package struct LoudnessNormalisation: Sendable, Equatable {
     /// this much below the ceiling, and the output is measured against the ceiling itself.
     package static let encoderHeadroom = 1.0
 
+    /// A linear gain of `dB`.
+    package static func gain(_ dB: Double) -> LoudnessNormalisation { LoudnessNormalisation(method: .gain, gainDB: dB, filter: nil) }
+
     /// The linear factor of the gain.
     package var linearGain: Double { pow(10, gainDB / 20) }
 
