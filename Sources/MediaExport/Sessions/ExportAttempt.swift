@@ -79,7 +79,7 @@ final class ExportAttempt {
     /// Runs the route: a byte copy, or plan (the pure planner; an impossible plan skips the route), encode, commit.
     func perform() throws -> ExportEvent.Completed {
         let report = deliveredReport()
-        if route == .copy { return try byteCopy(report: report) }
+        if route == .copy { return copiedLoudness(try byteCopy(report: report)) }
         let prepared = try prepare()
         var encode = try plan(prepared)
         var quality = try searchQuality(&encode)

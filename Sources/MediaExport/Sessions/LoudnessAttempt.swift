@@ -88,6 +88,19 @@ extension ExportAttempt {
         }
     }
 
+    /// A byte copy's record with its loudness: the copy is the source, measured once as both (and judged against a
+    /// target it could not be brought to).
+    func copiedLoudness(_ completed: ExportEvent.Completed) -> ExportEvent.Completed {
+        guard let target = request.loudnessTarget else { return completed }
+        var copied = completed, report = LoudnessReport(target: target)
+        measureOutputLoudness(&report, output: completed.output)
+        report.source = report.output
+        report.notes.append(report.output == nil ? "the source has no audio" : "copied byte for byte: the loudness is the source's")
+        copied.loudness = report
+        if let warning = report.warning { copied.warnings.append(warning) }
+        return copied
+    }
+
     /// Measures the output's main audio into `report` and judges it.
     func measureOutputLoudness(_ report: inout LoudnessReport, output: String) {
         let watchdog = run.watchdog

@@ -17,7 +17,7 @@ public struct LoudnessReport: Codable, Sendable, Equatable {
     /// The output's main audio, measured after the export; nil when it has none.
     public var output: LoudnessMeasurement?
     /// With a target: true when the output is within `LoudnessTarget.tolerance` of it and its true peak at most the
-    /// ceiling; nil without a target or without audio.
+    /// ceiling (whether or not it could be changed: a copied stream is judged too); nil without a target or audio.
     public var met: Bool?
     /// What else to know, in words (no audio, silent audio, a copied stream, the method's reason).
     public var notes: [String] = []
@@ -31,7 +31,7 @@ public struct LoudnessReport: Codable, Sendable, Equatable {
     /// Takes the output's measurement and judges it against the target.
     public mutating func measuredOutput(_ m: LoudnessMeasurement?) {
         output = m
-        guard let goal = target, let ceiling = truePeakCeiling, let m, method != .none else { return }
+        guard let goal = target, let ceiling = truePeakCeiling, let m else { return }
         met = abs(m.integrated - goal) <= LoudnessTarget.tolerance && m.truePeak <= ceiling
     }
 
