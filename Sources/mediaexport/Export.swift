@@ -138,6 +138,7 @@ struct Export: ToolCommand {
         let versionWarns = completed.version?.warns ?? false
         // The version line: in the plan when it says something, here only as the warning that another was delivered.
         if !quiet { printLine(HumanSummary.completed(completed)) }
+        if !quiet, let loudness = completed.loudness { printError("loudness: " + loudness.summary) }
         for warning in HumanSummary.warnings(completed) { printError(warning) }
         if versionWarns, let v = completed.version { writeAll(2, "mediaexport: " + HumanSummary.version(v) + "\n") }
         if !quiet { for note in completed.notes where !said.contains(note) { printError("note: \(note)") } }

@@ -79,6 +79,7 @@ struct ExportOptions: ParsableArguments {
         request.deterministic = deterministic
         request.policy = policy ?? .always
         request.searchCache = ExportRequest.defaultSearchCache
+        request.measureLoudness = encoding.loudnessTarget != nil
         if let refusal = request.qualityRefusal { throw refusal }
         return request
     }
@@ -115,6 +116,12 @@ struct EncodingOverrideOptions: ParsableArguments {
     @Option(name: .customLong("audio-bitrate"), help: ArgumentHelp("Audio bit rate, e.g. 64k or 160000; a bare number under 1000 is kb/s (96: 96k, as HandBrake's --ab).", valueName: "RATE"))
     var audioBitrate: String?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("EBU R128 loudness: measure (the source's and the output's main audio, recorded), or a target in LUFS (-70 to -5, e.g. -16) the audio is normalised to, true peak at most -1 dBTP.", valueName: "measure|LUFS"))
+    var loudness: String?
+
+    /// `--loudness` as parsed (nil when not given or malformed: `validate` refuses that).
+    var loudnessTarget: LoudnessTarget? { loudness.flatMap { try? LoudnessTarget(parsing: $0) } }
+
     @OptionGroup var shape: PictureSoundOptions
 
     func validate() throws {
@@ -125,6 +132,9 @@ struct EncodingOverrideOptions: ParsableArguments {
         }
         if let text = quality {
             do { _ = try QualityTarget(parsing: text) } catch { throw ValidationError("--quality: \(error.reason)") }
+        }
+        if let text = loudness {
+            do { _ = try LoudnessTarget(parsing: text) } catch { throw ValidationError("--loudness: \(error.reason)") }
         }
     }
 
@@ -147,7 +157,7 @@ struct EncodingOverrideOptions: ParsableArguments {
         PresetOverrides(crf: crf, encoderPreset: encoderPreset, videoBitrate: videoBitrate.flatMap(PresetOverrides.parseRate),
                         maxBitrate: maxBitrate.flatMap(PresetOverrides.parseRate), audioBitrate: audioRate,
                         maxSize: shape.box, maxFrameRate: shape.fps, channels: shape.channelCount,
-                        quality: quality.flatMap { try? QualityTarget(parsing: $0) })
+                        quality: quality.flatMap { try? QualityTarget(parsing: $0) }, loudness: loudnessTarget?.integrated)
     }
 }
 

@@ -49,10 +49,15 @@ struct HabitPointer {
     /// The codec options of ffmpeg: `copy` is our passthrough preset, any other codec is a preset's choice.
     static let codecOptions: Set<String> = ["-c", "-c:v", "-c:a", "-codec", "-codec:v", "-codec:a", "-vcodec", "-acodec"]
 
+    /// Our options whose value may start with `-` (a loudness in LUFS).
+    static let negativeValued: Set<String> = ["--loudness"]
+
     /// The pointer for the first habit in `arguments` (one line, without the `mediaexport: ` prefix), or nil.
     static func pointer(in arguments: [String]) -> String? {
         for (k, arg) in arguments.enumerated() {
             if arg == "--" { return nil }
+            // A negative number given to an option that takes one (`--loudness -2`) is its value, not ffmpeg's `-2`.
+            if k > 0, negativeValued.contains(arguments[k - 1]) { continue }
             let next = k + 1 < arguments.count ? arguments[k + 1] : nil
             if let text = pointer(for: arg, next: next) { return text }
         }

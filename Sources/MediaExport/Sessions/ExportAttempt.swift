@@ -69,21 +69,28 @@ final class ExportAttempt {
         var retryable = false
         /// The main video's encode measured as it runs (a quality target's proof).
         var scoring: Transcoder.Scoring?
+        /// The main audio (input stream) brought to a loudness target, applied to every plan encoded (a size limit's
+        /// plans too).
+        var loudness: (LoudnessNormalisation, stream: Int)?
+        /// The plan as encoded: with the loudness normalisation.
+        var encoded: ExportPlan { loudness.map { plan.withLoudness($0.0, stream: $0.stream) } ?? plan }
     }
 
     /// Runs the route: a byte copy, or plan (the pure planner; an impossible plan skips the route), encode, commit.
     func perform() throws -> ExportEvent.Completed {
         let report = deliveredReport()
-        if route == .copy { return try byteCopy(report: report) }
+        if route == .copy { return copiedLoudness(try byteCopy(report: report)) }
         let prepared = try prepare()
         var encode = try plan(prepared)
         var quality = try searchQuality(&encode)
         try fit(&encode, scale: 1, allowCRF: true)
+        var loudness = try prepareLoudness(&encode)
         if let sizeNote = encode.sizeNote { encode.notes.append(sizeNote) }
         announce(encode, report: report)
         var (outcome, output) = try encodeWithinLimit(&encode, first: prepared.target)
         if var q = quality { (outcome, output) = try proveQuality(&q, &encode, outcome: outcome, output: output); quality = q }
         try output.commit()
+        if var l = loudness { measureOutputLoudness(&l, output: output.finalPath); loudness = l }
         session.delivered = .init(plan: encode.plan, edits: encode.edits)
         // What the executor decided while running (frames the decoder flagged interlaced) joins the plan's notes.
         let ranNotes = encode.notes + outcome.notes.filter { !encode.notes.contains($0) }
@@ -95,11 +102,12 @@ final class ExportAttempt {
         completed.partial = outcome.partialCause.map { .init(duration: completed.duration, declaredDuration: encode.plan.timeline.expectedDuration, cause: $0) }
         completed.damage = outcome.damage
         completed.quality = quality
+        completed.loudness = loudness
         completed.warnings = (completed.partial.map { [$0.warning] } ?? [])
             + Accounting.warnings(plan: encode.plan, skippedPackets: outcome.damage?.corruptPackets ?? 0, droppedFrames: outcome.droppedFrames,
                                   timestampRepairs: outcome.timestampRepairs, audioGaps: outcome.audioGaps, lostFrames: outcome.lostFrames,
                                   unreadableBytes: outcome.damage?.unreadableBytes ?? 0, version: report) + outcome.shortfalls
-            + (quality?.warning.map { [$0] } ?? [])
+            + (quality?.warning.map { [$0] } ?? []) + (loudness?.warning.map { [$0] } ?? [])
         return completed
     }
 
@@ -256,7 +264,7 @@ final class ExportAttempt {
     /// encoder's statistics go to a private folder), then the whole plan. Before the output is committed the input is
     /// checked unchanged and, under a size limit, the file's size (`OverSizeLimit`).
     private func encode(_ encode: Encode, into target: OutputTarget) throws -> Transcoder.Outcome {
-        let (plan, limit) = (encode.plan, request.sizeLimit)
+        let (plan, limit) = (encode.encoded, request.sizeLimit)
         let twoPass = plan.streams.contains { if case .transcodeVideo(let v) = $0.action { return v.settings.twoPass }; return false }
         let log = try twoPass ? PassLog(path: target.finalPath) : nil
         if let log { try firstPass(encode, log: log) }

@@ -167,6 +167,9 @@ public enum ExportEvent: Sendable, Equatable {
         public var damage: Damage?
         /// A quality-targeted encode's CRF, search and measure (`QualityReport`); nil without a quality target.
         public var quality: QualityReport?
+        /// The main audio's loudness, measured before and after, and how it was normalised (`LoudnessReport`); nil
+        /// without `--loudness` or a preset's `audio.loudness`.
+        public var loudness: LoudnessReport?
 
         /// Creates the value from each of its fields.
         public init(output: String, bytes: Int64, duration: Double, codecs: [String], width: Int? = nil, height: Int? = nil, wallTime: Double, videoFrames: Int? = nil, skippedPackets: Int, notes: [String], version: VersionReport? = nil, route: ExportRoute = .transcode, fallbacks: [Fallback] = [], sha256: String? = nil,

@@ -88,6 +88,18 @@ package struct ExportPlan: Sendable, Equatable {
         return plan
     }
 
+    /// This plan with its main audio (the input's stream `stream`, when transcoded) brought to a loudness target: a
+    /// gain replaces the edit's volume (the target is the loudness the output has, whatever the volume). Unchanged
+    /// when that stream is not transcoded.
+    package func withLoudness(_ normalisation: LoudnessNormalisation, stream: Int) -> ExportPlan {
+        var plan = self
+        guard let k = streams.firstIndex(where: { $0.index == stream }), case .transcodeAudio(var audio) = streams[k].action else { return plan }
+        audio.loudness = normalisation
+        audio.gain = normalisation.method == .gain ? normalisation.linearGain : 1
+        plan.streams[k].action = .transcodeAudio(audio)
+        return plan
+    }
+
     /// The `StreamPlan` records of the `started` event. Empty for the byte copy: it copies bytes, not streams.
     package var streamPlans: [StreamPlan] {
         route == .copy ? [] : streams.map(\.streamPlan)
@@ -339,6 +351,8 @@ package struct AudioPlan: Sendable, Equatable {
     package var settings: AudioSettings
     /// Linear gain from the sidecar's `volume` (1: unchanged).
     package var gain: Double
+    /// The main audio brought to a loudness target (`LoudnessNormalisation`); nil: its level is left as it is.
+    package var loudness: LoudnessNormalisation?
 
     /// Creates an audio plan.
     package init(channels: Int, settings: AudioSettings, gain: Double = 1) {

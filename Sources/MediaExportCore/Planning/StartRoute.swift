@@ -35,6 +35,8 @@ package enum StartReason: Sendable, Equatable, CustomStringConvertible {
     case policyAlways
     /// The sidecar's edits need a transcode.
     case edits(sidecar: String?)
+    /// A loudness target (LUFS): the audio is normalised, which a copy cannot do.
+    case loudness(Double)
     /// The source is larger than the size limit.
     case overSizeLimit(size: Int64, limit: Int64)
     /// The transcode plan is impossible (its reason), so the plans cannot be compared.
@@ -62,6 +64,7 @@ package enum StartReason: Sendable, Equatable, CustomStringConvertible {
         case .passthrough: return "passthrough preset"
         case .policyAlways: return "policy always"
         case .edits(let sidecar): return "edits from \(sidecar ?? "a sidecar") to apply"
+        case .loudness(let lufs): return "audio normalised to \(lufs.formatted()) LUFS"
         case .overSizeLimit(let size, let limit): return "larger than the size limit (\(size) > \(limit) bytes)"
         case .transcodeImpossible(let reason), .truncated(let reason): return reason
         case .codec(_, let kind, let from, let to): return "\(kind.rawValue) codec \(from) is not \(to)"
@@ -96,6 +99,7 @@ extension ExportPlanner {
         if let decided = start(preset: preset, policy: q.request.policy) { return decided }
         let transcode = { StartDecision(route: .transcode, reason: $0) }
         if let edits = q.edits, !edits.isEmpty { return transcode(.edits(sidecar: q.editsName)) }
+        if let lufs = preset.audio?.loudness, q.source.mainAudio != nil { return transcode(.loudness(lufs)) }
         if let limit = q.request.sizeLimit, q.source.size > limit { return transcode(.overSizeLimit(size: q.source.size, limit: limit)) }
         guard let container = q.container else { return transcode(.transcodeImpossible("no container for this extension")) }
         if let difference = difference(q, container: container) { return transcode(difference) }

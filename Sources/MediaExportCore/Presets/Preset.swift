@@ -185,13 +185,16 @@ public struct AudioSettings: Codable, Sendable, Equatable {
     public var sampleRate: Int
     /// Most channels to keep: more are downmixed, fewer are kept as they are (mono stays mono).
     public var channels: Int
+    /// An integrated loudness (LUFS, −70…−5) the main audio is normalised to, its true peak at most −1 dBTP
+    /// (`--loudness`; docs/loudness.md). nil: the level is left as it is.
+    public var loudness: Double?
 
     /// Creates audio settings.
-    public init(codec: AudioCodec = .aac, bitrate: Int = 128_000, sampleRate: Int = 48_000, channels: Int = 2) {
-        self.codec = codec; self.bitrate = bitrate; self.sampleRate = sampleRate; self.channels = channels
+    public init(codec: AudioCodec = .aac, bitrate: Int = 128_000, sampleRate: Int = 48_000, channels: Int = 2, loudness: Double? = nil) {
+        self.codec = codec; self.bitrate = bitrate; self.sampleRate = sampleRate; self.channels = channels; self.loudness = loudness
     }
 
-    package enum CodingKeys: String, CodingKey, CaseIterable { case codec, bitrate, sampleRate, channels }
+    package enum CodingKeys: String, CodingKey, CaseIterable { case codec, bitrate, sampleRate, channels, loudness }
 
     /// Reads a preset's `audio` section: AAC, 128 kb/s, 48 kHz, stereo unless it says otherwise.
     public init(from decoder: Decoder) throws {
@@ -200,6 +203,7 @@ public struct AudioSettings: Codable, Sendable, Equatable {
         bitrate = try c.decodeIfPresent(Int.self, forKey: .bitrate) ?? 128_000
         sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate) ?? 48_000
         channels = try c.decodeIfPresent(Int.self, forKey: .channels) ?? 2
+        loudness = try c.decodeIfPresent(Double.self, forKey: .loudness)
     }
 }
 

@@ -22,13 +22,15 @@ public struct PresetOverrides: Sendable, Equatable {
     public var channels: Int?
     /// `--quality`: a measured quality the CRF is chosen for (the preset's `video.quality`).
     public var quality: QualityTarget?
+    /// `--loudness LUFS`: the integrated loudness the main audio is normalised to (the preset's `audio.loudness`).
+    public var loudness: Double?
 
     /// Creates overrides; nil leaves the preset's value.
     public init(crf: Int? = nil, encoderPreset: String? = nil, videoBitrate: Int? = nil, maxBitrate: Int? = nil, audioBitrate: Int? = nil,
-                maxSize: SizeBox? = nil, maxFrameRate: Double? = nil, channels: Int? = nil, quality: QualityTarget? = nil) {
+                maxSize: SizeBox? = nil, maxFrameRate: Double? = nil, channels: Int? = nil, quality: QualityTarget? = nil, loudness: Double? = nil) {
         self.crf = crf; self.encoderPreset = encoderPreset; self.videoBitrate = videoBitrate
         self.maxBitrate = maxBitrate; self.audioBitrate = audioBitrate
-        self.maxSize = maxSize; self.maxFrameRate = maxFrameRate; self.channels = channels; self.quality = quality
+        self.maxSize = maxSize; self.maxFrameRate = maxFrameRate; self.channels = channels; self.quality = quality; self.loudness = loudness
     }
 
     /// True when nothing is overridden.
@@ -42,7 +44,7 @@ public struct PresetOverrides: Sendable, Equatable {
 
     /// The options given for the audio.
     var audioOptions: [String] {
-        [("--audio-bitrate", audioBitrate != nil), ("--channels", channels != nil)].filter(\.1).map(\.0)
+        [("--audio-bitrate", audioBitrate != nil), ("--channels", channels != nil), ("--loudness", loudness != nil)].filter(\.1).map(\.0)
     }
 
     /// A bit rate as people write it: `160000`, `64k`, `2.5M` (k = 1000, M = 1000000, as ffmpeg's `-b:a`), in
@@ -67,7 +69,7 @@ public struct PresetOverrides: Sendable, Equatable {
     /// The preset field each option sets, for messages.
     static let fields = ["video.crf": "--crf", "video.quality": "--quality", "video.encoderPreset": "--encoder-preset", "video.bitrate": "--video-bitrate",
                          "video.maxBitrate": "--max-bitrate", "audio.bitrate": "--audio-bitrate", "video.maxSize": "--max-height/--max-width/--max-dimensions",
-                         "video.maxFrameRate": "--fps", "audio.channels": "--channels"]
+                         "video.maxFrameRate": "--fps", "audio.channels": "--channels", "audio.loudness": "--loudness"]
 }
 
 extension Preset {
@@ -107,6 +109,7 @@ extension Preset {
         if let box = overrides.maxSize { p.video?.maxSize = box }
         if let fps = overrides.maxFrameRate { p.video?.maxFrameRate = fps }
         if let channels = overrides.channels { p.audio?.channels = channels }
+        if let lufs = overrides.loudness { p.audio?.loudness = lufs }
         do { try p.validate(path: name) } catch ExportError.invalidPreset(_, let field, let reason) {
             if let option = PresetOverrides.fields[field], given(option, overrides) { throw usage("\(option) \(reason)") }
             throw usage("the overrides conflict with preset '\(name)': \(field) \(reason)")

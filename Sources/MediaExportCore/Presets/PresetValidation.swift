@@ -23,6 +23,7 @@ extension Preset {
             let rates = [8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]
             if !rates.contains(a.sampleRate) { throw bad("audio.sampleRate", "must be one of \(rates.map(String.init).joined(separator: ", "))") }
             if !(1...8).contains(a.channels) { throw bad("audio.channels", "must be between 1 and 8, got \(a.channels)") }
+            if let l = a.loudness, let problem = LoudnessTarget.problem(integrated: l) { throw bad("audio.loudness", problem.reason) }
         }
     }
 

@@ -104,6 +104,21 @@ public struct ExportRequest: Codable, Sendable, Equatable {
     /// Where a quality target's CRF searches are kept (a SQLite file; the CLI's: `$XDG_CACHE_HOME/mediaexport/quality.sqlite`),
     /// so that the same file with the same settings is not searched again; nil: none kept. Not part of the request's JSON.
     public var searchCache: String?
+    /// `--loudness measure`: the source's and the output's main audio are measured (EBU R128) and recorded in
+    /// `completed.loudness`, nothing changed. A target (the preset's `audio.loudness`) measures as well. Not part of
+    /// the request's JSON.
+    public var measureLoudness = false
+    /// The source's main audio already measured by the caller (`Loudness.measure`): a package of several renditions
+    /// measures its source once. It must be of the audio this export reads (the same range, and channels as the
+    /// output's); one that is not is measured again. nil: the export measures. Not part of the request's JSON.
+    public var loudnessMeasured: LoudnessMeasurement?
+
+    /// What the export does about loudness: normalise to the preset's `audio.loudness`, else measure when
+    /// `measureLoudness`, else nothing (nil).
+    public var loudnessTarget: LoudnessTarget? {
+        if let lufs = preset.audio?.loudness, !preset.passthrough { return LoudnessTarget(integrated: lufs) }
+        return measureLoudness ? .measure : nil
+    }
     /// The encoders' thread count under `deterministic` when `threads` is not given: a fixed number, since x264's and
     /// x265's bitstreams depend on it.
     public static let deterministicThreads = 4

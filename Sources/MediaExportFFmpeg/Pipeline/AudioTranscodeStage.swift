@@ -30,6 +30,9 @@ final class AudioTranscodeStage: StreamStage {
     private let outPacket = Packet()
     private let inTimeBase: AVRational
     private let gain: Float
+    /// A loudness target's `loudnorm` (`LoudnessNormalisation.filter`), made on the first frame; a gain is `gain`.
+    private let loudnessFilter: String?
+    private var leveller: LoudnessFilter?
     private var phase = TranscodePhase.running
     /// The decoder has nothing more until the next packet (see `VideoTranscodeStage`).
     private var decoderIdle = false
@@ -48,6 +51,7 @@ final class AudioTranscodeStage: StreamStage {
         inputIndex = stream.pointee.index
         self.path = path
         self.gain = Float(plan.gain)
+        loudnessFilter = plan.loudness?.filter
         decoder = try StreamDecoder(stream: stream, path: path, strict: strict, codecs: codecs)
         self.timeline = timeline
         inTimeBase = stream.pointee.time_base
@@ -87,9 +91,10 @@ final class AudioTranscodeStage: StreamStage {
 
     func sendEndOfStream() throws -> StageTally {
         guard phase == .running else { return .none }
-        // Past the trim end nothing the decoder or resampler still holds is wanted: straight to the encoder's end.
+        // Past the trim end nothing the decoder or resampler still holds is wanted: to the encoder's end (through what
+        // a loudness filter still holds).
         if isDone {
-            try startDrainingEncoder()
+            phase = .drainingResampler
             return .none
         }
         decoderIdle = false
@@ -111,18 +116,14 @@ final class AudioTranscodeStage: StreamStage {
             case .needsInput:
                 break
             }
+            if try sendLevelled() { continue }
             switch phase {
             case .drainingEncoder, .finished:
                 // Nothing more will come once the encoder has been told the stream ended.
                 phase = .finished
                 return .finished
             case .drainingResampler:
-                // The FIFO's tail, the last frame short.
-                if let f = try resampler.pull(flushing: true) {
-                    try encode(f)
-                } else {
-                    try startDrainingEncoder()
-                }
+                try drainTail()
             case .running, .drainingDecoder:
                 // Every frame the decoder has goes into the FIFO before any comes out.
                 if !decoderIdle {
@@ -154,6 +155,24 @@ final class AudioTranscodeStage: StreamStage {
                     return .needsInput
                 }
             }
+        }
+    }
+
+    /// A loudness filter's next frame to the encoder (before more goes in); false when it has none ready.
+    private func sendLevelled() throws -> Bool {
+        guard phase != .drainingEncoder && phase != .finished, let levelled = try leveller?.pull() else { return false }
+        try encoder.send(levelled)
+        return true
+    }
+
+    /// The FIFO's tail (the last frame short), then what a loudness filter holds, then the encoder's end.
+    private func drainTail() throws {
+        if let f = try resampler.pull(flushing: true) {
+            try encode(f)
+        } else if let leveller, !leveller.flushed {
+            try leveller.flush()
+        } else {
+            try startDrainingEncoder()
         }
     }
 
@@ -344,15 +363,24 @@ final class AudioTranscodeStage: StreamStage {
     }
 
     private func encode(_ frame: Frame) throws {
+        if let loudnessFilter {
+            let size = encoder.context.pointee.frame_size
+            if leveller == nil { leveller = try LoudnessFilter(filter: loudnessFilter, first: frame, frameSize: size > 0 ? size : 1024, path: path) }
+            try leveller?.push(frame)
+            return
+        }
         if gain != 1 { applyGain(frame) }
         try encoder.send(frame)
     }
 
-    /// Scales planar float samples (the AAC encoder's format) by the edit's linear gain, clipping to ±1.
+    /// Scales float samples (AAC's planar, Opus's interleaved) by the plan's linear gain (the edit's volume, or a
+    /// loudness target's), clipping to ±1.
     private func applyGain(_ frame: Frame) {
         let f = frame.pointer
-        let count = Int(f.pointee.nb_samples)
-        for ch in 0..<Int(f.pointee.ch_layout.nb_channels) {
+        let planar = av_sample_fmt_is_planar(AVSampleFormat(rawValue: f.pointee.format)) != 0
+        let channels = Int(f.pointee.ch_layout.nb_channels)
+        let count = Int(f.pointee.nb_samples) * (planar ? 1 : channels)
+        for ch in 0..<(planar ? channels : 1) {
             guard let raw = f.pointee.extended_data[ch] else { continue }
             let samples = UnsafeMutableRawPointer(raw).assumingMemoryBound(to: Float.self)
             for i in 0..<count { samples[i] = min(1, max(-1, samples[i] * gain)) }
