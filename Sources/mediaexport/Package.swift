@@ -24,6 +24,7 @@ struct Package: ToolCommand, JSONOutputCommand {
           mediaexport package --quality ssim:0.97 --segment 6 clip.mov out/
           mediaexport package --preset hevc-highest clip.mov hevc/
           mediaexport package --separate-audio clip.mov cmaf/
+          mediaexport package --loudness -16 clip.mov out/
         """
     )
 
@@ -47,6 +48,9 @@ struct Package: ToolCommand, JSONOutputCommand {
 
     @Flag(help: "Audio in a rendition of its own (audio/), the rungs video only: CMAF's one track per segment, as FFmpeg 5.1's DASH demuxer needs.")
     var separateAudio = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("EBU R128: the audio normalised to this many LUFS (-70 to -5, e.g. -16), true peak at most -1 dBTP; measured and recorded in any case.", valueName: "measure|LUFS"))
+    var loudness: String?
 
     @OptionGroup var version: AssetVersionOption
 
@@ -73,6 +77,9 @@ struct Package: ToolCommand, JSONOutputCommand {
         if let text = quality {
             do { _ = try QualityTarget(parsing: text) } catch { throw ValidationError("--quality: \(error.reason)") }
         }
+        if let text = loudness {
+            do { _ = try LoudnessTarget(parsing: text) } catch { throw ValidationError("--loudness: \(error.reason)") }
+        }
         if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be between 1 and 64") }
     }
 
@@ -83,6 +90,7 @@ struct Package: ToolCommand, JSONOutputCommand {
         request.quality = quality.flatMap { try? QualityTarget(parsing: $0) }
         request.segmentSeconds = segment
         request.separateAudio = separateAudio
+        request.loudness = loudness.flatMap { try? LoudnessTarget(parsing: $0) }
         request.version = version.assetVersion
         request.editsPath = edits
         request.overwrite = overwrite
@@ -98,7 +106,7 @@ struct Package: ToolCommand, JSONOutputCommand {
         if json {
             printLine(try JSONLine(kind: "packaged", payload: record).text)
         } else if !quiet {
-            Self.say(PackageRenderer.summary(record, folder: output))
+            PackageRenderer.summary(record, folder: output).forEach(Self.say)
         }
     }
 

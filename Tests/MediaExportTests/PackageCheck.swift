@@ -80,6 +80,17 @@ enum PackageCheck {
         }
     }
 
+    /// Integrated loudness (LUFS) and true peak (dBTP) of a file's audio by the ffmpeg CLI's `ebur128=peak=true`.
+    static func loudness(_ path: String) throws -> (integrated: Double, truePeak: Double) {
+        let r = try TestSupport.run("/usr/bin/ffmpeg", ["-nostats", "-i", path, "-map", "0:a:0", "-af", "ebur128=peak=true", "-f", "null", "-"])
+        let summary = r.stderr.components(separatedBy: "Summary:").last ?? ""
+        func value(after label: String) -> Double {
+            guard let line = summary.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }) else { return .nan }
+            return Double(line.split(separator: " ").dropFirst().first(where: { Double($0) != nil }) ?? "") ?? .nan
+        }
+        return (value(after: "I:"), value(after: "Peak:"))
+    }
+
     static let hasGStreamer = FileManager.default.isExecutableFile(atPath: "/usr/bin/gst-launch-1.0")
 
     /// Serves `folder` on the loopback (GStreamer's adaptive demuxers read HTTP only) and plays `manifest` with

@@ -17,10 +17,11 @@ import Testing
         return path
     }
 
-    static func source(_ name: String, size: String, rate: String, seconds: Int, audio: Bool, in dir: URL) throws -> String {
+    static func source(_ name: String, size: String, rate: String, seconds: Int, audio: Bool, in dir: URL,
+                       sound: String = "sine=frequency=440") throws -> String {
         let path = dir.appendingPathComponent(name).path
         var args = ["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate):duration=\(seconds)"]
-        if audio { args += ["-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-c:a", "aac"] }
+        if audio { args += ["-f", "lavfi", "-i", "\(sound):duration=\(seconds)", "-c:a", "aac"] }
         try TestSupport.ffmpeg(args + ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", path])
         return path
     }
@@ -138,5 +139,27 @@ import Testing
         #expect(try Self.package(["--preset", "av1-highest", input, dir.appendingPathComponent("av1").path]).0.status == 64)
         #expect(try Self.package(["--segment", "30", input, dir.appendingPathComponent("long").path]).0.status == 64)
         #expect(TestSupport.contents(dir).sorted() == ["clip.mp4", "fast.json", "mine", "out"], "no partial folder left behind")
+    }
+
+    @Test("--loudness -16 on a -30 LUFS source: every rung at -16 ± 0.5 LUFS and at most -1 dBTP by ffmpeg's ebur128")
+    func loudnessNormalised() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = try Self.source("clip.mp4", size: "640x360", rate: "25", seconds: 6, audio: true, in: dir,
+                                    sound: "anoisesrc=color=pink:amplitude=0.18")
+        let before = try PackageCheck.loudness(input)
+        #expect(abs(before.integrated + 30) < 3, "the source should be near -30 LUFS: \(before)")
+        let out = dir.appendingPathComponent("out").path
+        let (r, record) = try Self.package(["--preset", try Self.fastPreset(in: dir), "--loudness", "-16", input, out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect((record?["loudness"] as? [String: Any])?["target"] != nil)
+        for rung in ["360p", "240p"] {
+            let joined = dir.appendingPathComponent("\(rung).mp4").path
+            let parts = try FileManager.default.contentsOfDirectory(atPath: "\(out)/\(rung)").filter { $0.hasSuffix(".m4s") }.sorted()
+            let data = try (["init.mp4"] + parts).map { try Data(contentsOf: URL(fileURLWithPath: "\(out)/\(rung)/\($0)")) }.reduce(Data(), +)
+            try data.write(to: URL(fileURLWithPath: joined))
+            let after = try PackageCheck.loudness(joined)
+            #expect(abs(after.integrated + 16) <= 0.5 && after.truePeak <= -1, "\(rung): \(after)")
+        }
     }
 }

@@ -72,18 +72,21 @@ extension Packager {
         preset.maxFileSize = nil
         if let base = preset.video { preset.video = LadderPlanner.settings(rung, plan: plan, base: base) }
         if !plan.audio { preset.audio = nil } else if preset.audio?.codec != .aac { preset.audio?.codec = .aac }
+        preset.audio?.loudness = request.loudness?.integrated
         var export = ExportRequest(input: request.input, output: output, preset: preset, version: request.version, editsPath: request.editsPath,
                                    fallback: FallbackPolicy.none, errors: ErrorPolicy(damaged: .fail))
         export.deterministic = request.deterministic
         export.threads = request.threads
         export.searchCache = request.searchCache
         export.tracks = TrackSelection(firstAudioOnly: true, keepSubtitles: false)
+        // Every package records its loudness: measured (source and output) by the rung that carries the audio first.
+        export.measureLoudness = plan.audio && (plan.separateAudio || rung == plan.rungs[0])
         return export
     }
 
     /// `package.json`'s record, with every other file's size and SHA-256.
     static func record(source: PackageSource, plan: LadderPlan, rungs: [PackagedRung], encoded: [(LadderRung, ExportEvent.Completed)],
-                       poster: PackagePoster?, sprites: TrickplayResult?, validation: PackageValidation, folder: PackageFolder,
+                       poster: PackagePoster?, sprites: TrickplayResult?, loudness: LoudnessReport?, validation: PackageValidation, folder: PackageFolder,
                        tool: String?) throws -> PackageRecord {
         var files: [PackagedFile] = []
         for name in folder.files() where name != "package.json" {
@@ -94,7 +97,7 @@ extension Packager {
         var generator = ["ffmpeg": FFmpegVersions.release, "libraries": ExternalLibraries.lines.joined(separator: ", ")]
         if let tool = tool { generator["mediaexport"] = tool }
         return PackageRecord(source: source, version: encoded.first?.1.version, ladder: plan, rungs: rungs, poster: poster, sprites: sprites,
-                             manifests: ["hls": "master.m3u8", "dash": "manifest.mpd"], validation: validation, files: files,
+                             loudness: loudness, manifests: ["hls": "master.m3u8", "dash": "manifest.mpd"], validation: validation, files: files,
                              notes: notes, generator: generator)
     }
 

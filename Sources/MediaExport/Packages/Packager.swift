@@ -73,6 +73,7 @@ public final class Packager: Sendable {
         }
         try stopIfCancelled()
         let record = try Self.record(source: source, plan: plan, rungs: rungs, encoded: encoded, poster: poster, sprites: sprites,
+                                    loudness: (audio ?? encoded.first?.1)?.loudness,
                                     validation: validation, folder: folder, tool: request.toolVersion)
         try folder.write("package.json", try Self.json(record))
         try folder.commit()

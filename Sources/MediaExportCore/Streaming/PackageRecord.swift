@@ -17,6 +17,8 @@ public struct PackageRecord: Codable, Sendable, Equatable {
     public var poster: PackagePoster?
     /// The scrub previews: sprite sheets, `thumbnails.vtt`, `thumbnails.json`.
     public var sprites: TrickplayResult?
+    /// The EBU R128 loudness of the source's audio and of the package's (normalised when asked); nil without audio.
+    public var loudness: LoudnessReport?
     /// The manifests: `hls` (the master playlist) and `dash` (the MPD).
     public var manifests: [String: String]
     /// What the package's own validator checked, and found (nothing, or the package is not written).
@@ -30,8 +32,9 @@ public struct PackageRecord: Codable, Sendable, Equatable {
 
     /// Creates a record.
     public init(source: PackageSource, version: VersionReport?, ladder: LadderPlan, rungs: [PackagedRung], poster: PackagePoster?,
-                sprites: TrickplayResult?, manifests: [String: String], validation: PackageValidation, files: [PackagedFile], notes: [String], generator: [String: String]) {
+                sprites: TrickplayResult?, loudness: LoudnessReport?, manifests: [String: String], validation: PackageValidation, files: [PackagedFile], notes: [String], generator: [String: String]) {
         self.source = source; self.version = version; self.ladder = ladder; self.rungs = rungs; self.poster = poster; self.sprites = sprites
+        self.loudness = loudness
         self.manifests = manifests; self.validation = validation; self.files = files; self.notes = notes; self.generator = generator
     }
 }

@@ -17,6 +17,9 @@ public struct PackageRequest: Sendable, Equatable {
     /// The audio in a rendition of its own (`audio/`: CMAF's one track per segment, which FFmpeg 5.1's DASH demuxer
     /// needs) that every video-only rung is played with; false: each rung's segments carry the audio (muxed).
     public var separateAudio = false
+    /// A loudness target the audio is normalised to in every rung (`--loudness -16`); nil or `.measure`: measured
+    /// and recorded only (every package records the source's and its audio's EBU R128 loudness).
+    public var loudness: LoudnessTarget?
     /// The target segment length in seconds (keyframes every this long in every rung); 2–10.
     public var segmentSeconds: Double = 4
     /// The version of the asset packaged, and the edits applied to the current one (as for an export).

@@ -53,14 +53,14 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
     /// `video.maxFrameRate`: which frames are kept, on the output's timeline (nil: every one).
     private lazy var decimator = plan.frameRateCap.map { FrameRateCap.Decimator(maxFrameRate: $0.maxFrameRate, tick: av_q2d(inTimeBase)) }
     /// `video.keyframeInterval`: which frames are forced keyframes (nil: the encoder places them all).
-    private lazy var keyframes = plan.settings.keyframeInterval.map { KeyframeSchedule(interval: $0) }
+    lazy var keyframes = plan.settings.keyframeInterval.map { KeyframeSchedule(interval: $0) }
     /// The one packet this stage hands to the executor, reused for every encoded packet.
     private let outPacket = Packet()
     private let originTS: Int64
     private let endTS: Int64?
     private let timeline: Timeline
     private let frameDuration: Int64
-    private let inTimeBase: AVRational
+    let inTimeBase: AVRational
     /// Timestamp (input time base) of the latest frame given to the encoder; `.min` before the first.
     private var lastPTS: Int64 = Int64.min
     /// The steps between consecutive frames placed: where the stream's timestamps jump ahead (`FrameHoles`).
@@ -346,13 +346,6 @@ final class VideoTranscodeStage: StreamStage, ClockedStage, MeasuresHoles {
         try encoder.send(converted)
         tally.videoFrames = 1
         return tally
-    }
-
-    /// A keyframe where `video.keyframeInterval` asks for one (`pts`: output timeline, input time base); otherwise
-    /// the encoder chooses (a source's own picture types are never passed on).
-    private func pictureType(pts: Int64) -> AVPictureType {
-        guard keyframes?.isKeyframe(at: Double(pts) * av_q2d(inTimeBase)) == true else { return AV_PICTURE_TYPE_NONE }
-        return AV_PICTURE_TYPE_I
     }
 
     /// The output's nominal frame rate: the source's, at most the frame-rate cap.

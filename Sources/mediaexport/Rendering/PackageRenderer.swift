@@ -17,12 +17,13 @@ enum PackageRenderer {
         }
     }
 
-    /// The closing summary for stderr.
-    static func summary(_ record: PackageRecord, folder: String) -> String {
+    /// The closing summary for stderr, one line each: the package, its loudness.
+    static func summary(_ record: PackageRecord, folder: String) -> [String] {
         let rungs = record.rungs.map { String(format: "%@ %.2f Mb/s", $0.name, Double($0.bandwidth) / 1e6) }.joined(separator: ", ")
         let segments = record.rungs.first?.segments ?? 0
-        return "Packaged \(record.source.name) → \(folder): \(record.rungs.count) rungs (\(rungs)), \(segments) segments of "
+        return ["Packaged \(record.source.name) → \(folder): \(record.rungs.count) rungs (\(rungs)), \(segments) segments of "
             + String(format: "%g s", record.ladder.segmentSeconds) + "; validated: \(record.validation.checks) checks"
+] + (record.loudness.map { ["loudness: " + $0.summary] } ?? [])
     }
 
     private static func omission(_ reason: RungOmission) -> String {
