@@ -74,7 +74,9 @@ enum PackageCheck {
     static func ffmpegDecodes(_ folder: String, variants: Int, manifests: [String] = ["master.m3u8"]) throws {
         for manifest in manifests {
             for n in 0..<variants {
-                let r = try TestSupport.run("/usr/bin/ffmpeg", ["-v", "error", "-i", folder + "/" + manifest, "-map", "0:p:\(n)", "-f", "null", "-"])
+                // HLS: one program per variant; DASH (FFmpeg 5.1): one program, a stream per representation.
+                let map = manifest.hasSuffix(".mpd") ? ["-map", "0:v:\(n)", "-map", "0:a?"] : ["-map", "0:p:\(n)"]
+                let r = try TestSupport.run("/usr/bin/ffmpeg", ["-v", "error", "-i", folder + "/" + manifest] + map + ["-f", "null", "-"])
                 #expect(r.status == 0 && r.stderr.isEmpty, "\(manifest) program \(n): \(r.stderr.suffix(800))")
             }
         }

@@ -162,4 +162,30 @@ import Testing
             #expect(abs(after.integrated + 16) <= 0.5 && after.truePeak <= -1, "\(rung): \(after)")
         }
     }
+
+    @Test("--separate-audio: video-only rungs and audio/, an audio group in HLS, bandwidths summed; the ffmpeg CLI decodes the MPD too")
+    func separateAudio() throws {
+        let dir = TestSupport.tempDir()
+        defer { TestSupport.cleanup(dir) }
+        let input = try Self.source("clip.mp4", size: "640x360", rate: "30", seconds: 3, audio: true, in: dir)
+        let out = dir.appendingPathComponent("out").path
+        let (r, record) = try Self.package(["--preset", try Self.fastPreset(in: dir), "--separate-audio", "--segment", "2", input, out])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rungs = try #require(record?["rungs"] as? [[String: Any]])
+        #expect(rungs.map { $0["name"] as? String } == ["360p", "240p"])
+        for name in ["360p", "240p", "audio"] {
+            let joined = try PackageCheck.firstSegment(out, rung: name)
+            defer { try? FileManager.default.removeItem(atPath: joined) }
+            let probe = try TestSupport.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", joined])
+            #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == (name == "audio" ? "audio" : "video"), "\(name): \(probe.stdout)")
+        }
+        let master = try String(contentsOfFile: out + "/master.m3u8", encoding: .utf8)
+        #expect(master.contains("#EXT-X-MEDIA:TYPE=AUDIO") && master.contains("AUDIO=\"audio\""))
+        let audioPeak = try PackageCheck.peakBitRate(out, playlist: "audio/media.m3u8")
+        for variant in try PackageCheck.variants(out) {
+            let peak = try PackageCheck.peakBitRate(out, playlist: variant.uri) + audioPeak
+            #expect(Double(variant.bandwidth) >= peak && Double(variant.bandwidth) <= 1.1 * peak, "\(variant.uri): \(variant.bandwidth) vs \(peak)")
+        }
+        try PackageCheck.ffmpegDecodes(out, variants: 2, manifests: ["master.m3u8", "manifest.mpd"])
+    }
 }
