@@ -150,11 +150,15 @@ final class Muxer {
         }
     }
 
-    private func writeFailure(_ code: Int32, _ what: String) throws {
-        if code == AVCode.exit { throw ExportError.cancelled }
+    private func writeFailure(_ code: Int32, _ what: String) throws { throw Self.writeError(code, what, path: path) }
+
+    /// A muxer's failure to write as the library reports it: cancelled, the disk's fault (full, quota, I/O: the output
+    /// cannot be written), or FFmpeg's.
+    static func writeError(_ code: Int32, _ what: String, path: String) -> ExportError {
+        if code == AVCode.exit { return .cancelled }
         if code == cff_averror(ENOSPC) || code == cff_averror(EIO) || code == cff_averror(EDQUOT) {
-            throw ExportError.outputUnwritable(path: path, reason: "\(what): \(ffmpegMessage(code))")
+            return .outputUnwritable(path: path, reason: "\(what): \(ffmpegMessage(code))")
         }
-        throw ExportError.ffmpeg(stage: .mux, path: path, code: code, message: "\(what): \(ffmpegMessage(code))")
+        return .ffmpeg(stage: .mux, path: path, code: code, message: "\(what): \(ffmpegMessage(code))")
     }
 }

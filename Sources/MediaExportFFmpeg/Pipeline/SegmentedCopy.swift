@@ -88,7 +88,8 @@ private final class HLSOutput {
             ("hls_segment_filename", folder + "/" + SegmentedCopy.segmentPattern), ("hls_list_size", "0"),
         ]
         for (key, value) in settings { av_dict_set(&options, key, value, 0) }
-        _ = try check(avformat_write_header(context, &options), .mux, folder, "starting the segments")
+        let code = avformat_write_header(context, &options)
+        if code < 0 { throw Muxer.writeError(code, "starting the segments", path: folder) }
         headerWritten = true
     }
 
@@ -99,12 +100,12 @@ private final class HLSOutput {
         av_packet_rescale_ts(p, timeBase, stream.pointee.time_base)
         p.pointee.pos = -1
         let code = av_interleaved_write_frame(context, p)
-        if code == AVCode.exit { throw ExportError.cancelled }
-        _ = try check(code, .mux, folder, "writing a segment")
+        if code < 0 { throw Muxer.writeError(code, "writing a segment", path: folder) }
     }
 
     func finish() throws {
         guard headerWritten else { return }
-        _ = try check(av_write_trailer(context), .mux, folder, "finishing the segments")
+        let code = av_write_trailer(context)
+        if code < 0 { throw Muxer.writeError(code, "finishing the segments", path: folder) }
     }
 }
